@@ -1,0 +1,1 @@
+//! The cds-build pipeline.

@@ -1,0 +1,194 @@
+//! File bytes -> [`FileFacts`]: what one source file defines, imports and calls.
+//!
+//! Extraction is a pure function of (path, bytes, language), so it runs in parallel, once per
+//! changed file, and its output is cached between builds (see `index::cache`). Everything the
+//! linkers need (the native one in `graph::link` and the LocAgent-compatible one in
+//! `graph::compat`) must be recorded here: the linkers never look at syntax trees.
+//!
+//! Positions: lines are 1-based, bytes are offsets into the file.
+
+use rkyv::{Archive, Deserialize, Serialize};
+
+/// Index of a [`Def`] inside its file's `defs` (pre-order, so parents come first).
+pub type DefIdx = u32;
+
+/// Facts extracted from one file.
+#[derive(Debug, Clone, Default, PartialEq, Archive, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// Definitions in pre-order (a parent before its children, siblings in source order).
+    pub defs: Vec<Def>,
+    /// Import statements in source order.
+    pub imports: Vec<Import>,
+    /// Call sites in source order.
+    pub calls: Vec<Call>,
+    /// Simple bindings usable for receiver typing: `x = Foo()`, `self.x = Foo()`, `x: Foo`.
+    pub binds: Vec<Bind>,
+    /// Number of lines in the file.
+    pub lines: u32,
+    /// Syntax error nodes (ERROR / MISSING) the parser had to recover from.
+    pub syntax_errors: u32,
+    /// True when Python 3's own parser would reject the file (syntax errors or Python 2
+    /// statements such as `print "x"`); LocAgent compatibility drops such files' contents.
+    pub py3_invalid: bool,
+    /// Line of the first syntax error, for messages (0 when none).
+    pub first_error_line: u32,
+}
+
+/// Kind of a definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Archive, Serialize, Deserialize)]
+#[rkyv(derive(Debug, PartialEq, Eq))]
+pub enum DefKind {
+    /// `class Name(...):`
+    Class,
+    /// `def name(...):` or `async def`.
+    Function,
+}
+
+/// One class or function definition.
+#[derive(Debug, Clone, PartialEq, Archive, Serialize, Deserialize)]
+pub struct Def {
+    /// Class or function.
+    pub kind: DefKind,
+    /// The bare name.
+    pub name: String,
+    /// The enclosing definition, if any.
+    pub parent: Option<DefIdx>,
+    /// `async def`.
+    pub is_async: bool,
+    /// First line, decorators included.
+    pub line_start: u32,
+    /// Line of the `def` / `class` keyword (LocAgent's `start_line`).
+    pub line_head: u32,
+    /// Last line of the last statement (trailing comments excluded).
+    pub line_end: u32,
+    /// First byte, decorators included.
+    pub byte_start: u32,
+    /// Byte of the `def` / `class` keyword (or `async`).
+    pub byte_head: u32,
+    /// End of the header, just past its `:` (the "fold" view is `byte_head..byte_sig_end`).
+    pub byte_sig_end: u32,
+    /// End of the definition (trailing comments excluded).
+    pub byte_end: u32,
+    /// Docstring byte range (the string literal), if the body starts with one.
+    pub doc: Option<(u32, u32)>,
+    /// Base classes, as written (classes only).
+    pub bases: Vec<Expr>,
+    /// Decorators, as written.
+    pub decorators: Vec<Expr>,
+    /// Name of the first parameter (`self` / `cls` detection for methods).
+    pub first_param: Option<String>,
+    /// Return annotation as a dotted name, when it is one.
+    pub returns: Option<String>,
+}
+
+/// A name-like expression: `Foo`, `mod.Foo`, `Generic[T]`, `f(x)`.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+#[rkyv(derive(Debug))]
+pub enum Expr {
+    /// A dotted chain of identifiers: `Foo` or `a.b.Foo`.
+    Dotted(String),
+    /// A call whose callee is a dotted chain: `deco_factory(1)` -> `deco_factory`.
+    Call(String),
+    /// A subscript of a dotted chain: `Generic[T]` -> `Generic`.
+    Subscript(String),
+    /// Anything else; the text is the last attribute name if there is one (LocAgent keeps it).
+    Other(Option<String>),
+}
+
+/// What is being called at a call site.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+#[rkyv(derive(Debug))]
+pub enum Callee {
+    /// `name(...)`.
+    Name(String),
+    /// `a.b.c(...)`: a chain of identifiers, dotted.
+    Chain(String),
+    /// `<call of F>(...).attr(...)`: `F` dotted (`super` for `super().m()`), then the attribute.
+    OnCall(String, String),
+    /// `<other expression>.attr(...)`: only the attribute is known.
+    Attr(String),
+    /// Anything else (`x[0]()`, `(lambda: 0)()`); nothing to resolve.
+    Other,
+}
+
+impl Callee {
+    /// The last name component, as LocAgent keys calls (`self.a.b()` -> `b`).
+    pub fn last_name(&self) -> Option<&str> {
+        match self {
+            Callee::Name(n) => Some(n),
+            Callee::Chain(c) => c.rsplit('.').next(),
+            Callee::OnCall(_, a) | Callee::Attr(a) => Some(a),
+            Callee::Other => None,
+        }
+    }
+}
+
+/// One call site.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub struct Call {
+    /// The innermost definition whose node contains the call (None: module level).
+    pub owner: Option<DefIdx>,
+    /// Set when the call is inside a decorator: the definition it decorates.
+    pub deco_of: Option<DefIdx>,
+    /// The callee.
+    pub callee: Callee,
+    /// Line of the call.
+    pub line: u32,
+}
+
+/// One imported name.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub struct Import {
+    /// The innermost definition containing the statement (None: module level).
+    pub owner: Option<DefIdx>,
+    /// True when the statement is a direct statement of the owner's body (or of the module),
+    /// not nested in `if` / `try` / `with`.
+    pub direct: bool,
+    /// Leading dots of a relative import (0 = absolute).
+    pub level: u32,
+    /// `import a.b` -> `a.b`; `from a.b import c` -> `a.b`; `from . import c` -> ``.
+    pub module: String,
+    /// For `from M import n`: `n` (`*` for a star import); None for `import M`.
+    pub name: Option<String>,
+    /// `as` alias.
+    pub alias: Option<String>,
+    /// Line of the statement.
+    pub line: u32,
+    /// Index of the statement within the file (names from one statement share it).
+    pub stmt: u32,
+}
+
+/// A simple binding that tells what a name refers to, for receiver typing.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub struct Bind {
+    /// The innermost definition containing the binding (None: module level).
+    pub owner: Option<DefIdx>,
+    /// `x` or `self.x`.
+    pub target: String,
+    /// What it is bound to.
+    pub value: BindValue,
+}
+
+/// Right-hand side of a [`Bind`].
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub enum BindValue {
+    /// `x = Foo(...)`: the result of calling a dotted name.
+    CallOf(String),
+    /// `x = a.b`: another dotted name (an alias).
+    Alias(String),
+    /// `x: Foo` or a parameter annotated `Foo`: an instance of a dotted type.
+    Annotated(String),
+}
+
+impl FileFacts {
+    /// The dotted qualified name of a definition (`Class.method`).
+    pub fn qual_name(&self, mut i: DefIdx) -> String {
+        let mut parts = vec![self.defs[i as usize].name.as_str()];
+        while let Some(p) = self.defs[i as usize].parent {
+            parts.push(self.defs[p as usize].name.as_str());
+            i = p;
+        }
+        parts.reverse();
+        parts.join(".")
+    }
+}

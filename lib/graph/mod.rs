@@ -1,0 +1,452 @@
+//! Facts of all files -> the linked graph.
+//!
+//! Nodes are directories, files, classes and functions with LocAgent's IDs (`/`, `pkg/sub`,
+//! `pkg/mod.py`, `pkg/mod.py:Class.method`). Edges are `contain`, `import`, `invoke` and
+//! `inherit`, each with a confidence byte (see [`Edge::meta`]). Two linkers fill the edges:
+//! [`link`] (cds's own resolution) and [`compat`] (LocAgent v2.3's rules, for parity).
+//!
+//! Node order is a walk in `os.walk` order (a directory, its files each followed by their
+//! definitions in source order, then its subdirectories), so node numbers and child order are
+//! stable and match LocAgent's insertion order.
+
+pub mod compat;
+pub mod link;
+
+use std::collections::HashMap;
+
+use crate::extract::{DefKind, FileFacts};
+
+/// "No node" in `u32` columns.
+pub const NONE: u32 = u32::MAX;
+
+/// Node kinds, with their stable on-disk codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum NodeKind {
+    /// A directory (`/` is the root).
+    Directory = 0,
+    /// A source file.
+    File = 1,
+    /// A class.
+    Class = 2,
+    /// A function or method.
+    Function = 3,
+}
+
+impl NodeKind {
+    /// All kinds, in code order.
+    pub const ALL: [NodeKind; 4] =
+        [NodeKind::Directory, NodeKind::File, NodeKind::Class, NodeKind::Function];
+
+    /// From the on-disk code.
+    pub fn from_code(c: u8) -> Option<NodeKind> {
+        Self::ALL.get(c as usize).copied()
+    }
+
+    /// The name used in output, flags and JSON (LocAgent's).
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeKind::Directory => "directory",
+            NodeKind::File => "file",
+            NodeKind::Class => "class",
+            NodeKind::Function => "function",
+        }
+    }
+
+    /// Parses a kind name (also `dir`, `func`, `method`).
+    pub fn parse(s: &str) -> Option<NodeKind> {
+        Some(match s {
+            "directory" | "dir" | "d" => NodeKind::Directory,
+            "file" | "f" => NodeKind::File,
+            "class" | "c" => NodeKind::Class,
+            "function" | "func" | "fn" | "method" => NodeKind::Function,
+            _ => return None,
+        })
+    }
+}
+
+/// Edge kinds, with their stable on-disk codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum EdgeKind {
+    /// Directory -> directory / file, file -> top-level definition, definition -> nested one.
+    Contain = 0,
+    /// Importer -> imported module or entity.
+    Import = 1,
+    /// Caller -> callee (a class when instantiated; a decorator from what it decorates).
+    Invoke = 2,
+    /// Subclass -> base class.
+    Inherit = 3,
+}
+
+impl EdgeKind {
+    /// All kinds, in code order.
+    pub const ALL: [EdgeKind; 4] =
+        [EdgeKind::Contain, EdgeKind::Import, EdgeKind::Invoke, EdgeKind::Inherit];
+
+    /// From the on-disk code.
+    pub fn from_code(c: u8) -> Option<EdgeKind> {
+        Self::ALL.get(c as usize).copied()
+    }
+
+    /// cds's name (`contain`, `import`, `invoke`, `inherit`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EdgeKind::Contain => "contain",
+            EdgeKind::Import => "import",
+            EdgeKind::Invoke => "invoke",
+            EdgeKind::Inherit => "inherit",
+        }
+    }
+
+    /// LocAgent's name (`contains`, `imports`, `invokes`, `inherits`).
+    pub fn locagent_name(self) -> &'static str {
+        match self {
+            EdgeKind::Contain => "contains",
+            EdgeKind::Import => "imports",
+            EdgeKind::Invoke => "invokes",
+            EdgeKind::Inherit => "inherits",
+        }
+    }
+
+    /// Parses either spelling.
+    pub fn parse(s: &str) -> Option<EdgeKind> {
+        Some(match s {
+            "contain" | "contains" => EdgeKind::Contain,
+            "import" | "imports" => EdgeKind::Import,
+            "invoke" | "invokes" | "call" | "calls" => EdgeKind::Invoke,
+            "inherit" | "inherits" => EdgeKind::Inherit,
+            _ => return None,
+        })
+    }
+}
+
+/// Node flag: the node is (in) a test file.
+pub const FLAG_TEST: u8 = 1;
+/// Node flag: the file had syntax errors (its facts are what the parser recovered).
+pub const FLAG_SYNTAX_ERROR: u8 = 2;
+/// Node flag: `async def`.
+pub const FLAG_ASYNC: u8 = 4;
+
+/// Edge confidence: resolved through scopes and imports.
+pub const META_EXACT: u8 = 0;
+/// Edge confidence: the only candidate found by name, not proven.
+pub const META_GUESS: u8 = 1;
+
+/// One node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Its kind.
+    pub kind: NodeKind,
+    /// The entity ID, as bytes (a path may not be UTF-8).
+    pub id: Vec<u8>,
+    /// The containing node ([`NONE`] for the root, and for orphan files in LocAgent mode).
+    pub parent: u32,
+    /// Index of its file in the build's file list ([`NONE`] for directories).
+    pub file: u32,
+    /// Index of its definition in the file's facts ([`NONE`] for files and directories).
+    pub def: u32,
+    /// `FLAG_*` bits.
+    pub flags: u8,
+}
+
+/// One edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Edge {
+    /// Source node.
+    pub src: u32,
+    /// Target node.
+    pub dst: u32,
+    /// Kind.
+    pub kind: EdgeKind,
+    /// Confidence: [`META_EXACT`], [`META_GUESS`], or n >= 2 for "one of n candidates"
+    /// (saturating at 255).
+    pub meta: u8,
+}
+
+/// The linked graph, before it is laid out on disk.
+#[derive(Debug, Default, Clone)]
+pub struct Graph {
+    /// Nodes in walk order.
+    pub nodes: Vec<Node>,
+    /// Edges in insertion order (the order LocAgent's tools list neighbours in).
+    pub edges: Vec<Edge>,
+}
+
+/// A file handed to the linkers.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    /// Path relative to the repository root, `/`-separated.
+    pub rel: &'a [u8],
+    /// Its facts.
+    pub facts: &'a FileFacts,
+}
+
+/// Which resolution rules to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// cds's own resolution.
+    #[default]
+    Native,
+    /// LocAgent v2.3's graph, quirks included.
+    LocAgent,
+}
+
+impl Mode {
+    /// Name used in the index header and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Native => "native",
+            Mode::LocAgent => "locagent",
+        }
+    }
+}
+
+/// Builds the graph of `files` (sorted by path) with the given rules.
+/// `dirs` lists every directory the walk entered (used by LocAgent's directory pruning).
+pub fn build(files: &[Source], dirs: &[Vec<u8>], mode: Mode) -> Graph {
+    match mode {
+        Mode::Native => {
+            let (mut g, defs) = native_nodes(files);
+            link::link(&mut g, files, &defs);
+            g
+        }
+        Mode::LocAgent => compat::build(files, dirs),
+    }
+}
+
+impl Graph {
+    /// Adds a node and returns its number.
+    pub fn add_node(&mut self, node: Node) -> u32 {
+        self.nodes.push(node);
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Adds an edge.
+    pub fn add_edge(&mut self, src: u32, dst: u32, kind: EdgeKind, meta: u8) {
+        self.edges.push(Edge { src, dst, kind, meta });
+    }
+}
+
+/// Maps (file index, def index) to node numbers: `defs[file][def]`.
+pub type DefNodes = Vec<Vec<u32>>;
+
+/// Nodes and contain edges for cds's own graph: directories that hold indexed files, files,
+/// and every definition (`__init__` included). Definitions sharing a qualified name (a property
+/// and its setter, `if`/`else` alternatives) become one node: the first definition's span.
+fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
+    let mut g = Graph::default();
+    let mut defs: DefNodes = vec![Vec::new(); files.len()];
+    let packages = package_dirs(files);
+    let tests: Vec<bool> = files.iter().map(|f| is_test_path(f.rel, &packages)).collect();
+    let mut dir_node: HashMap<&[u8], u32> = HashMap::new();
+    let root = g.add_node(Node {
+        kind: NodeKind::Directory,
+        id: b"/".to_vec(),
+        parent: NONE,
+        file: NONE,
+        def: NONE,
+        flags: 0,
+    });
+    dir_node.insert(b"", root);
+
+    for fi in walk_order(files) {
+        let f = &files[fi];
+        // Directories on the way, created on first use (so only those holding files exist).
+        let dir = parent_dir(f.rel);
+        let mut parent = root;
+        let mut end = 0;
+        for comp in dir.split(|&c| c == b'/').filter(|c| !c.is_empty()) {
+            end += comp.len() + usize::from(end > 0);
+            let path = &dir[..end];
+            parent = match dir_node.get(path) {
+                Some(&n) => n,
+                None => {
+                    let n = g.add_node(Node {
+                        kind: NodeKind::Directory,
+                        id: path.to_vec(),
+                        parent,
+                        file: NONE,
+                        def: NONE,
+                        flags: if is_test_path(path, &packages) { FLAG_TEST } else { 0 },
+                    });
+                    g.add_edge(parent, n, EdgeKind::Contain, META_EXACT);
+                    dir_node.insert(path, n);
+                    n
+                }
+            };
+        }
+        let test = if tests[fi] { FLAG_TEST } else { 0 };
+        let file_flags = test | if f.facts.syntax_errors > 0 { FLAG_SYNTAX_ERROR } else { 0 };
+        let file_node = g.add_node(Node {
+            kind: NodeKind::File,
+            id: f.rel.to_vec(),
+            parent,
+            file: fi as u32,
+            def: NONE,
+            flags: file_flags,
+        });
+        g.add_edge(parent, file_node, EdgeKind::Contain, META_EXACT);
+
+        let mut by_qual: HashMap<String, u32> = HashMap::new();
+        let mut nodes_of_def = Vec::with_capacity(f.facts.defs.len());
+        for (di, d) in f.facts.defs.iter().enumerate() {
+            let qual = f.facts.qual_name(di as u32);
+            if let Some(&n) = by_qual.get(&qual) {
+                nodes_of_def.push(n);
+                continue;
+            }
+            let parent_node = d.parent.map_or(file_node, |p| nodes_of_def[p as usize]);
+            let mut id = f.rel.to_vec();
+            id.push(b':');
+            id.extend_from_slice(qual.as_bytes());
+            let n = g.add_node(Node {
+                kind: match d.kind {
+                    DefKind::Class => NodeKind::Class,
+                    DefKind::Function => NodeKind::Function,
+                },
+                id,
+                parent: parent_node,
+                file: fi as u32,
+                def: di as u32,
+                flags: test | if d.is_async { FLAG_ASYNC } else { 0 },
+            });
+            g.add_edge(parent_node, n, EdgeKind::Contain, META_EXACT);
+            by_qual.insert(qual, n);
+            nodes_of_def.push(n);
+        }
+        defs[fi] = nodes_of_def;
+    }
+    (g, defs)
+}
+
+/// File indices in `os.walk` order: a directory's files before its subdirectories.
+pub fn walk_order(files: &[Source]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (pa, pb) = (files[a].rel, files[b].rel);
+        let (da, db) = (parent_dir(pa), parent_dir(pb));
+        // Compare directory components; where one directory is an ancestor of the other, the
+        // file that sits directly in the ancestor comes first.
+        let ca: Vec<&[u8]> = da.split(|&c| c == b'/').filter(|c| !c.is_empty()).collect();
+        let cb: Vec<&[u8]> = db.split(|&c| c == b'/').filter(|c| !c.is_empty()).collect();
+        for (x, y) in ca.iter().zip(cb.iter()) {
+            if x != y {
+                return x.cmp(y);
+            }
+        }
+        ca.len().cmp(&cb.len()).then_with(|| pa.cmp(pb))
+    });
+    order
+}
+
+/// The directory part of a relative path (empty at the root).
+pub fn parent_dir(rel: &[u8]) -> &[u8] {
+    match rel.iter().rposition(|&c| c == b'/') {
+        Some(i) => &rel[..i],
+        None => b"",
+    }
+}
+
+/// The last component of a relative path.
+pub fn base_name(rel: &[u8]) -> &[u8] {
+    match rel.iter().rposition(|&c| c == b'/') {
+        Some(i) => &rel[i + 1..],
+        None => rel,
+    }
+}
+
+/// Directories that are Python packages (hold an indexed `__init__.py`).
+pub fn package_dirs<'a>(files: &[Source<'a>]) -> std::collections::HashSet<&'a [u8]> {
+    files.iter().filter(|f| base_name(f.rel) == b"__init__.py").map(|f| parent_dir(f.rel)).collect()
+}
+
+/// cds's test rule. A path is a test when a directory on it is named `tests` (or is a `test`
+/// or `testing` directory that is not a subpackage of a package: `django/test/` and
+/// `sympy/testing/` are libraries, a top-level `testing/` is pytest's suite), or its file name
+/// is `test_*.py`, `*_test.py`, `tests.py` or `conftest.py`.
+pub fn is_test_path(rel: &[u8], packages: &std::collections::HashSet<&[u8]>) -> bool {
+    let comps: Vec<&[u8]> = rel.split(|&c| c == b'/').collect();
+    let mut end = 0usize;
+    for (i, c) in comps.iter().enumerate() {
+        let is_last = i + 1 == comps.len();
+        let is_file = is_last && c.contains(&b'.');
+        if is_file {
+            let stem = c.strip_suffix(b".py").unwrap_or(c);
+            if stem.starts_with(b"test_")
+                || stem.ends_with(b"_test")
+                || stem == b"tests"
+                || stem == b"conftest"
+            {
+                return true;
+            }
+        } else {
+            match *c {
+                b"tests" => return true,
+                b"test" | b"testing" => {
+                    let parent = if end == 0 { &rel[..0] } else { &rel[..end - 1] };
+                    if !packages.contains(parent) || end == 0 {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        end += c.len() + 1;
+    }
+    false
+}
+
+/// LocAgent's `is_test_file`: the part of the ID before `:`, lowercased, split on space, `_` and
+/// `/`; a test if any piece starts with `test`.
+pub fn is_locagent_test(id: &[u8]) -> bool {
+    let path = match id.iter().position(|&c| c == b':') {
+        Some(i) => &id[..i],
+        None => id,
+    };
+    path.split(|&c| c == b' ' || c == b'_' || c == b'/')
+        .any(|piece| piece.len() >= 4 && piece[..4].eq_ignore_ascii_case(b"test"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_rule() {
+        let pk: std::collections::HashSet<&[u8]> =
+            [&b"django"[..], b"django/test", b"sympy", b"sympy/testing"].into_iter().collect();
+        assert!(is_test_path(b"tests/test_x.py", &pk));
+        assert!(is_test_path(b"pkg/tests/helpers.py", &pk));
+        assert!(is_test_path(b"pkg/test_util.py", &pk));
+        assert!(is_test_path(b"pkg/util_test.py", &pk));
+        assert!(is_test_path(b"conftest.py", &pk));
+        assert!(is_test_path(b"testing/test_main.py", &pk));
+        assert!(is_test_path(b"testing/helpers.py", &pk));
+        assert!(!is_test_path(b"django/test/client.py", &pk));
+        assert!(!is_test_path(b"sympy/testing/runtests.py", &pk));
+        assert!(is_test_path(b"sympy/testing/tests/test_code_quality.py", &pk));
+        assert!(!is_test_path(b"django/db/models/query.py", &pk));
+        assert!(!is_test_path(b"pkg/contest.py", &pk));
+    }
+
+    #[test]
+    fn locagent_test_rule() {
+        assert!(is_locagent_test(b"tests/test_x.py:test_make"));
+        assert!(is_locagent_test(b"django/test/client.py"));
+        assert!(is_locagent_test(b"sympy/testing/runtests.py"));
+        assert!(is_locagent_test(b"pkg/x_test.py"));
+        assert!(!is_locagent_test(b"pkg/core.py:test_thing"));
+        assert!(!is_locagent_test(b"pkg/contest.py"));
+    }
+
+    #[test]
+    fn walk_order_puts_files_before_subdirectories() {
+        let facts = FileFacts::default();
+        let paths: [&[u8]; 5] = [b"a/b/x.py", b"a/z.py", b"setup.py", b"a/a.py", b"b.py"];
+        let files: Vec<Source> = paths.iter().map(|p| Source { rel: p, facts: &facts }).collect();
+        let order: Vec<&[u8]> = walk_order(&files).into_iter().map(|i| files[i].rel).collect();
+        let want: [&[u8]; 5] = [b"b.py", b"setup.py", b"a/a.py", b"a/z.py", b"a/b/x.py"];
+        assert_eq!(order, want);
+    }
+}

@@ -1,0 +1,1 @@
+//! Entity IDs: escaping for non-UTF-8 paths and parsing.

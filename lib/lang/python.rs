@@ -1,0 +1,616 @@
+//! Python: the tree-sitter grammar, `queries/python/facts.scm`, and the Rust that turns the
+//! query's captures into [`FileFacts`].
+//!
+//! The query finds the interesting nodes; this module nests them by byte range (a capture
+//! belongs to the innermost definition whose node contains it) and reads the few shapes the
+//! query cannot express (import lists, dotted callees, parameter annotations).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
+
+use crate::extract::{
+    Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import,
+};
+
+/// The facts query, compiled into the binary.
+pub const FACTS_QUERY: &str = include_str!("../../queries/python/facts.scm");
+
+/// The tree-sitter language.
+pub fn language() -> tree_sitter::Language {
+    tree_sitter_python::LANGUAGE.into()
+}
+
+/// The compiled facts query (compiled once per process; `Query` is `Sync`).
+fn query() -> &'static Query {
+    static QUERY: OnceLock<Query> = OnceLock::new();
+    QUERY.get_or_init(|| {
+        // The query is part of the binary and covered by a unit test, so failing here is a
+        // build defect, not a user error.
+        Query::new(&language(), FACTS_QUERY).expect("queries/python/facts.scm compiles")
+    })
+}
+
+/// A reusable extractor: one per thread (tree-sitter parsers are not `Sync`).
+pub struct Extractor {
+    parser: Parser,
+    cursor: QueryCursor,
+}
+
+impl Default for Extractor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A capture of interest, before nesting.
+enum Item<'t> {
+    Def { node: Node<'t>, kind: DefKind, name: Node<'t>, extra: DefNodes<'t> },
+    Decorator(Node<'t>),
+    Import(Node<'t>),
+    Call { callee: Node<'t> },
+    Bind { left: Node<'t>, ty: Option<Node<'t>>, right: Option<Node<'t>> },
+    Py2,
+}
+
+#[derive(Default, Clone, Copy)]
+struct DefNodes<'t> {
+    bases: Option<Node<'t>>,
+    params: Option<Node<'t>>,
+    returns: Option<Node<'t>>,
+    body: Option<Node<'t>>,
+}
+
+impl Extractor {
+    /// A new extractor with the Python grammar loaded.
+    pub fn new() -> Extractor {
+        let mut parser = Parser::new();
+        // The grammar is linked in and its ABI is checked by a unit test.
+        parser.set_language(&language()).expect("tree-sitter-python ABI is supported");
+        Extractor { parser, cursor: QueryCursor::new() }
+    }
+
+    /// Extracts the facts of one file. Never fails: syntax errors are recovered from and
+    /// counted in [`FileFacts::syntax_errors`].
+    pub fn extract(&mut self, src: &[u8]) -> FileFacts {
+        let mut facts = FileFacts { lines: count_lines(src), ..FileFacts::default() };
+        let Some(tree) = self.parser.parse(src, None) else {
+            facts.syntax_errors = 1;
+            facts.py3_invalid = true;
+            facts.first_error_line = 1;
+            return facts;
+        };
+        let root = tree.root_node();
+        if root.has_error() {
+            let (count, first) = count_errors(root);
+            facts.syntax_errors = count.max(1);
+            facts.first_error_line = first;
+            facts.py3_invalid = true;
+        }
+
+        let q = query();
+        let names = q.capture_names();
+        let mut items: Vec<(usize, usize, Item)> = Vec::new();
+        let mut matches = self.cursor.matches(q, root, src);
+        while let Some(m) = matches.next() {
+            let mut main: Option<(&str, Node)> = None;
+            let mut sub: HashMap<&str, Node> = HashMap::new();
+            for c in m.captures() {
+                let name = names[c.index as usize];
+                match name {
+                    "def.class" | "def.function" | "decorator" | "import" | "call" | "bind"
+                    | "py2" => main = Some((name, c.node)),
+                    _ => {
+                        sub.insert(name, c.node);
+                    }
+                }
+            }
+            let Some((kind, node)) = main else { continue };
+            let item = match kind {
+                "def.class" | "def.function" => {
+                    let Some(&name) = sub.get("def.name") else { continue };
+                    Item::Def {
+                        node,
+                        kind: if kind == "def.class" { DefKind::Class } else { DefKind::Function },
+                        name,
+                        extra: DefNodes {
+                            bases: sub.get("def.bases").copied(),
+                            params: sub.get("def.params").copied(),
+                            returns: sub.get("def.returns").copied(),
+                            body: sub.get("def.body").copied(),
+                        },
+                    }
+                }
+                "decorator" => Item::Decorator(node),
+                "import" => Item::Import(node),
+                "call" => match sub.get("call.callee") {
+                    Some(&callee) => Item::Call { callee },
+                    None => continue,
+                },
+                "bind" => match sub.get("bind.left") {
+                    Some(&left) => Item::Bind {
+                        left,
+                        ty: sub.get("bind.type").copied(),
+                        right: sub.get("bind.right").copied(),
+                    },
+                    None => continue,
+                },
+                _ => Item::Py2,
+            };
+            items.push((node.start_byte(), node.end_byte(), item));
+        }
+        // Document order; an enclosing node before the nodes it contains.
+        items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+
+        let mut b = Builder { src, facts, def_of_node: HashMap::new(), stack: Vec::new() };
+        b.collect_defs(&items);
+        b.collect_rest(&items);
+        b.facts
+    }
+}
+
+/// Nesting state while walking the sorted captures.
+struct Builder<'s> {
+    src: &'s [u8],
+    facts: FileFacts,
+    /// tree-sitter node id of a definition -> its index.
+    def_of_node: HashMap<usize, DefIdx>,
+    /// Enclosing definitions: (index, end byte).
+    stack: Vec<(DefIdx, usize)>,
+}
+
+impl<'s> Builder<'s> {
+    fn text(&self, n: Node) -> String {
+        String::from_utf8_lossy(&self.src[n.start_byte()..n.end_byte()]).into_owned()
+    }
+
+    /// Pops the definitions that end before `start`; the top is then the owner.
+    fn owner_at(&mut self, start: usize) -> Option<DefIdx> {
+        while let Some(&(_, end)) = self.stack.last() {
+            if end <= start {
+                self.stack.pop();
+            } else {
+                break;
+            }
+        }
+        self.stack.last().map(|&(i, _)| i)
+    }
+
+    /// First pass: number the definitions in pre-order and link parents.
+    fn collect_defs(&mut self, items: &[(usize, usize, Item)]) {
+        for (start, end, item) in items {
+            let Item::Def { node, kind, name, extra } = item else { continue };
+            let parent = self.owner_at(*start);
+            let idx = self.facts.defs.len() as DefIdx;
+            let outer = match node.parent() {
+                Some(p) if p.kind() == "decorated_definition" => p,
+                _ => *node,
+            };
+            let end_node = last_token_end(*node);
+            let sig_end = node
+                .children(&mut node.walk())
+                .filter(|c| c.kind() == ":")
+                .last()
+                .map_or(end_node.0, |c| c.end_byte());
+            let def = Def {
+                kind: *kind,
+                name: self.text(*name),
+                parent,
+                is_async: node.child(0).is_some_and(|c| c.kind() == "async"),
+                line_start: outer.start_position().row as u32 + 1,
+                line_head: node.start_position().row as u32 + 1,
+                line_end: end_node.1,
+                byte_start: outer.start_byte() as u32,
+                byte_head: node.start_byte() as u32,
+                byte_sig_end: sig_end as u32,
+                byte_end: end_node.0 as u32,
+                doc: extra.body.and_then(docstring),
+                bases: extra.bases.map(|b| self.bases(b)).unwrap_or_default(),
+                decorators: Vec::new(),
+                first_param: None,
+                returns: extra.returns.and_then(|t| self.type_name(t)),
+            };
+            self.facts.defs.push(def);
+            self.def_of_node.insert(node.id(), idx);
+            if let Some(params) = extra.params {
+                self.params(idx, params);
+            }
+            self.stack.push((idx, *end));
+        }
+        self.stack.clear();
+    }
+
+    /// Second pass: decorators, imports, calls and bindings, each with its owner.
+    fn collect_rest(&mut self, items: &[(usize, usize, Item)]) {
+        let mut def_counter = 0u32;
+        // The innermost decorator being walked: (end byte, decorated definition).
+        let mut deco: Vec<(usize, DefIdx)> = Vec::new();
+        let mut stmt = 0u32;
+        for (start, end, item) in items {
+            while deco.last().is_some_and(|&(e, _)| e <= *start) {
+                deco.pop();
+            }
+            let owner = self.owner_at(*start);
+            match item {
+                Item::Def { .. } => {
+                    self.stack.push((def_counter, *end));
+                    def_counter += 1;
+                }
+                Item::Decorator(node) => {
+                    let target = node
+                        .parent()
+                        .and_then(|p| p.child_by_field_name("definition"))
+                        .and_then(|d| self.def_of_node.get(&d.id()).copied());
+                    if let Some(t) = target {
+                        if let Some(e) = node.named_child(0) {
+                            let expr = self.expr(e);
+                            self.facts.defs[t as usize].decorators.push(expr);
+                        }
+                        deco.push((*end, t));
+                    }
+                }
+                Item::Import(node) => {
+                    let direct = self.is_direct(*node, owner);
+                    self.import(*node, owner, direct, stmt);
+                    stmt += 1;
+                }
+                Item::Call { callee: node } => {
+                    let callee = self.callee(*node);
+                    self.facts.calls.push(Call {
+                        owner,
+                        deco_of: deco.last().map(|&(_, d)| d),
+                        callee,
+                        line: node.start_position().row as u32 + 1,
+                    });
+                }
+                Item::Bind { left, ty, right } => self.bind(owner, *left, *ty, *right),
+                Item::Py2 => self.facts.py3_invalid = true,
+            }
+        }
+    }
+
+    /// Is the statement directly in the owner's body (or the module), not nested in a block?
+    fn is_direct(&self, stmt: Node, owner: Option<DefIdx>) -> bool {
+        let Some(parent) = stmt.parent() else { return false };
+        match owner {
+            None => parent.kind() == "module",
+            Some(o) => {
+                parent.kind() == "block"
+                    && parent
+                        .parent()
+                        .is_some_and(|d| self.def_of_node.get(&d.id()).copied() == Some(o))
+            }
+        }
+    }
+
+    fn import(&mut self, node: Node, owner: Option<DefIdx>, direct: bool, stmt: u32) {
+        let line = node.start_position().row as u32 + 1;
+        // (module, level, name, alias) per imported name.
+        let mut names: Vec<(String, u32, Option<String>, Option<String>)> = Vec::new();
+        let mut cur = node.walk();
+        match node.kind() {
+            "import_statement" => {
+                for n in node.children_by_field_name("name", &mut cur) {
+                    let (name, alias) = self.aliased(n);
+                    names.push((name, 0, None, alias));
+                }
+            }
+            _ => {
+                // import_from_statement / future_import_statement
+                let (module, level) = match node.child_by_field_name("module_name") {
+                    Some(m) if m.kind() == "relative_import" => {
+                        let mut level = 0;
+                        let mut module = String::new();
+                        for c in m.children(&mut m.walk()) {
+                            match c.kind() {
+                                "import_prefix" => level = (c.end_byte() - c.start_byte()) as u32,
+                                "dotted_name" => module = dotted_text(c, self.src),
+                                _ => {}
+                            }
+                        }
+                        (module, level)
+                    }
+                    Some(m) => (dotted_text(m, self.src), 0),
+                    None => ("__future__".to_string(), 0),
+                };
+                for n in node.children_by_field_name("name", &mut cur) {
+                    let (name, alias) = self.aliased(n);
+                    names.push((module.clone(), level, Some(name), alias));
+                }
+                if names.is_empty()
+                    && node.children(&mut node.walk()).any(|c| c.kind() == "wildcard_import")
+                {
+                    names.push((module, level, Some("*".to_string()), None));
+                }
+            }
+        }
+        for (module, level, name, alias) in names {
+            self.facts.imports.push(Import {
+                owner,
+                direct,
+                level,
+                module,
+                name,
+                alias,
+                line,
+                stmt,
+            });
+        }
+    }
+
+    /// `a.b` or `a.b as c`.
+    fn aliased(&self, n: Node) -> (String, Option<String>) {
+        if n.kind() == "aliased_import" {
+            let name = n.child_by_field_name("name").map(|x| dotted_text(x, self.src));
+            let alias = n.child_by_field_name("alias").map(|x| self.text(x));
+            (name.unwrap_or_default(), alias)
+        } else {
+            (dotted_text(n, self.src), None)
+        }
+    }
+
+    fn callee(&self, f: Node) -> Callee {
+        match f.kind() {
+            "identifier" => Callee::Name(self.text(f)),
+            "attribute" => {
+                let attr = f.child_by_field_name("attribute").map(|a| self.text(a));
+                let Some(attr) = attr else { return Callee::Other };
+                if let Some(chain) = chain(f, self.src) {
+                    return Callee::Chain(chain);
+                }
+                let obj = f.child_by_field_name("object");
+                match obj {
+                    Some(o) if o.kind() == "call" => {
+                        match o.child_by_field_name("function").and_then(|g| chain(g, self.src)) {
+                            Some(inner) => Callee::OnCall(inner, attr),
+                            None => Callee::Attr(attr),
+                        }
+                    }
+                    _ => Callee::Attr(attr),
+                }
+            }
+            _ => Callee::Other,
+        }
+    }
+
+    /// An expression in a decorator or base-class list.
+    fn expr(&self, e: Node) -> Expr {
+        if let Some(c) = chain(e, self.src) {
+            return Expr::Dotted(c);
+        }
+        match e.kind() {
+            "call" => match e.child_by_field_name("function").and_then(|f| chain(f, self.src)) {
+                Some(c) => Expr::Call(c),
+                None => Expr::Other(None),
+            },
+            "subscript" => match e.child_by_field_name("value").and_then(|v| chain(v, self.src)) {
+                Some(c) => Expr::Subscript(c),
+                None => Expr::Other(None),
+            },
+            "attribute" => Expr::Other(e.child_by_field_name("attribute").map(|a| self.text(a))),
+            _ => Expr::Other(None),
+        }
+    }
+
+    fn bases(&self, list: Node) -> Vec<Expr> {
+        let mut cur = list.walk();
+        list.named_children(&mut cur)
+            .filter(|c| !matches!(c.kind(), "keyword_argument" | "comment"))
+            .map(|c| self.expr(c))
+            .collect()
+    }
+
+    /// Parameters: the first one's name, and annotated ones as typed bindings.
+    fn params(&mut self, def: DefIdx, params: Node) {
+        let mut cur = params.walk();
+        let mut first = true;
+        for p in params.named_children(&mut cur) {
+            let (name, ty) = match p.kind() {
+                "identifier" => (Some(self.text(p)), None),
+                "typed_parameter" => {
+                    let name = p.named_child(0).filter(|c| c.kind() == "identifier");
+                    (name.map(|n| self.text(n)), p.child_by_field_name("type"))
+                }
+                "default_parameter" | "typed_default_parameter" => {
+                    let name = p.child_by_field_name("name").filter(|c| c.kind() == "identifier");
+                    (name.map(|n| self.text(n)), p.child_by_field_name("type"))
+                }
+                _ => (None, None),
+            };
+            if first && p.kind() != "comment" {
+                self.facts.defs[def as usize].first_param = name.clone();
+                first = false;
+            }
+            if let (Some(name), Some(ty)) = (name, ty) {
+                if let Some(t) = self.type_name(ty) {
+                    self.facts.binds.push(Bind {
+                        owner: Some(def),
+                        target: name,
+                        value: BindValue::Annotated(t),
+                    });
+                }
+            }
+        }
+    }
+
+    /// A type annotation as a dotted name: `Foo`, `a.Foo`, `"Foo"`, `Optional[Foo]`.
+    fn type_name(&self, ty: Node) -> Option<String> {
+        let e = if ty.kind() == "type" { ty.named_child(0)? } else { ty };
+        if let Some(c) = chain(e, self.src) {
+            return Some(c);
+        }
+        match e.kind() {
+            "string" => {
+                let t = self.text(e);
+                let t = t.trim_matches(|c| c == '"' || c == '\'');
+                is_dotted(t).then(|| t.to_string())
+            }
+            "generic_type" | "subscript" => {
+                // Optional[Foo] -> Foo; other generics are containers, not the value's type.
+                let head = e.named_child(0).and_then(|h| chain(h, self.src))?;
+                if head == "Optional" || head.ends_with(".Optional") {
+                    let arg = e.named_child(1)?;
+                    let arg =
+                        if arg.kind() == "type_parameter" { arg.named_child(0)? } else { arg };
+                    self.type_name(arg)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn bind(&mut self, owner: Option<DefIdx>, left: Node, ty: Option<Node>, right: Option<Node>) {
+        let target = match left.kind() {
+            "identifier" => self.text(left),
+            "attribute" => match chain(left, self.src) {
+                Some(c) if c.matches('.').count() == 1 => c,
+                _ => return,
+            },
+            _ => return,
+        };
+        let value = if let Some(t) = ty.and_then(|t| self.type_name(t)) {
+            BindValue::Annotated(t)
+        } else {
+            let Some(r) = right else { return };
+            match r.kind() {
+                "call" => {
+                    match r.child_by_field_name("function").and_then(|f| chain(f, self.src)) {
+                        Some(c) => BindValue::CallOf(c),
+                        None => return,
+                    }
+                }
+                _ => match chain(r, self.src) {
+                    Some(c) => BindValue::Alias(c),
+                    None => return,
+                },
+            }
+        };
+        self.facts.binds.push(Bind { owner, target, value });
+    }
+}
+
+/// A chain of identifiers joined by attribute access: `a`, `a.b.c`. None for anything else.
+fn chain(n: Node, src: &[u8]) -> Option<String> {
+    fn go(n: Node, src: &[u8], out: &mut String, depth: u32) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        match n.kind() {
+            "identifier" => {
+                out.push_str(&String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]));
+                true
+            }
+            "attribute" => {
+                let (Some(o), Some(a)) =
+                    (n.child_by_field_name("object"), n.child_by_field_name("attribute"))
+                else {
+                    return false;
+                };
+                if !go(o, src, out, depth + 1) {
+                    return false;
+                }
+                out.push('.');
+                out.push_str(&String::from_utf8_lossy(&src[a.start_byte()..a.end_byte()]));
+                true
+            }
+            _ => false,
+        }
+    }
+    let mut s = String::new();
+    go(n, src, &mut s, 0).then_some(s)
+}
+
+/// `a.b.c` from a dotted_name node, without whitespace or comments inside it.
+fn dotted_text(n: Node, src: &[u8]) -> String {
+    let mut out = String::new();
+    let mut cur = n.walk();
+    for c in n.named_children(&mut cur) {
+        if c.kind() == "identifier" {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&String::from_utf8_lossy(&src[c.start_byte()..c.end_byte()]));
+        }
+    }
+    if out.is_empty() {
+        out = String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]).into_owned();
+    }
+    out
+}
+
+fn is_dotted(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('.').all(|p| {
+            let mut ch = p.chars();
+            ch.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                && ch.all(|c| c.is_alphanumeric() || c == '_')
+        })
+}
+
+/// End byte and 1-based end line of the last token of `n` that is not a comment.
+fn last_token_end(mut n: Node) -> (usize, u32) {
+    loop {
+        let count = n.child_count();
+        let mut next = None;
+        for i in (0..count).rev() {
+            if let Some(c) = n.child(i) {
+                if c.kind() != "comment" && c.end_byte() > c.start_byte() {
+                    next = Some(c);
+                    break;
+                }
+            }
+        }
+        match next {
+            Some(c) => n = c,
+            None => break,
+        }
+    }
+    let end = n.end_position();
+    let line =
+        if end.column == 0 && end.row > n.start_position().row { end.row } else { end.row + 1 };
+    (n.end_byte(), line as u32)
+}
+
+/// The docstring of a body block: its first statement, when that is a string expression.
+fn docstring(body: Node) -> Option<(u32, u32)> {
+    let mut cur = body.walk();
+    let first = body.named_children(&mut cur).find(|c| c.kind() != "comment")?;
+    if first.kind() != "expression_statement" {
+        return None;
+    }
+    let s = first.named_child(0)?;
+    matches!(s.kind(), "string" | "concatenated_string")
+        .then(|| (s.start_byte() as u32, s.end_byte() as u32))
+}
+
+fn count_lines(src: &[u8]) -> u32 {
+    let n = bstr::ByteSlice::find_iter(src, b"\n").count() as u32;
+    if src.is_empty() || src.ends_with(b"\n") { n } else { n + 1 }
+}
+
+/// Counts ERROR and MISSING nodes; returns (count, first error line).
+fn count_errors(root: Node) -> (u32, u32) {
+    let mut count = 0;
+    let mut first = 0;
+    let mut cur = root.walk();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if !n.has_error() {
+            continue;
+        }
+        if n.is_error() || n.is_missing() {
+            count += 1;
+            let line = n.start_position().row as u32 + 1;
+            if first == 0 || line < first {
+                first = line;
+            }
+        }
+        for c in n.children(&mut cur) {
+            stack.push(c);
+        }
+    }
+    (count, first)
+}

@@ -1,0 +1,255 @@
+//! The repository's source files, found with the `ignore` crate (ripgrep's rules).
+//!
+//! `.gitignore`, `.ignore` and `.cdsignore` are honoured also outside git checkouts (an sdist
+//! or tarball indexes the same as a checkout); `.git` and the index directory are always
+//! skipped; hidden files only with `--hidden`. Paths are kept as bytes, so a name that is not
+//! UTF-8 is still indexed. The result is sorted, so builds are deterministic.
+
+use std::path::{Path, PathBuf};
+
+use ignore::WalkBuilder;
+use ignore::overrides::OverrideBuilder;
+
+use crate::error::{Error, Result};
+use crate::lang::Lang;
+
+/// How to walk.
+#[derive(Debug, Clone)]
+pub struct WalkOptions {
+    /// Include hidden files and directories.
+    pub hidden: bool,
+    /// Do not read ignore files.
+    pub no_ignore: bool,
+    /// Globs to exclude (gitignore syntax, relative to the root).
+    pub excludes: Vec<String>,
+    /// Files larger than this many bytes are skipped and reported.
+    pub max_filesize: u64,
+    /// Follow symbolic links (loops are detected and reported).
+    pub follow: bool,
+    /// The index directory, never walked.
+    pub index_dir: Option<PathBuf>,
+    /// LocAgent v2.3's file set: every `.py` file, no ignore rules, hidden files included,
+    /// directories whose path contains `.git` skipped (a substring test, as LocAgent does),
+    /// symlinked files skipped.
+    pub locagent: bool,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions {
+            hidden: false,
+            no_ignore: false,
+            excludes: Vec::new(),
+            max_filesize: 2 << 20,
+            follow: false,
+            index_dir: None,
+            locagent: false,
+        }
+    }
+}
+
+/// A source file found by the walk.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// Path relative to the root, `/`-separated, as bytes.
+    pub rel: Vec<u8>,
+    /// Path to open.
+    pub abs: PathBuf,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime_ns: i64,
+    /// Its language.
+    pub lang: Lang,
+}
+
+/// Something the walk could not use, reported in the build summary.
+#[derive(Debug, Clone)]
+pub struct Skipped {
+    /// The path (relative when possible).
+    pub rel: Vec<u8>,
+    /// Why.
+    pub reason: String,
+}
+
+/// What the walk found.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// Source files, sorted by path.
+    pub files: Vec<Found>,
+    /// Every directory walked (relative, `/`-separated; the root is empty), sorted.
+    pub dirs: Vec<Vec<u8>>,
+    /// Files and directories that could not be used.
+    pub skipped: Vec<Skipped>,
+    /// Files over the size limit (also listed in `skipped`).
+    pub too_large: usize,
+}
+
+/// Walks `root` and returns its source files.
+pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
+    let meta = std::fs::metadata(root).map_err(|e| Error::io("cannot read", root, e))?;
+    if !meta.is_dir() {
+        return Err(Error::msg(format!(
+            "{} is not a directory: give cds-build the repository's root directory",
+            root.display()
+        )));
+    }
+    let mut b = WalkBuilder::new(root);
+    b.follow_links(opts.follow).sort_by_file_name(|a, c| a.cmp(c));
+    if opts.locagent {
+        b.standard_filters(false).hidden(false);
+    } else {
+        b.hidden(!opts.hidden).require_git(false).add_custom_ignore_filename(".cdsignore");
+        if opts.no_ignore {
+            b.ignore(false).git_ignore(false).git_global(false).git_exclude(false).parents(false);
+        }
+        if !opts.excludes.is_empty() {
+            let mut ob = OverrideBuilder::new(root);
+            for g in &opts.excludes {
+                ob.add(&format!("!{g}"))
+                    .map_err(|e| Error::usage(format!("invalid --exclude glob '{g}': {e}")))?;
+            }
+            b.overrides(ob.build().map_err(|e| Error::usage(format!("invalid --exclude: {e}")))?);
+        }
+    }
+    let index_dir = opts.index_dir.as_ref().and_then(|d| d.canonicalize().ok());
+    let locagent = opts.locagent;
+    let root_owned = root.to_path_buf();
+    b.filter_entry(move |e| {
+        if e.depth() == 0 {
+            return true;
+        }
+        let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+        if !is_dir {
+            return true;
+        }
+        if let Some(ix) = &index_dir {
+            // Compare names first: canonicalizing every directory would cost a syscall each.
+            if ix.file_name() == Some(e.file_name())
+                && e.path().canonicalize().is_ok_and(|p| &p == ix)
+            {
+                return false;
+            }
+        }
+        if locagent {
+            // LocAgent skips a directory when its relative path contains ".git" anywhere.
+            let rel = e.path().strip_prefix(&root_owned).unwrap_or(e.path());
+            return !rel.as_os_str().as_encoded_bytes().windows(4).any(|w| w == b".git");
+        }
+        e.file_name() != ".git"
+    });
+
+    let mut out = Walked::default();
+    for entry in b.build() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                out.skipped
+                    .push(Skipped { rel: walk_error_path(&err, root), reason: walk_reason(&err) });
+                continue;
+            }
+        };
+        let rel = rel_bytes(entry.path(), root);
+        let Some(ft) = entry.file_type() else { continue };
+        if ft.is_dir() {
+            out.dirs.push(rel);
+            continue;
+        }
+        if ft.is_symlink() && !opts.follow {
+            continue;
+        }
+        let Some(lang) = Lang::of_path(entry.path()) else { continue };
+        if locagent && entry.path_is_symlink() {
+            continue;
+        }
+        let md = match entry.metadata() {
+            Ok(m) => m,
+            Err(err) => {
+                out.skipped.push(Skipped { rel, reason: walk_reason(&err) });
+                continue;
+            }
+        };
+        if !md.is_file() {
+            continue;
+        }
+        if md.len() > opts.max_filesize && !locagent {
+            out.too_large += 1;
+            out.skipped.push(Skipped {
+                rel,
+                reason: format!(
+                    "{} bytes is over the --max-filesize limit of {}",
+                    md.len(),
+                    opts.max_filesize
+                ),
+            });
+            continue;
+        }
+        out.files.push(Found {
+            rel,
+            abs: entry.path().to_path_buf(),
+            size: md.len(),
+            mtime_ns: mtime_ns(&md),
+            lang,
+        });
+    }
+    out.files.sort_by(|a, b| path_order(&a.rel, &b.rel));
+    out.files.dedup_by(|a, b| a.rel == b.rel);
+    out.dirs.sort_by(|a, b| path_order(a, b));
+    Ok(out)
+}
+
+/// Orders paths component by component (`a/b` before `a.b`), like a directory listing.
+pub fn path_order(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    a.split(|&c| c == b'/').cmp(b.split(|&c| c == b'/'))
+}
+
+/// Modification time in nanoseconds (0 when unavailable).
+pub fn mtime_ns(md: &std::fs::Metadata) -> i64 {
+    md.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+/// `path` relative to `root`, `/`-separated bytes (empty for the root itself).
+pub fn rel_bytes(path: &Path, root: &Path) -> Vec<u8> {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut out = Vec::new();
+    for (i, c) in rel.components().enumerate() {
+        if i > 0 {
+            out.push(b'/');
+        }
+        out.extend_from_slice(c.as_os_str().as_encoded_bytes());
+    }
+    out
+}
+
+fn walk_error_path(err: &ignore::Error, root: &Path) -> Vec<u8> {
+    fn find(err: &ignore::Error) -> Option<&Path> {
+        match err {
+            ignore::Error::WithPath { path, .. } => Some(path),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                find(err)
+            }
+            ignore::Error::Loop { child, .. } => Some(child),
+            _ => None,
+        }
+    }
+    find(err).map(|p| rel_bytes(p, root)).unwrap_or_default()
+}
+
+fn walk_reason(err: &ignore::Error) -> String {
+    match err {
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => walk_reason(err),
+        ignore::Error::Loop { ancestor, .. } => {
+            format!("symbolic link loop back to {}", ancestor.display())
+        }
+        ignore::Error::Io(e) => {
+            let s = e.to_string();
+            s.split(" (os error").next().unwrap_or(&s).to_string()
+        }
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,1 @@
+//! Integration tests: the real binaries on fixture repositories.
