@@ -89,7 +89,7 @@ impl From<io::Error> for Error {
         if e.kind() == io::ErrorKind::BrokenPipe {
             Error::BrokenPipe
         } else {
-            Error::Msg(format!("cannot write output: {e}"))
+            Error::Msg(format!("cannot write output: {}", io_reason(&e)))
         }
     }
 }

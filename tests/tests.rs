@@ -1,1 +1,9 @@
-//! Integration tests: the real binaries on fixture repositories.
+//! Integration tests: the real binaries on fixture repositories, and the library's resolution
+//! rules on small in-memory repositories. One test binary (`autotests = false`).
+
+#[macro_use]
+mod util;
+
+mod build;
+mod parity;
+mod resolve;

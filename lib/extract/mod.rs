@@ -27,8 +27,9 @@ pub struct FileFacts {
     pub lines: u32,
     /// Syntax error nodes (ERROR / MISSING) the parser had to recover from.
     pub syntax_errors: u32,
-    /// True when Python 3's own parser would reject the file (syntax errors or Python 2
-    /// statements such as `print "x"`); LocAgent compatibility drops such files' contents.
+    /// True when Python 3's own parser would reject the file (syntax errors, Python 2
+    /// statements such as `print "x"`, NUL bytes); LocAgent compatibility drops such files'
+    /// contents.
     pub py3_invalid: bool,
     /// Line of the first syntax error, for messages (0 when none).
     pub first_error_line: u32,
@@ -55,6 +56,9 @@ pub struct Def {
     pub parent: Option<DefIdx>,
     /// `async def`.
     pub is_async: bool,
+    /// True when the definition is a direct statement of its parent's body (or of the module),
+    /// not nested in `if` / `try` / `with` (LocAgent only looks at a class's direct `__init__`).
+    pub direct: bool,
     /// First line, decorators included.
     pub line_start: u32,
     /// Line of the `def` / `class` keyword (LocAgent's `start_line`).
@@ -75,6 +79,9 @@ pub struct Def {
     pub bases: Vec<Expr>,
     /// Decorators, as written.
     pub decorators: Vec<Expr>,
+    /// The names LocAgent takes from the decorators (`process_decorator_node`): `@name` gives
+    /// `name`; any other decorator gives every attribute name and plain-name callee inside it.
+    pub deco_names: Vec<String>,
     /// Name of the first parameter (`self` / `cls` detection for methods).
     pub first_param: Option<String>,
     /// Return annotation as a dotted name, when it is one.
@@ -156,6 +163,10 @@ pub struct Import {
     pub line: u32,
     /// Index of the statement within the file (names from one statement share it).
     pub stmt: u32,
+    /// Depth of the statement in Python's own syntax tree (1 = module level; a body adds one
+    /// level, an `except` or `case` body two, each `elif` one more). LocAgent lists a file's
+    /// imports breadth-first (`ast.walk`), i.e. by (depth, stmt).
+    pub depth: u32,
 }
 
 /// A simple binding that tells what a name refers to, for receiver typing.

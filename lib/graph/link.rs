@@ -20,8 +20,8 @@
 //! Such edges carry [`META_GUESS`] (one candidate) or the number of candidates, so a user can
 //! tell them from resolved ones. Names never resolve repository-wide by themselves.
 
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 
 use crate::extract::{BindValue, Callee, DefKind, Expr, Import};
 use crate::graph::{
@@ -181,7 +181,7 @@ struct Linker<'a> {
 impl<'a> Linker<'a> {
     fn new(g: &'a Graph, files: &'a [Source<'a>], defs: &'a DefNodes) -> Linker<'a> {
         let mut file_node = vec![NONE; files.len()];
-        let mut path_node: HashMap<Vec<u8>, u32> = HashMap::new();
+        let mut path_node: HashMap<Vec<u8>, u32> = HashMap::default();
         for (n, node) in g.nodes.iter().enumerate() {
             match node.kind {
                 NodeKind::File => {
@@ -195,7 +195,7 @@ impl<'a> Linker<'a> {
             }
         }
         let packages = package_dirs(files);
-        let mut modules: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut modules: HashMap<String, Vec<u32>> = HashMap::default();
         let mut root_of = Vec::with_capacity(files.len());
         for (fi, f) in files.iter().enumerate() {
             let (root, name) = module_name(f.rel, &packages);
@@ -222,17 +222,17 @@ impl<'a> Linker<'a> {
             path_node,
             modules,
             root_of,
-            children: HashMap::new(),
-            module_scope: vec![HashMap::new(); files.len()],
+            children: HashMap::default(),
+            module_scope: vec![HashMap::default(); files.len()],
             stars: vec![Vec::new(); files.len()],
-            local_scope: HashMap::new(),
-            attrs: HashMap::new(),
-            methods: HashMap::new(),
-            memo_attr: RefCell::new(HashMap::new()),
-            memo_bases: RefCell::new(HashMap::new()),
-            memo_visible: RefCell::new(HashMap::new()),
-            memo_member: RefCell::new(HashMap::new()),
-            memo_local: RefCell::new(HashMap::new()),
+            local_scope: HashMap::default(),
+            attrs: HashMap::default(),
+            methods: HashMap::default(),
+            memo_attr: RefCell::new(HashMap::default()),
+            memo_bases: RefCell::new(HashMap::default()),
+            memo_visible: RefCell::new(HashMap::default()),
+            memo_member: RefCell::new(HashMap::default()),
+            memo_local: RefCell::new(HashMap::default()),
         };
         for fi in 0..files.len() {
             lx.index_file(fi);
@@ -333,7 +333,7 @@ impl<'a> Linker<'a> {
             self.link_file(fi, &mut out);
         }
         // One edge per (source, target, kind): the first occurrence wins.
-        let mut seen = HashSet::with_capacity(out.len());
+        let mut seen = HashSet::with_capacity_and_hasher(out.len(), Default::default());
         out.retain(|&(s, d, k, _)| seen.insert((s, d, k)));
         out
     }
@@ -527,7 +527,7 @@ impl<'a> Linker<'a> {
         if let Some(v) = self.memo_visible.borrow().get(&fi) {
             return v.clone();
         }
-        let mut set = HashSet::new();
+        let mut set = HashSet::default();
         set.insert(fi);
         for (ii, imp) in self.files[fi].facts.imports.iter().enumerate() {
             for t in self.import_targets(fi, ii as u32, imp) {
@@ -992,13 +992,13 @@ fn ambiguity(n: usize) -> u8 {
 }
 
 fn dedup(v: &mut Vec<u32>) {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     v.retain(|x| seen.insert(*x));
 }
 
 /// Removes duplicates and bounds the number of alternatives.
 fn cap(mut v: Vals) -> Vals {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     v.retain(|x| seen.insert(*x));
     v.truncate(MAX_ALTS);
     v
@@ -1018,7 +1018,10 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 
 /// A file's import root and dotted module name: the name starts below the topmost directory
 /// that is a package, so `src/flask/app.py` is `flask.app` and `pkg/__init__.py` is `pkg`.
-pub fn module_name<'p>(rel: &'p [u8], packages: &HashSet<&[u8]>) -> (&'p [u8], Option<String>) {
+pub fn module_name<'p>(
+    rel: &'p [u8],
+    packages: &std::collections::HashSet<&[u8]>,
+) -> (&'p [u8], Option<String>) {
     let mut dir = parent_dir(rel);
     while !dir.is_empty() && packages.contains(dir) {
         dir = parent_dir(dir);

@@ -397,6 +397,32 @@ pub fn is_test_path(rel: &[u8], packages: &std::collections::HashSet<&[u8]>) -> 
     false
 }
 
+/// The qualified-name part of an entity ID (after the `:`), if any.
+pub fn id_qual(id: &[u8]) -> Option<&[u8]> {
+    id.iter().position(|&c| c == b':').map(|i| &id[i + 1..])
+}
+
+/// The path part of an entity ID (before the `:`).
+pub fn id_path(id: &[u8]) -> &[u8] {
+    match id.iter().position(|&c| c == b':') {
+        Some(i) => &id[..i],
+        None => id,
+    }
+}
+
+/// The name of an entity: the last component of its qualified name, or of its path for a
+/// file or directory (`/` for the root).
+pub fn id_name(id: &[u8]) -> &[u8] {
+    match id_qual(id) {
+        Some(q) => match q.iter().rposition(|&c| c == b'.') {
+            Some(i) => &q[i + 1..],
+            None => q,
+        },
+        None if id == b"/" => id,
+        None => base_name(id),
+    }
+}
+
 /// LocAgent's `is_test_file`: the part of the ID before `:`, lowercased, split on space, `_` and
 /// `/`; a test if any piece starts with `test`.
 pub fn is_locagent_test(id: &[u8]) -> bool {
@@ -428,6 +454,17 @@ mod tests {
         assert!(is_test_path(b"sympy/testing/tests/test_code_quality.py", &pk));
         assert!(!is_test_path(b"django/db/models/query.py", &pk));
         assert!(!is_test_path(b"pkg/contest.py", &pk));
+    }
+
+    #[test]
+    fn id_parts() {
+        assert_eq!(id_name(b"a/b.py:C.m"), b"m");
+        assert_eq!(id_name(b"a/b.py:f"), b"f");
+        assert_eq!(id_name(b"a/b.py"), b"b.py");
+        assert_eq!(id_name(b"a/b"), b"b");
+        assert_eq!(id_name(b"/"), b"/");
+        assert_eq!(id_qual(b"a/b.py:C.m"), Some(&b"C.m"[..]));
+        assert_eq!(id_path(b"a/b.py:C.m"), b"a/b.py");
     }
 
     #[test]

@@ -74,6 +74,15 @@ impl Extractor {
     /// Extracts the facts of one file. Never fails: syntax errors are recovered from and
     /// counted in [`FileFacts::syntax_errors`].
     pub fn extract(&mut self, src: &[u8]) -> FileFacts {
+        // Python reads source with universal newlines, so a lone `\r` (old Mac line ending)
+        // ends a line; tree-sitter only knows `\n`. Same length, so byte offsets still hold.
+        let unified;
+        let src = if has_lone_cr(src) {
+            unified = unify_newlines(src);
+            &unified[..]
+        } else {
+            src
+        };
         let mut facts = FileFacts { lines: count_lines(src), ..FileFacts::default() };
         let Some(tree) = self.parser.parse(src, None) else {
             facts.syntax_errors = 1;
@@ -82,6 +91,11 @@ impl Extractor {
             return facts;
         };
         let root = tree.root_node();
+        // Python 3.12's `ast.parse` rejects NUL bytes, which tree-sitter parses around, and a
+        // byte-order mark: LocAgent reads files as plain UTF-8, which keeps U+FEFF in the text.
+        if src.contains(&0) || src.starts_with(b"\xef\xbb\xbf") {
+            facts.py3_invalid = true;
+        }
         if root.has_error() {
             let (count, first) = count_errors(root);
             facts.syntax_errors = count.max(1);
@@ -188,6 +202,17 @@ impl<'s> Builder<'s> {
                 _ => *node,
             };
             let end_node = last_token_end(*node);
+            // Direct: the (decorated) definition sits in the module, or in the body block of
+            // its parent definition, not in an `if` / `try` / `with` inside it.
+            let direct = match (outer.parent(), parent) {
+                (Some(p), None) => p.kind() == "module",
+                (Some(p), Some(pi)) => {
+                    p.kind() == "block"
+                        && p.parent()
+                            .is_some_and(|d| self.def_of_node.get(&d.id()).copied() == Some(pi))
+                }
+                (None, _) => false,
+            };
             let sig_end = node
                 .children(&mut node.walk())
                 .filter(|c| c.kind() == ":")
@@ -198,6 +223,7 @@ impl<'s> Builder<'s> {
                 name: self.text(*name),
                 parent,
                 is_async: node.child(0).is_some_and(|c| c.kind() == "async"),
+                direct,
                 line_start: outer.start_position().row as u32 + 1,
                 line_head: node.start_position().row as u32 + 1,
                 line_end: end_node.1,
@@ -208,6 +234,7 @@ impl<'s> Builder<'s> {
                 doc: extra.body.and_then(docstring),
                 bases: extra.bases.map(|b| self.bases(b)).unwrap_or_default(),
                 decorators: Vec::new(),
+                deco_names: Vec::new(),
                 first_param: None,
                 returns: extra.returns.and_then(|t| self.type_name(t)),
             };
@@ -246,6 +273,10 @@ impl<'s> Builder<'s> {
                         if let Some(e) = node.named_child(0) {
                             let expr = self.expr(e);
                             self.facts.defs[t as usize].decorators.push(expr);
+                            let mut names =
+                                std::mem::take(&mut self.facts.defs[t as usize].deco_names);
+                            self.deco_names(e, &mut names);
+                            self.facts.defs[t as usize].deco_names = names;
                         }
                         deco.push((*end, t));
                     }
@@ -286,6 +317,7 @@ impl<'s> Builder<'s> {
 
     fn import(&mut self, node: Node, owner: Option<DefIdx>, direct: bool, stmt: u32) {
         let line = node.start_position().row as u32 + 1;
+        let depth = ast_depth(node);
         // (module, level, name, alias) per imported name.
         let mut names: Vec<(String, u32, Option<String>, Option<String>)> = Vec::new();
         let mut cur = node.walk();
@@ -335,6 +367,7 @@ impl<'s> Builder<'s> {
                 alias,
                 line,
                 stmt,
+                depth,
             });
         }
     }
@@ -390,6 +423,26 @@ impl<'s> Builder<'s> {
             },
             "attribute" => Expr::Other(e.child_by_field_name("attribute").map(|a| self.text(a))),
             _ => Expr::Other(None),
+        }
+    }
+
+    /// LocAgent's decorator names: a bare name, else (`ast.walk` over the expression) every
+    /// attribute name and the name of every call whose callee is a plain name.
+    fn deco_names(&self, e: Node, out: &mut Vec<String>) {
+        if e.kind() == "identifier" {
+            out.push(self.text(e));
+            return;
+        }
+        let mut todo = vec![e];
+        while let Some(n) = todo.pop() {
+            let name = match n.kind() {
+                "call" => n.child_by_field_name("function").filter(|f| f.kind() == "identifier"),
+                "attribute" => n.child_by_field_name("attribute"),
+                _ => None,
+            };
+            out.extend(name.map(|x| self.text(x)));
+            let mut cur = n.walk();
+            todo.extend(n.named_children(&mut cur));
         }
     }
 
@@ -574,6 +627,54 @@ fn last_token_end(mut n: Node) -> (usize, u32) {
     (n.end_byte(), line as u32)
 }
 
+/// Depth of a statement in Python's `ast` tree (module-level statements are at depth 1).
+///
+/// tree-sitter nests clauses differently from `ast`: an `elif` is a flat sibling clause here but
+/// an `If` inside the previous branch's `orelse` there, and `except` / `case` bodies sit below an
+/// `ExceptHandler` / `match_case` node. Blocks and decorators add nothing in `ast`.
+fn ast_depth(stmt: Node) -> u32 {
+    let mut depth = 1u32;
+    let mut child = stmt;
+    while let Some(p) = child.parent() {
+        match p.kind() {
+            "module" => break,
+            "except_clause" | "case_clause" => depth += 2,
+            "finally_clause" => depth += 1,
+            "elif_clause" | "else_clause" => {
+                let owner = p.parent();
+                if owner.is_some_and(|o| o.kind() == "if_statement") {
+                    // `elif` chains nest in `ast`: the n-th elif (n from 0) is an `If` n + 1
+                    // levels below the `if`, its body one more; an `else` after n elifs is
+                    // the `orelse` of the last one, n + 1 levels below the `if`.
+                    let mut n = 0u32;
+                    let mut prev = p.prev_sibling();
+                    while let Some(s) = prev {
+                        n += u32::from(s.kind() == "elif_clause");
+                        prev = s.prev_sibling();
+                    }
+                    depth += if p.kind() == "elif_clause" { n + 2 } else { n + 1 };
+                } else {
+                    depth += 1;
+                }
+            }
+            "function_definition"
+            | "class_definition"
+            | "if_statement"
+            | "for_statement"
+            | "while_statement"
+            | "with_statement"
+            | "try_statement"
+                if child.kind() == "block" =>
+            {
+                depth += 1
+            }
+            _ => {}
+        }
+        child = p;
+    }
+    depth
+}
+
 /// The docstring of a body block: its first statement, when that is a string expression.
 fn docstring(body: Node) -> Option<(u32, u32)> {
     let mut cur = body.walk();
@@ -584,6 +685,26 @@ fn docstring(body: Node) -> Option<(u32, u32)> {
     let s = first.named_child(0)?;
     matches!(s.kind(), "string" | "concatenated_string")
         .then(|| (s.start_byte() as u32, s.end_byte() as u32))
+}
+
+/// Whether `src` has a `\r` that is not followed by `\n`.
+fn has_lone_cr(src: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(i) = src[at..].iter().position(|&c| c == b'\r') {
+        if src.get(at + i + 1) != Some(&b'\n') {
+            return true;
+        }
+        at += i + 1;
+    }
+    false
+}
+
+/// `src` with every lone `\r` turned into `\n` (`\r\n` is left alone).
+fn unify_newlines(src: &[u8]) -> Vec<u8> {
+    src.iter()
+        .enumerate()
+        .map(|(i, &c)| if c == b'\r' && src.get(i + 1) != Some(&b'\n') { b'\n' } else { c })
+        .collect()
 }
 
 fn count_lines(src: &[u8]) -> u32 {

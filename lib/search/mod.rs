@@ -1,1 +1,4 @@
-//! (in progress)
+//! Search: the code-aware tokenizer and the BM25 content index.
+
+pub mod bm25;
+pub mod tokenize;

@@ -1,0 +1,79 @@
+# cds: build, test, lint, docs, benchmarks, install.
+#
+#   make demo         build, index examples/demo-repo, run a pipeline on it
+#   make test         the test suite (what CI runs)
+#   make lint         rustfmt and clippy, warnings denied
+#   make man completions   regenerate man/ and completions/ from the flag tables
+#   make bench-build  cds-build on the Django 4.2 sdist, against ctags (downloads it)
+#   make install      PREFIX=/usr/local DESTDIR=
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CARGO ?= cargo
+BINS := cds-build cds-search cds-trav cds-get cds-fmt
+RELEASE := target/release
+DEMO := examples/demo-repo
+
+.PHONY: all build test lint fmt man completions check-generated demo install uninstall clean \
+	bench bench-build
+
+all: build
+
+build:
+	$(CARGO) build --release --locked --bins
+
+test:
+	$(CARGO) test --locked --all-targets
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --locked --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+man: build
+	@mkdir -p man
+	@for b in $(BINS); do $(RELEASE)/$$b --generate man > man/$$b.1; done
+
+completions: build
+	@mkdir -p completions/bash completions/zsh completions/fish
+	@for b in $(BINS); do \
+		$(RELEASE)/$$b --generate complete-bash > completions/bash/$$b; \
+		$(RELEASE)/$$b --generate complete-zsh > completions/zsh/_$$b; \
+		$(RELEASE)/$$b --generate complete-fish > completions/fish/$$b.fish; \
+	done
+
+demo: build
+	@echo '$$ cds-build $(DEMO)'
+	@$(RELEASE)/cds-build $(DEMO)
+	@echo
+	@echo '$$ cd $(DEMO) && cds-search -t function sanitize | cds-trav -h1 -r invoke -d up | cds-get --view fold'
+	@cd $(DEMO) && ../../$(RELEASE)/cds-search -t function sanitize \
+		| ../../$(RELEASE)/cds-trav -h1 -r invoke -d up \
+		| ../../$(RELEASE)/cds-get --view fold
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
+	for b in $(BINS); do install -m 755 $(RELEASE)/$$b $(DESTDIR)$(PREFIX)/bin/$$b; done
+	for m in man/*.1; do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
+	install -m 644 man/cds.7 $(DESTDIR)$(PREFIX)/share/man/man7/cds.7
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	for b in $(BINS); do \
+		install -m 644 completions/bash/$$b $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$b; \
+		install -m 644 completions/zsh/_$$b $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$b; \
+		install -m 644 completions/fish/$$b.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$b.fish; \
+	done
+
+uninstall:
+	for b in $(BINS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$b $(DESTDIR)$(PREFIX)/share/man/man1/$$b.1; done
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man7/cds.7
+
+bench: bench-build
+
+bench-build: build
+	bench/build.sh
+
+clean:
+	$(CARGO) clean

@@ -1,1 +1,0 @@
-//! The cds-build pipeline.

@@ -1,0 +1,322 @@
+//! `cds-build`'s command line: its flag table and what it prints.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::build::{self, BuildOptions, Event, Summary};
+use crate::cli::flags::{value_parse, value_str};
+use crate::cli::{
+    self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Tool, common,
+};
+use crate::error::{Error, IndexProblem, Result};
+use crate::graph::Mode;
+use crate::index::{self, Index};
+
+/// Parsed flags.
+#[derive(Debug, Default)]
+pub struct BuildArgs {
+    common: Common,
+    path: Option<OsString>,
+    opts: BuildOptions,
+    verify: bool,
+}
+
+impl Args for BuildArgs {
+    fn common(&mut self) -> &mut Common {
+        &mut self.common
+    }
+}
+
+fn jobs(a: &mut BuildArgs, v: Option<&OsStr>) -> Result<(), String> {
+    a.opts.jobs = value_parse(v)?;
+    Ok(())
+}
+
+fn hidden(a: &mut BuildArgs, _: Option<&OsStr>) -> Result<(), String> {
+    a.opts.walk.hidden = true;
+    Ok(())
+}
+
+fn no_ignore(a: &mut BuildArgs, _: Option<&OsStr>) -> Result<(), String> {
+    a.opts.walk.no_ignore = true;
+    Ok(())
+}
+
+fn follow(a: &mut BuildArgs, _: Option<&OsStr>) -> Result<(), String> {
+    a.opts.walk.follow = true;
+    Ok(())
+}
+
+fn exclude(a: &mut BuildArgs, v: Option<&OsStr>) -> Result<(), String> {
+    a.opts.walk.excludes.push(value_str(v)?.to_string());
+    Ok(())
+}
+
+fn max_filesize(a: &mut BuildArgs, v: Option<&OsStr>) -> Result<(), String> {
+    a.opts.walk.max_filesize = parse_size(value_str(v)?)?;
+    Ok(())
+}
+
+fn compat(a: &mut BuildArgs, v: Option<&OsStr>) -> Result<(), String> {
+    a.opts.mode = match value_str(v)? {
+        "locagent" => Mode::LocAgent,
+        _ => Mode::Native,
+    };
+    Ok(())
+}
+
+fn force(a: &mut BuildArgs, _: Option<&OsStr>) -> Result<(), String> {
+    a.opts.force = true;
+    Ok(())
+}
+
+fn verify(a: &mut BuildArgs, _: Option<&OsStr>) -> Result<(), String> {
+    a.verify = true;
+    Ok(())
+}
+
+fn path(a: &mut BuildArgs, v: OsString) -> Result<(), String> {
+    a.path = Some(v);
+    Ok(())
+}
+
+/// `10M`, `512K`, `2G` or plain bytes.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().last() {
+        Some((i, c)) if c.eq_ignore_ascii_case(&'k') => (&s[..i], 1u64 << 10),
+        Some((i, c)) if c.eq_ignore_ascii_case(&'m') => (&s[..i], 1 << 20),
+        Some((i, c)) if c.eq_ignore_ascii_case(&'g') => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    let n: u64 = num.parse().map_err(|_| "expected a size such as 512K, 4M or 1G".to_string())?;
+    n.checked_mul(mult).ok_or_else(|| "size too large".to_string())
+}
+
+/// The tool's table.
+pub static TOOL: Tool<BuildArgs> = Tool {
+    name: "cds-build",
+    about: "Index a repository: its code graph, name index and search index",
+    usage: &["cds-build [OPTIONS] [PATH]", "cds-build --verify [--index DIR]"],
+    description: "cds-build walks PATH (default: the current directory), parses every Python \
+file with tree-sitter in parallel, resolves imports, calls and inheritance into a graph of \
+directories, files, classes and functions, and writes a flat-file index into PATH/.cds (or \
+--index DIR). The other cds tools find that index by walking up from the current directory, \
+like git finds .git.
+
+The walk honours .gitignore, .ignore and .cdsignore files (also outside a git checkout), skips \
+hidden files and the .git directory, and skips files over --max-filesize; binary files and \
+unreadable files are reported and skipped. Files with syntax errors are indexed with what the \
+parser recovers, and counted.
+
+Building again is incremental: files whose size and modification time did not change are \
+neither read nor parsed, files whose content did not change are not parsed, and when nothing \
+changed at all nothing is written. A new index is written beside the old one and swapped in \
+atomically, so readers never see half an index and a build killed halfway leaves the old one \
+usable; concurrent builds of one index wait for each other.
+
+After the build, one summary line goes to stderr: files (and how many were parsed), entities, \
+edges by kind, edges that are only guesses or one of several candidates, files with syntax \
+errors, files skipped, index size and seconds. With --json the summary is a JSON object on \
+stdout.",
+    positional: Some(Positional {
+        name: "PATH",
+        doc: "Repository root to index (default: .)",
+        many: false,
+        complete: Complete::Dir,
+        apply: path,
+    }),
+    flags: &[
+        common::index(),
+        Flag::new("jobs", "Parse with N threads (default: all cores)", jobs).short('j').value("N"),
+        Flag::new("hidden", "Index hidden files and directories too", hidden),
+        Flag::new("no-ignore", "Do not read .gitignore, .ignore or .cdsignore files", no_ignore),
+        Flag::new("exclude", "Skip paths matching GLOB (gitignore syntax)", exclude)
+            .value("GLOB")
+            .long_doc(
+                "Skip paths matching GLOB, written as in a .gitignore file and relative to \
+PATH; the flag can be repeated. Example: --exclude 'docs/' --exclude '*_pb2.py'.",
+            ),
+        Flag::new("max-filesize", "Skip files larger than SIZE (default 2M)", max_filesize)
+            .value("SIZE")
+            .long_doc(
+                "Skip files larger than SIZE bytes (suffixes K, M and G are understood; the \
+default is 2M). Skipped files are listed as warnings. Large generated files rarely help a \
+search and cost parse time.",
+            ),
+        Flag::new("follow", "Follow symbolic links (loops are reported)", follow).short('L'),
+        Flag::new("compat", "Build LocAgent v2.3's graph instead of cds's own", compat)
+            .value("MODE")
+            .choices(&["locagent"])
+            .long_doc(
+                "Build the graph exactly as LocAgent v2.3 builds it (every .py file, no ignore \
+rules, LocAgent's name resolution with its global same-name fallback, no __init__ nodes), so \
+that LocAgent's prompts, benchmarks and tool outputs can be reproduced with cds. cds-trav \
+--tree on such an index prints what LocAgent's explore_tree_structure prints.",
+            ),
+        Flag::new("force", "Re-read and re-parse every file", force),
+        Flag::new("verify", "Check the existing index; build nothing", verify).long_doc(
+            "Check the existing index instead of building: every file's header, length and \
+checksum, and every reference inside the graph. Prints the problems found and exits 2 when \
+there are any, 0 when the index is sound.",
+        ),
+        common::json(),
+        common::quiet(),
+        common::color(),
+    ],
+    examples: &[
+        ("Index the repository in the current directory", "cds-build"),
+        (
+            "Index another checkout, writing the index elsewhere",
+            "cds-build --index /tmp/idx ~/src/django",
+        ),
+        ("Rebuild in CI and keep the summary as JSON", "cds-build --json > build.json"),
+        ("LocAgent's graph, for reproducing the paper", "cds-build --compat locagent"),
+        ("Check an index copied from elsewhere", "cds-build --verify --index .cds"),
+    ],
+    see_also: &["cds(7)", "cds-search(1)", "cds-trav(1)", "cds-get(1)", "cds-fmt(1)"],
+};
+
+/// Runs `cds-build`.
+pub fn run(mut args: BuildArgs) -> Result<Status> {
+    let root = PathBuf::from(args.path.take().unwrap_or_else(|| OsString::from(".")));
+    if args.verify {
+        return verify_index(&args, &root);
+    }
+    let mut opts = args.opts;
+    opts.root = root;
+    opts.index_dir = args.common.index.clone();
+    let quiet = args.common.quiet;
+    let progress = Progress::new(!quiet && std::io::stderr().is_terminal());
+    let summary = build::build(&opts, &|e| progress.event(e));
+    progress.clear();
+    let summary = summary?;
+
+    if !quiet {
+        const SHOWN: usize = 20;
+        for s in summary.skipped.iter().take(SHOWN) {
+            cli::msg::warn(format_args!("skipped {}: {}", crate::id::display(&s.rel), s.reason));
+        }
+        if summary.skipped.len() > SHOWN {
+            cli::msg::warn(format_args!("... and {} more skipped", summary.skipped.len() - SHOWN));
+        }
+    }
+    if summary.files == 0 {
+        cli::msg::error(format_args!(
+            "no Python files found under {}: nothing to index (--hidden and --no-ignore include \
+             more files)",
+            opts.root.display()
+        ));
+        return Ok(Status::NotFound);
+    }
+    if args.common.format == Format::Json {
+        let mut out = Out::new(&args.common);
+        out.json_line(&summary_json(&summary))?;
+        out.finish()?;
+    } else {
+        cli::msg::note(build::summary_line(&summary));
+    }
+    Ok(Status::Found)
+}
+
+fn verify_index(args: &BuildArgs, root: &std::path::Path) -> Result<Status> {
+    let explicit = args.common.index.clone().or_else(|| {
+        let candidate = root.join(index::INDEX_DIR);
+        candidate.is_dir().then_some(candidate)
+    });
+    let dir = index::discover(explicit.as_deref())?;
+    let ix = Index::open(&dir)?;
+    let problems = ix.verify();
+    if problems.is_empty() {
+        if !args.common.quiet {
+            cli::msg::note(format_args!("index at {} is sound", dir.display()));
+        }
+        return Ok(Status::Found);
+    }
+    for p in &problems[..problems.len() - 1] {
+        cli::msg::error_nonfatal(p);
+    }
+    Err(Error::index(&dir, IndexProblem::Corrupt(problems[problems.len() - 1].clone())))
+}
+
+fn summary_json(s: &Summary) -> serde_json::Value {
+    serde_json::json!({
+        "index": s.index_dir.display().to_string(),
+        "up_to_date": s.up_to_date,
+        "files": s.files,
+        "parsed": s.parsed,
+        "nodes": s.nodes,
+        "entities": s.entities,
+        "edges": {
+            "contain": s.edges[0], "import": s.edges[1], "invoke": s.edges[2], "inherit": s.edges[3],
+        },
+        "ambiguous": s.ambiguous,
+        "guessed": s.guessed,
+        "syntax_errors": s.syntax_errors,
+        "skipped": s.skipped.iter().map(|k| serde_json::json!({
+            "path": crate::id::display(&k.rel), "reason": k.reason,
+        })).collect::<Vec<_>>(),
+        "bytes": s.bytes,
+        "seconds": s.seconds,
+    })
+}
+
+/// The progress line on a terminal: shown once a build has run for half a second.
+struct Progress {
+    on: bool,
+    start: Instant,
+    shown: Mutex<bool>,
+}
+
+impl Progress {
+    fn new(on: bool) -> Progress {
+        Progress { on, start: Instant::now(), shown: Mutex::new(false) }
+    }
+
+    fn event(&self, e: Event) {
+        match e {
+            Event::Waiting => {
+                cli::msg::warn("waiting for another cds-build of this index to finish")
+            }
+            Event::Progress { done, total } => {
+                if !self.on || self.start.elapsed().as_millis() < 500 {
+                    return;
+                }
+                if let Ok(mut shown) = self.shown.lock() {
+                    *shown = true;
+                    let mut err = std::io::stderr().lock();
+                    let _ = write!(err, "\rcds-build: {done}/{total} files\x1b[K");
+                    let _ = err.flush();
+                }
+            }
+        }
+    }
+
+    fn clear(&self) {
+        if self.shown.lock().is_ok_and(|s| *s) {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[K");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_sound() {
+        assert_eq!(cli::flags::check(&TOOL), Vec::<String>::new());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("512"), Ok(512));
+        assert_eq!(parse_size("4k"), Ok(4096));
+        assert_eq!(parse_size("2M"), Ok(2 << 20));
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert!(parse_size("lots").is_err());
+    }
+}

@@ -1,0 +1,533 @@
+//! The `cds-build` pipeline: walk -> read -> extract (parallel, cached) -> link -> write.
+//!
+//! Incremental by construction: the previous generation's `facts.rkyv` holds every file's
+//! extracted facts and term counts keyed by (path, size, mtime, CRC). A file whose size and
+//! mtime are unchanged is not even read (its bytes come from the previous `content.bin`); a
+//! file whose content hash is unchanged is not parsed. Linking and writing always run over the
+//! whole repository (they are fast), unless nothing changed at all, in which case the build
+//! stops after the walk.
+
+pub mod cli;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::extract::FileFacts;
+use crate::graph::{self, EdgeKind, Mode, NodeKind, Source};
+use crate::index::format::{self, FactsFile, MAGIC_FACTS, Meta};
+use crate::index::read::Mapped;
+use crate::index::write::{FileRecord, WriteInput};
+use crate::index::{self, BuildLock, Index};
+use crate::lang::Extractors;
+use crate::search::bm25::{self, FileTerms};
+use crate::walk::{self, Skipped, WalkOptions};
+
+/// How to build.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// The repository root.
+    pub root: PathBuf,
+    /// Where to write the index (default `<root>/.cds`).
+    pub index_dir: Option<PathBuf>,
+    /// Walk options (the index directory is filled in by [`build`]).
+    pub walk: WalkOptions,
+    /// Resolution rules.
+    pub mode: Mode,
+    /// Worker threads (0: all cores).
+    pub jobs: usize,
+    /// Ignore the previous generation's cache: re-read and re-parse everything.
+    pub force: bool,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            root: PathBuf::from("."),
+            index_dir: None,
+            walk: WalkOptions::default(),
+            mode: Mode::Native,
+            jobs: 0,
+            force: false,
+        }
+    }
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    /// The index directory.
+    pub index_dir: PathBuf,
+    /// Nothing changed since the previous build: nothing was written.
+    pub up_to_date: bool,
+    /// Files indexed.
+    pub files: usize,
+    /// Files parsed in this build (the rest came from the cache).
+    pub parsed: usize,
+    /// Classes and functions.
+    pub entities: usize,
+    /// Nodes of all kinds.
+    pub nodes: usize,
+    /// Distinct edges by kind (`EdgeKind as usize`).
+    pub edges: [usize; 4],
+    /// Invoke/inherit/import edges that are one of several candidates.
+    pub ambiguous: usize,
+    /// Edges to the only candidate found by name (a guess).
+    pub guessed: usize,
+    /// Files with syntax errors (indexed with what the parser recovered).
+    pub syntax_errors: usize,
+    /// Files skipped, with the reason.
+    pub skipped: Vec<Skipped>,
+    /// Bytes of the index on disk.
+    pub bytes: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// What a running build reports, for a progress line.
+#[derive(Debug, Clone, Copy)]
+pub enum Event {
+    /// Another build holds the index's lock; this one waits for it.
+    Waiting,
+    /// Files processed so far, of the total.
+    Progress {
+        /// Files processed.
+        done: usize,
+        /// Files in total.
+        total: usize,
+    },
+}
+
+/// Options that shape the file set, as canonical text (stored in the index).
+fn options_text(opts: &BuildOptions) -> Vec<u8> {
+    let w = &opts.walk;
+    format!(
+        "mode={} hidden={} no_ignore={} follow={} max_filesize={} exclude={:?}",
+        opts.mode.name(),
+        w.hidden,
+        w.no_ignore,
+        w.follow,
+        w.max_filesize,
+        w.excludes
+    )
+    .into_bytes()
+}
+
+/// Prints phase timings to stderr when `CDS_TIMINGS` is set (for benchmarks and profiling).
+struct Phases {
+    on: bool,
+    last: Instant,
+}
+
+impl Phases {
+    fn new() -> Phases {
+        Phases { on: std::env::var_os("CDS_TIMINGS").is_some(), last: Instant::now() }
+    }
+
+    fn mark(&mut self, what: &str) {
+        if self.on {
+            let now = Instant::now();
+            eprintln!("cds-build: timing: {what}: {:.3}s", (now - self.last).as_secs_f64());
+            self.last = now;
+        }
+    }
+}
+
+/// A file on its way through the pipeline.
+struct Item {
+    found: walk::Found,
+    content: Vec<u8>,
+    hash: u32,
+    facts: Option<FileFacts>,
+    terms: Option<FileTerms>,
+    skip: Option<String>,
+}
+
+/// Runs a build. `events` is called from worker threads now and then.
+pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Summary> {
+    let started = Instant::now();
+    let mut phases = Phases::new();
+    let root = opts.root.canonicalize().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::msg(format!(
+                "no such directory {}: give cds-build the repository's root directory",
+                opts.root.display()
+            ))
+        } else {
+            Error::io("cannot read", &opts.root, e)
+        }
+    })?;
+    if !root.is_dir() {
+        return Err(Error::msg(format!(
+            "{} is not a directory: give cds-build the repository's root directory",
+            opts.root.display()
+        )));
+    }
+    let index_dir = opts.index_dir.clone().unwrap_or_else(|| root.join(index::INDEX_DIR));
+    let index_dir = index_dir.canonicalize().unwrap_or(index_dir);
+
+    let mut wopts = opts.walk.clone();
+    wopts.index_dir = Some(index_dir.clone());
+    wopts.locagent = opts.mode == Mode::LocAgent;
+    let walked = walk::walk(&root, &wopts)?;
+    let options = options_text(opts);
+    phases.mark("walk");
+    if walked.files.is_empty() {
+        // Nothing to index: write nothing (an existing index stays as it is).
+        return Ok(Summary {
+            index_dir,
+            skipped: walked.skipped,
+            seconds: started.elapsed().as_secs_f64(),
+            ..Default::default()
+        });
+    }
+
+    std::fs::create_dir_all(&index_dir).map_err(|e| {
+        Error::msg(format!(
+            "cannot create index directory {}: {}: pass --index DIR to write the index \
+             somewhere writable",
+            index_dir.display(),
+            io_reason(&e)
+        ))
+    })?;
+    let _lock = BuildLock::acquire(&index_dir, || events(Event::Waiting))?;
+
+    // The previous generation: its cache, and whether anything changed at all.
+    let previous = if opts.force { None } else { Previous::load(&index_dir) };
+    if let Some(prev) = &previous {
+        if prev.options == options && prev.same_files(&walked.files) {
+            if let Ok(ix) = Index::open(&index_dir) {
+                let mut s = summarize(&ix);
+                s.index_dir = index_dir;
+                s.up_to_date = true;
+                s.skipped = walked.skipped;
+                s.seconds = started.elapsed().as_secs_f64();
+                return Ok(s);
+            }
+        }
+    }
+
+    phases.mark("load cache");
+    // Read, reuse or extract every file, in parallel.
+    let total = walked.files.len();
+    let items: Vec<Mutex<Option<Item>>> = walked
+        .files
+        .iter()
+        .map(|f| {
+            Mutex::new(Some(Item {
+                found: f.clone(),
+                content: Vec::new(),
+                hash: 0,
+                facts: None,
+                terms: None,
+                skip: None,
+            }))
+        })
+        .collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let parsed = AtomicUsize::new(0);
+    let jobs = if opts.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        opts.jobs
+    }
+    .clamp(1, 256);
+    let locagent = opts.mode == Mode::LocAgent;
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(total.max(1)) {
+            s.spawn(|| {
+                let mut ex = Extractors::default();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= total {
+                        break;
+                    }
+                    let Some(mut item) = items[i].lock().ok().and_then(|mut g| g.take()) else {
+                        continue;
+                    };
+                    if process(&mut item, previous.as_ref(), &mut ex, locagent) {
+                        parsed.fetch_add(1, Ordering::Relaxed);
+                    }
+                    if let Ok(mut g) = items[i].lock() {
+                        *g = Some(item);
+                    }
+                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if d % 64 == 0 || d == total {
+                        events(Event::Progress { done: d, total });
+                    }
+                }
+            });
+        }
+    });
+    drop(previous);
+    phases.mark("read and extract");
+
+    let mut skipped = walked.skipped;
+    let mut kept: Vec<Item> = Vec::with_capacity(total);
+    for m in items {
+        let Some(item) = m.into_inner().ok().flatten() else { continue };
+        match &item.skip {
+            Some(reason) => {
+                if !reason.is_empty() {
+                    skipped.push(Skipped { rel: item.found.rel.clone(), reason: reason.clone() })
+                }
+            }
+            None => kept.push(item),
+        }
+    }
+
+    let sources: Vec<Source> = kept
+        .iter()
+        .map(|it| Source { rel: &it.found.rel, facts: it.facts.as_ref().expect("processed") })
+        .collect();
+    let g = graph::build(&sources, &walked.dirs, opts.mode);
+    phases.mark("link");
+
+    let records: Vec<FileRecord> = kept
+        .iter()
+        .map(|it| FileRecord {
+            rel: &it.found.rel,
+            size: it.found.size,
+            mtime_ns: it.found.mtime_ns,
+            hash: it.hash,
+            lang: it.found.lang.code(),
+            content: &it.content,
+            facts: it.facts.as_ref().expect("processed"),
+            terms: it.terms.as_ref().expect("processed"),
+        })
+        .collect();
+    let meta = Meta {
+        mode: if opts.mode == Mode::LocAgent { 1 } else { 0 },
+        root: root.as_os_str().as_encoded_bytes().to_vec(),
+        built_ns: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i64),
+        options,
+        tool_version: env!("CARGO_PKG_VERSION").as_bytes().to_vec(),
+    };
+    let written =
+        index::write::write(&index_dir, &WriteInput { graph: &g, files: &records, meta })?;
+    phases.mark("write");
+
+    let mut s = Summary {
+        index_dir,
+        files: kept.len(),
+        parsed: parsed.load(Ordering::Relaxed),
+        nodes: g.nodes.len(),
+        skipped,
+        bytes: written.bytes,
+        ..Default::default()
+    };
+    s.entities =
+        g.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Class | NodeKind::Function)).count();
+    s.syntax_errors =
+        kept.iter().filter(|it| it.facts.as_ref().is_some_and(|f| f.syntax_errors > 0)).count();
+    let mut seen = std::collections::HashSet::with_capacity(g.edges.len());
+    for e in &g.edges {
+        if seen.insert((e.src, e.dst, e.kind)) {
+            s.edges[e.kind as usize] += 1;
+            match e.meta {
+                0 => {}
+                1 => s.guessed += 1,
+                _ => s.ambiguous += 1,
+            }
+        }
+    }
+    s.seconds = started.elapsed().as_secs_f64();
+    Ok(s)
+}
+
+/// Reads, reuses or extracts one file. Returns true when it was parsed.
+fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locagent: bool) -> bool {
+    let f = &item.found;
+    // Unchanged size and mtime: take everything from the previous generation.
+    if let Some(p) = prev {
+        if let Some(c) = p.lookup(&f.rel) {
+            if c.size == f.size && c.mtime_ns == f.mtime_ns {
+                if let Some(bytes) = p.content(c.index) {
+                    item.content = bytes.to_vec();
+                    item.hash = c.hash;
+                    if let Some((facts, terms)) = p.facts(c.index) {
+                        item.facts = Some(facts);
+                        item.terms = Some(terms);
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    let content = match std::fs::read(&f.abs) {
+        Ok(c) => c,
+        Err(e) => {
+            item.skip = Some(format!("cannot read: {}", io_reason(&e)));
+            return false;
+        }
+    };
+    if is_binary(&content) && !locagent {
+        item.skip = Some("binary content (NUL bytes)".to_string());
+        return false;
+    }
+    if locagent && std::str::from_utf8(&content).is_err() {
+        // LocAgent reads files as UTF-8 and drops those that fail to decode.
+        item.skip = Some(String::new());
+        return false;
+    }
+    item.hash = crc32fast::hash(&content);
+    item.content = content;
+    if let Some(p) = prev {
+        if let Some(c) = p.lookup(&f.rel) {
+            if c.hash == item.hash && c.size == item.content.len() as u64 {
+                if let Some((facts, terms)) = p.facts(c.index) {
+                    item.facts = Some(facts);
+                    item.terms = Some(terms);
+                    return false;
+                }
+            }
+        }
+    }
+    let facts = ex.extract(f.lang, &item.content);
+    item.terms = Some(bm25::file_terms(&item.content, &facts));
+    item.facts = Some(facts);
+    true
+}
+
+/// NUL bytes in the first 8 KiB: not a source file.
+fn is_binary(content: &[u8]) -> bool {
+    content[..content.len().min(8192)].contains(&0)
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    s.split(" (os error").next().unwrap_or(&s).to_string()
+}
+
+/// The previous generation, as far as the builder reuses it.
+struct Previous {
+    facts: Mapped,
+    content: Option<Mapped>,
+    content_off: Vec<u64>,
+    options: Vec<u8>,
+    /// (rel, size, mtime, hash, index into the cache), sorted by rel.
+    entries: Vec<(Vec<u8>, u64, i64, u32, usize)>,
+}
+
+struct CacheRef {
+    size: u64,
+    mtime_ns: i64,
+    hash: u32,
+    index: usize,
+}
+
+impl Previous {
+    fn load(index_dir: &Path) -> Option<Previous> {
+        let ix = Index::open(index_dir).ok()?;
+        let gen_dir = ix.generation_dir().to_path_buf();
+        let facts = Mapped::open(&gen_dir.join(format::FACTS_FILE), MAGIC_FACTS, index_dir).ok()?;
+        let archived =
+            rkyv::access::<rkyv::Archived<FactsFile>, rkyv::rancor::Error>(facts.payload()).ok()?;
+        let g = ix.graph();
+        let content =
+            Mapped::open(&gen_dir.join(format::CONTENT_FILE), format::MAGIC_CONTENT, index_dir)
+                .ok();
+        // The cache and the file table list the same files in the same order.
+        let content_off: Vec<u64> = if g.file_node.len() == archived.files.len() {
+            g.content_off.iter().map(|x| x.to_native()).collect()
+        } else {
+            Vec::new()
+        };
+        let mut entries: Vec<(Vec<u8>, u64, i64, u32, usize)> = archived
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                (f.rel.to_vec(), f.size.to_native(), f.mtime_ns.to_native(), f.hash.to_native(), i)
+            })
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let options = g.meta.options.to_vec();
+        Some(Previous { facts, content, content_off, options, entries })
+    }
+
+    fn same_files(&self, files: &[walk::Found]) -> bool {
+        if files.len() != self.entries.len() {
+            return false;
+        }
+        files.iter().all(|f| {
+            self.lookup(&f.rel).is_some_and(|c| c.size == f.size && c.mtime_ns == f.mtime_ns)
+        })
+    }
+
+    fn lookup(&self, rel: &[u8]) -> Option<CacheRef> {
+        let i = self.entries.binary_search_by(|e| e.0.as_slice().cmp(rel)).ok()?;
+        let e = &self.entries[i];
+        Some(CacheRef { size: e.1, mtime_ns: e.2, hash: e.3, index: e.4 })
+    }
+
+    fn content(&self, i: usize) -> Option<&[u8]> {
+        let data = self.content.as_ref()?.payload();
+        let (a, b) = (*self.content_off.get(i)?, *self.content_off.get(i + 1)?);
+        data.get(a as usize..b as usize)
+    }
+
+    fn facts(&self, i: usize) -> Option<(FileFacts, FileTerms)> {
+        // SAFETY: validated in `load`; the mapped bytes are immutable.
+        let archived =
+            unsafe { rkyv::access_unchecked::<rkyv::Archived<FactsFile>>(self.facts.payload()) };
+        let f = archived.files.get(i)?;
+        let facts = rkyv::deserialize::<FileFacts, rkyv::rancor::Error>(&f.facts).ok()?;
+        let terms = rkyv::deserialize::<FileTerms, rkyv::rancor::Error>(&f.terms).ok()?;
+        Some((facts, terms))
+    }
+}
+
+/// Counts of an existing index (for an up-to-date build's summary).
+pub fn summarize(ix: &Index) -> Summary {
+    let n = ix.len() as u32;
+    let mut s =
+        Summary { nodes: n as usize, bytes: dir_size(ix.generation_dir()), ..Default::default() };
+    let g = ix.graph();
+    s.files = g.file_node.len();
+    s.syntax_errors = g.file_errors.iter().filter(|e| e.to_native() > 0).count();
+    for node in 0..n {
+        if matches!(ix.kind(node), NodeKind::Class | NodeKind::Function) {
+            s.entities += 1;
+        }
+        for e in ix.out_edges(node) {
+            s.edges[e.kind as usize] += 1;
+            match e.meta {
+                0 => {}
+                1 => s.guessed += 1,
+                _ => s.ambiguous += 1,
+            }
+        }
+    }
+    s
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
+        .unwrap_or(0)
+}
+
+/// The one-line summary printed after a build.
+pub fn summary_line(s: &Summary) -> String {
+    let kinds = EdgeKind::ALL
+        .iter()
+        .map(|k| format!("{} {}", s.edges[*k as usize], k.name()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let state = if s.up_to_date { "up to date: " } else { "" };
+    let mut line = format!(
+        "{state}{} files ({} parsed), {} entities, edges: {kinds}; {} ambiguous, {} guessed; {} with syntax errors",
+        s.files, s.parsed, s.entities, s.ambiguous, s.guessed, s.syntax_errors
+    );
+    if !s.skipped.is_empty() {
+        line.push_str(&format!("; {} skipped", s.skipped.len()));
+    }
+    line.push_str(&format!("; {:.1} MiB in {:.2}s", s.bytes as f64 / (1 << 20) as f64, s.seconds));
+    line
+}

@@ -1,0 +1,250 @@
+//! The on-disk format: file headers and the rkyv archives' layouts.
+//!
+//! Every index file starts with the same 32-byte header:
+//!
+//! | bytes | field |
+//! | --- | --- |
+//! | 0..8 | magic (`CDSGRAPH`, `CDSNAMES`, `CDSTERMS`, `CDSPOSTS`, `CDSTEXT\0`, `CDSFACTS`) |
+//! | 8..12 | format version (u32 LE), [`FORMAT_VERSION`] |
+//! | 12..16 | layout flags (u32 LE), [`LAYOUT`]: rkyv's endianness, alignment, pointer width |
+//! | 16..24 | payload length (u64 LE), the bytes after the header |
+//! | 24..28 | CRC-32 of the payload (checked by `cds-build --verify`, not on every call) |
+//! | 28..32 | reserved, zero |
+//!
+//! The payload starts at byte 32, so it stays 16-aligned in a page-aligned mmap, as rkyv needs.
+//! Archives are struct-of-arrays of primitives only: validating them costs O(number of
+//! fields), so readers use rkyv's validated access on every call.
+
+use rkyv::{Archive, Deserialize, Serialize};
+
+use crate::extract::FileFacts;
+
+/// Bumped whenever any file's layout or meaning changes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// rkyv layout of this build: little endian (1), aligned (2), 32-bit relative pointers (4).
+/// The format is fixed by Cargo features; recording it catches a build with other features.
+pub const LAYOUT: u32 = 1 | 2 | 4;
+
+/// Header size in bytes.
+pub const HEADER_LEN: usize = 32;
+
+/// Magic of `graph.rkyv`.
+pub const MAGIC_GRAPH: &[u8; 8] = b"CDSGRAPH";
+/// Magic of `names.fst`.
+pub const MAGIC_NAMES: &[u8; 8] = b"CDSNAMES";
+/// Magic of `terms.fst`.
+pub const MAGIC_TERMS: &[u8; 8] = b"CDSTERMS";
+/// Magic of `postings.rkyv`.
+pub const MAGIC_POSTINGS: &[u8; 8] = b"CDSPOSTS";
+/// Magic of `content.bin`.
+pub const MAGIC_CONTENT: &[u8; 8] = b"CDSTEXT\0";
+/// Magic of `facts.rkyv` (the builder's cache).
+pub const MAGIC_FACTS: &[u8; 8] = b"CDSFACTS";
+
+/// File names inside a generation directory.
+pub const GRAPH_FILE: &str = "graph.rkyv";
+/// See [`GRAPH_FILE`].
+pub const NAMES_FILE: &str = "names.fst";
+/// See [`GRAPH_FILE`].
+pub const TERMS_FILE: &str = "terms.fst";
+/// See [`GRAPH_FILE`].
+pub const POSTINGS_FILE: &str = "postings.rkyv";
+/// See [`GRAPH_FILE`].
+pub const CONTENT_FILE: &str = "content.bin";
+/// See [`GRAPH_FILE`].
+pub const FACTS_FILE: &str = "facts.rkyv";
+
+/// A parsed header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// The magic.
+    pub magic: [u8; 8],
+    /// Format version.
+    pub version: u32,
+    /// Layout flags.
+    pub layout: u32,
+    /// Payload length.
+    pub len: u64,
+    /// CRC-32 of the payload.
+    pub crc: u32,
+}
+
+impl Header {
+    /// The header for a payload.
+    pub fn for_payload(magic: &[u8; 8], payload: &[u8]) -> Header {
+        Header {
+            magic: *magic,
+            version: FORMAT_VERSION,
+            layout: LAYOUT,
+            len: payload.len() as u64,
+            crc: crc32fast::hash(payload),
+        }
+    }
+
+    /// Encodes the header.
+    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[0..8].copy_from_slice(&self.magic);
+        b[8..12].copy_from_slice(&self.version.to_le_bytes());
+        b[12..16].copy_from_slice(&self.layout.to_le_bytes());
+        b[16..24].copy_from_slice(&self.len.to_le_bytes());
+        b[24..28].copy_from_slice(&self.crc.to_le_bytes());
+        b
+    }
+
+    /// Decodes a header; None when the bytes are too short.
+    pub fn parse(b: &[u8]) -> Option<Header> {
+        if b.len() < HEADER_LEN {
+            return None;
+        }
+        let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let mut magic = [0u8; 8];
+        magic.copy_from_slice(&b[0..8]);
+        let mut len = [0u8; 8];
+        len.copy_from_slice(&b[16..24]);
+        Some(Header {
+            magic,
+            version: u32_at(8),
+            layout: u32_at(12),
+            len: u64::from_le_bytes(len),
+            crc: u32_at(24),
+        })
+    }
+}
+
+/// Build-wide facts stored with the graph.
+#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
+pub struct Meta {
+    /// Graph mode: 0 native, 1 LocAgent-compatible.
+    pub mode: u8,
+    /// Absolute path of the indexed repository, as bytes.
+    pub root: Vec<u8>,
+    /// When the build finished, nanoseconds since the epoch.
+    pub built_ns: i64,
+    /// The options that shape the file set (canonical text), to detect a changed build setup.
+    pub options: Vec<u8>,
+    /// cds version that wrote the index.
+    pub tool_version: Vec<u8>,
+}
+
+/// `graph.rkyv`: nodes, edges (CSR in both directions), names' multi-postings, the file table.
+///
+/// Node columns have one entry per node; `*_off` columns have one more. Byte positions are
+/// offsets into the node's file content; lines are 1-based.
+#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
+pub struct GraphFile {
+    /// Build facts.
+    pub meta: Meta,
+    /// Node kind codes (`NodeKind as u8`).
+    pub kind: Vec<u8>,
+    /// `FLAG_*` bits.
+    pub flags: Vec<u8>,
+    /// Offsets of each node's ID in `id_blob`.
+    pub id_off: Vec<u32>,
+    /// All IDs, concatenated.
+    pub id_blob: Vec<u8>,
+    /// Containing node (`NONE` for the root and orphans).
+    pub parent: Vec<u32>,
+    /// Index into the file table (`NONE` for directories).
+    pub file: Vec<u32>,
+    /// First line (decorators included).
+    pub line_start: Vec<u32>,
+    /// Line of the `def` / `class` keyword (first line for files).
+    pub line_head: Vec<u32>,
+    /// Last line.
+    pub line_end: Vec<u32>,
+    /// First byte (decorators included).
+    pub byte_start: Vec<u32>,
+    /// Byte of the `def` / `class` keyword.
+    pub byte_head: Vec<u32>,
+    /// End of the signature (the fold view is `byte_head..byte_sig_end`).
+    pub byte_sig_end: Vec<u32>,
+    /// End byte.
+    pub byte_end: Vec<u32>,
+    /// Docstring start (equal to `doc_end` when there is none).
+    pub doc_start: Vec<u32>,
+    /// Docstring end.
+    pub doc_end: Vec<u32>,
+    /// Out-edges of node i: `out_off[i]..out_off[i+1]` into the `out_*` columns.
+    pub out_off: Vec<u32>,
+    /// Out-edge targets.
+    pub out_dst: Vec<u32>,
+    /// Out-edge kinds (`EdgeKind as u8`).
+    pub out_kind: Vec<u8>,
+    /// Out-edge confidence (see `graph::Edge::meta`).
+    pub out_meta: Vec<u8>,
+    /// In-edges of node i: `in_off[i]..in_off[i+1]` into the `in_*` columns.
+    pub in_off: Vec<u32>,
+    /// In-edge sources.
+    pub in_src: Vec<u32>,
+    /// In-edge kinds.
+    pub in_kind: Vec<u8>,
+    /// In-edge confidence.
+    pub in_meta: Vec<u8>,
+    /// Node numbers sorted by ID bytes (exact lookup by binary search).
+    pub by_id: Vec<u32>,
+    /// Postings of names shared by several nodes: `multi_off[k]..multi_off[k+1]` in `multi_ids`.
+    pub multi_off: Vec<u32>,
+    /// See `multi_off`.
+    pub multi_ids: Vec<u32>,
+    /// File table: the file's node.
+    pub file_node: Vec<u32>,
+    /// File table: size in bytes when indexed.
+    pub file_size: Vec<u64>,
+    /// File table: modification time (ns) when indexed.
+    pub file_mtime: Vec<i64>,
+    /// File table: CRC-32 of the content.
+    pub file_hash: Vec<u32>,
+    /// File table: language code.
+    pub file_lang: Vec<u8>,
+    /// File table: syntax errors recovered from.
+    pub file_errors: Vec<u32>,
+    /// File table: line count.
+    pub file_lines: Vec<u32>,
+    /// File table: content offsets into `content.bin`'s payload (one more than files).
+    pub content_off: Vec<u64>,
+}
+
+/// `postings.rkyv`: the BM25 content index. Terms are numbered by `terms.fst`.
+#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
+pub struct PostingsFile {
+    /// Document length in tokens per node (0: the node is not a document).
+    pub doc_len: Vec<u32>,
+    /// Average document length per node kind (indexed by kind code).
+    pub avgdl: Vec<f32>,
+    /// Number of documents.
+    pub n_docs: u32,
+    /// Postings of term t: `post_off[t]..post_off[t+1]` into `post_doc` / `post_tf`.
+    pub post_off: Vec<u32>,
+    /// Documents (node numbers), ascending within a term.
+    pub post_doc: Vec<u32>,
+    /// Term frequency in the document (saturating).
+    pub post_tf: Vec<u16>,
+}
+
+/// `facts.rkyv`: the builder's cache of per-file facts, for incremental rebuilds.
+#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
+pub struct FactsFile {
+    /// One entry per indexed file.
+    pub files: Vec<CachedFile>,
+}
+
+/// One cached file.
+#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
+pub struct CachedFile {
+    /// Relative path.
+    pub rel: Vec<u8>,
+    /// Size when extracted.
+    pub size: u64,
+    /// Modification time when extracted.
+    pub mtime_ns: i64,
+    /// CRC-32 of the content.
+    pub hash: u32,
+    /// Language code.
+    pub lang: u8,
+    /// The facts.
+    pub facts: FileFacts,
+    /// Term counts of the file's segments, for the BM25 index (see `search::bm25`).
+    pub terms: crate::search::bm25::FileTerms,
+}

@@ -1,0 +1,616 @@
+//! The reading side: open an index by memory-mapping its files, and answer from them.
+//!
+//! Opening maps `graph.rkyv`, checks its header (magic, version, layout, length: O(1)) and
+//! validates the rkyv archive (O(number of columns) for this layout). The other files are
+//! mapped on first use. Every accessor is bounds-checked against the columns, so a corrupt
+//! index yields wrong answers or an error at worst, never a panic or undefined behaviour.
+//! Full checksums are `cds-build --verify`'s job ([`Index::verify`]).
+
+use std::cell::OnceCell;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use rkyv::Archived;
+
+use crate::error::{Error, IndexProblem, Result};
+use crate::graph::{EdgeKind, NONE, NodeKind};
+use crate::index::current_generation;
+use crate::index::format::*;
+use crate::index::write::MULTI_TAG;
+
+/// The archived graph columns.
+pub type ArchivedGraph = Archived<GraphFile>;
+/// The archived postings.
+pub type ArchivedPostings = Archived<PostingsFile>;
+
+/// A mapped index file: its header was checked; the payload follows it.
+pub struct Mapped {
+    map: Mmap,
+}
+
+impl AsRef<[u8]> for Mapped {
+    fn as_ref(&self) -> &[u8] {
+        // The length was checked when the file was mapped.
+        &self.map[HEADER_LEN..]
+    }
+}
+
+impl Mapped {
+    /// Maps `path` and checks its header against `magic`. `index_dir` names the index in errors.
+    pub fn open(path: &Path, magic: &[u8; 8], index_dir: &Path) -> Result<Mapped> {
+        let file = File::open(path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Error::index(
+                    index_dir,
+                    IndexProblem::Corrupt(format!("{} is missing", file_name(path))),
+                )
+            } else {
+                Error::io("cannot open", path, e)
+            }
+        })?;
+        // SAFETY: index files are never modified in place: builds write new files and rename
+        // them into place, so the mapped bytes do not change under us.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("cannot map", path, e))?;
+        let corrupt = |what: String| Error::index(index_dir, IndexProblem::Corrupt(what));
+        let Some(h) = Header::parse(&map) else {
+            return Err(corrupt(format!("{} is truncated", file_name(path))));
+        };
+        if &h.magic != magic {
+            if h.magic.starts_with(b"CDS") {
+                return Err(corrupt(format!("{} has the wrong magic", file_name(path))));
+            }
+            return Err(Error::index(
+                index_dir,
+                IndexProblem::Foreign(format!("{} has no cds header", file_name(path))),
+            ));
+        }
+        if h.version < FORMAT_VERSION {
+            return Err(Error::index(index_dir, IndexProblem::Older));
+        }
+        if h.version > FORMAT_VERSION {
+            return Err(Error::index(index_dir, IndexProblem::Newer));
+        }
+        if h.layout != LAYOUT {
+            return Err(corrupt(format!("{} was written with another layout", file_name(path))));
+        }
+        if h.len != (map.len() - HEADER_LEN) as u64 {
+            return Err(corrupt(format!(
+                "{} is {} bytes, its header says {}",
+                file_name(path),
+                map.len(),
+                h.len as usize + HEADER_LEN
+            )));
+        }
+        Ok(Mapped { map })
+    }
+
+    /// The payload.
+    pub fn payload(&self) -> &[u8] {
+        self.as_ref()
+    }
+
+    /// Checks the payload's CRC.
+    pub fn check_crc(&self) -> bool {
+        Header::parse(&self.map).is_some_and(|h| crc32fast::hash(self.payload()) == h.crc)
+    }
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// An open index.
+pub struct Index {
+    dir: PathBuf,
+    gen_dir: PathBuf,
+    graph: Mapped,
+    names: OnceCell<fst::Map<Mapped>>,
+    terms: OnceCell<fst::Map<Mapped>>,
+    postings: OnceCell<Mapped>,
+    content: OnceCell<Mapped>,
+}
+
+/// One edge as seen from a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Neighbor {
+    /// The node at the other end.
+    pub node: u32,
+    /// Edge kind.
+    pub kind: EdgeKind,
+    /// Confidence (see `graph::Edge::meta`).
+    pub meta: u8,
+}
+
+impl Index {
+    /// Opens the index in `dir` (the `.cds` directory).
+    pub fn open(dir: &Path) -> Result<Index> {
+        let generation = current_generation(dir)?;
+        let gen_dir = dir.join(&generation);
+        let graph = match Mapped::open(&gen_dir.join(GRAPH_FILE), MAGIC_GRAPH, dir) {
+            Err(Error::Index { problem: IndexProblem::Corrupt(ref w), .. })
+                if w.ends_with("is missing") =>
+            {
+                // A build may have swapped CURRENT and removed our generation in between.
+                let again = current_generation(dir)?;
+                if again == generation {
+                    return Err(Error::index(
+                        dir,
+                        IndexProblem::Corrupt(format!("{generation}/{GRAPH_FILE} is missing")),
+                    ));
+                }
+                return Index::open(dir);
+            }
+            other => other?,
+        };
+        if rkyv::access::<ArchivedGraph, rkyv::rancor::Error>(graph.payload()).is_err() {
+            return Err(Error::index(
+                dir,
+                IndexProblem::Corrupt("graph.rkyv failed validation".into()),
+            ));
+        }
+        let ix = Index {
+            dir: dir.to_path_buf(),
+            gen_dir,
+            graph,
+            names: OnceCell::new(),
+            terms: OnceCell::new(),
+            postings: OnceCell::new(),
+            content: OnceCell::new(),
+        };
+        ix.check_shape()?;
+        Ok(ix)
+    }
+
+    /// Opens the index found by [`crate::index::discover`].
+    pub fn discover(explicit: Option<&Path>) -> Result<Index> {
+        Index::open(&crate::index::discover(explicit)?)
+    }
+
+    /// The index directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The live generation's directory.
+    pub fn generation_dir(&self) -> &Path {
+        &self.gen_dir
+    }
+
+    /// The graph columns.
+    pub fn graph(&self) -> &ArchivedGraph {
+        // SAFETY: the same bytes passed validated `rkyv::access` in `open`, and they are
+        // immutable (see `Mapped::open`).
+        unsafe { rkyv::access_unchecked::<ArchivedGraph>(self.graph.payload()) }
+    }
+
+    fn corrupt(&self, what: impl Into<String>) -> Error {
+        Error::index(&self.dir, IndexProblem::Corrupt(what.into()))
+    }
+
+    /// O(1) consistency checks of the column lengths, so accessors can trust them.
+    fn check_shape(&self) -> Result<()> {
+        let g = self.graph();
+        let n = g.kind.len();
+        let node_cols = [
+            g.flags.len(),
+            g.parent.len(),
+            g.file.len(),
+            g.line_start.len(),
+            g.line_head.len(),
+            g.line_end.len(),
+            g.byte_start.len(),
+            g.byte_head.len(),
+            g.byte_sig_end.len(),
+            g.byte_end.len(),
+            g.doc_start.len(),
+            g.doc_end.len(),
+            g.by_id.len(),
+        ];
+        let ok = node_cols.iter().all(|&l| l == n)
+            && g.id_off.len() == n + 1
+            && g.out_off.len() == n + 1
+            && g.in_off.len() == n + 1
+            && g.out_dst.len() == g.out_kind.len()
+            && g.out_dst.len() == g.out_meta.len()
+            && g.in_src.len() == g.in_kind.len()
+            && g.in_src.len() == g.in_meta.len()
+            && !g.multi_off.is_empty()
+            && g.file_node.len() + 1 == g.content_off.len()
+            && [
+                g.file_size.len(),
+                g.file_mtime.len(),
+                g.file_hash.len(),
+                g.file_lang.len(),
+                g.file_errors.len(),
+                g.file_lines.len(),
+            ]
+            .iter()
+            .all(|&l| l == g.file_node.len());
+        if ok { Ok(()) } else { Err(self.corrupt("graph.rkyv columns disagree in length")) }
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.graph().kind.len()
+    }
+
+    /// True when the index has no nodes (never: the root always exists).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Graph mode the index was built with.
+    pub fn mode(&self) -> crate::graph::Mode {
+        if self.graph().meta.mode == 1 {
+            crate::graph::Mode::LocAgent
+        } else {
+            crate::graph::Mode::Native
+        }
+    }
+
+    /// The indexed repository's root.
+    pub fn root(&self) -> PathBuf {
+        use bstr::ByteSlice;
+        self.graph().meta.root.as_slice().to_path_lossy().into_owned()
+    }
+
+    /// Node kind (a corrupt code reads as a directory).
+    pub fn kind(&self, n: u32) -> NodeKind {
+        self.graph()
+            .kind
+            .get(n as usize)
+            .and_then(|&k| NodeKind::from_code(k))
+            .unwrap_or(NodeKind::Directory)
+    }
+
+    /// Node flags.
+    pub fn flags(&self, n: u32) -> u8 {
+        self.graph().flags.get(n as usize).copied().unwrap_or(0)
+    }
+
+    /// The entity ID.
+    pub fn id(&self, n: u32) -> &[u8] {
+        let g = self.graph();
+        let (Some(a), Some(b)) = (g.id_off.get(n as usize), g.id_off.get(n as usize + 1)) else {
+            return b"";
+        };
+        g.id_blob.get(a.to_native() as usize..b.to_native() as usize).unwrap_or(b"")
+    }
+
+    /// The entity's name (last component).
+    pub fn name(&self, n: u32) -> &[u8] {
+        crate::graph::id_name(self.id(n))
+    }
+
+    fn col(&self, col: &[Archived<u32>], n: u32) -> u32 {
+        col.get(n as usize).map_or(0, |v| v.to_native())
+    }
+
+    /// The containing node.
+    pub fn parent(&self, n: u32) -> Option<u32> {
+        let p = self.col(&self.graph().parent, n);
+        (p != NONE && (p as usize) < self.len()).then_some(p)
+    }
+
+    /// The file-table index of the node's file.
+    pub fn file_index(&self, n: u32) -> Option<u32> {
+        let f = self.col(&self.graph().file, n);
+        (f != NONE && (f as usize) < self.graph().file_node.len()).then_some(f)
+    }
+
+    /// The file node of a node (itself for a file).
+    pub fn file_node(&self, n: u32) -> Option<u32> {
+        let f = self.file_index(n)?;
+        let node = self.col(&self.graph().file_node, f);
+        (node != NONE && (node as usize) < self.len()).then_some(node)
+    }
+
+    /// First and last line (decorators included); (0, 0) for directories.
+    pub fn lines(&self, n: u32) -> (u32, u32) {
+        let g = self.graph();
+        (self.col(&g.line_start, n), self.col(&g.line_end, n))
+    }
+
+    /// Line of the `def` / `class` keyword (LocAgent's start line).
+    pub fn head_line(&self, n: u32) -> u32 {
+        self.col(&self.graph().line_head, n)
+    }
+
+    /// Byte span within the file (decorators included).
+    pub fn byte_span(&self, n: u32) -> (u32, u32) {
+        let g = self.graph();
+        (self.col(&g.byte_start, n), self.col(&g.byte_end, n))
+    }
+
+    /// Byte span of the signature (`def ...:` / `class ...:`).
+    pub fn sig_span(&self, n: u32) -> (u32, u32) {
+        let g = self.graph();
+        (self.col(&g.byte_head, n), self.col(&g.byte_sig_end, n))
+    }
+
+    /// Byte span of the docstring, if any.
+    pub fn doc_span(&self, n: u32) -> Option<(u32, u32)> {
+        let g = self.graph();
+        let (a, b) = (self.col(&g.doc_start, n), self.col(&g.doc_end, n));
+        (b > a).then_some((a, b))
+    }
+
+    fn edges<'s>(
+        &'s self,
+        off: &'s [Archived<u32>],
+        other: &'s [Archived<u32>],
+        kind: &'s [u8],
+        meta: &'s [u8],
+        n: u32,
+    ) -> impl Iterator<Item = Neighbor> + 's {
+        let (a, b) = match (off.get(n as usize), off.get(n as usize + 1)) {
+            (Some(a), Some(b)) => (a.to_native() as usize, b.to_native() as usize),
+            _ => (0, 0),
+        };
+        let (a, b) = if a <= b && b <= other.len() { (a, b) } else { (0, 0) };
+        let len = self.len() as u32;
+        (a..b).filter_map(move |i| {
+            let node = other[i].to_native();
+            let kind = EdgeKind::from_code(*kind.get(i)?)?;
+            (node < len).then_some(Neighbor { node, kind, meta: meta.get(i).copied().unwrap_or(0) })
+        })
+    }
+
+    /// Out-edges (what the node contains, imports, invokes, inherits), in insertion order.
+    pub fn out_edges(&self, n: u32) -> impl Iterator<Item = Neighbor> + '_ {
+        let g = self.graph();
+        self.edges(&g.out_off, &g.out_dst, &g.out_kind, &g.out_meta, n)
+    }
+
+    /// In-edges (who contains, imports, invokes, inherits the node).
+    pub fn in_edges(&self, n: u32) -> impl Iterator<Item = Neighbor> + '_ {
+        let g = self.graph();
+        self.edges(&g.in_off, &g.in_src, &g.in_kind, &g.in_meta, n)
+    }
+
+    /// Number of out- and in-edges.
+    pub fn degree(&self, n: u32) -> (usize, usize) {
+        let g = self.graph();
+        let d = |off: &[Archived<u32>]| match (off.get(n as usize), off.get(n as usize + 1)) {
+            (Some(a), Some(b)) => b.to_native().saturating_sub(a.to_native()) as usize,
+            _ => 0,
+        };
+        (d(&g.out_off), d(&g.in_off))
+    }
+
+    /// Exact lookup by ID (binary search over the sorted ID permutation).
+    pub fn lookup_id(&self, id: &[u8]) -> Option<u32> {
+        let by_id = &self.graph().by_id;
+        let (mut lo, mut hi) = (0usize, by_id.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let n = by_id[mid].to_native();
+            match self.id(n).cmp(id) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(n),
+            }
+        }
+        None
+    }
+
+    /// The name index (lower-cased names, qualified names and IDs -> nodes).
+    pub fn names(&self) -> Result<&fst::Map<Mapped>> {
+        if let Some(m) = self.names.get() {
+            return Ok(m);
+        }
+        let m = self.open_fst(NAMES_FILE, MAGIC_NAMES)?;
+        Ok(self.names.get_or_init(|| m))
+    }
+
+    /// The BM25 term dictionary (term -> term number).
+    pub fn terms(&self) -> Result<&fst::Map<Mapped>> {
+        if let Some(m) = self.terms.get() {
+            return Ok(m);
+        }
+        let m = self.open_fst(TERMS_FILE, MAGIC_TERMS)?;
+        Ok(self.terms.get_or_init(|| m))
+    }
+
+    fn open_fst(&self, name: &str, magic: &[u8; 8]) -> Result<fst::Map<Mapped>> {
+        let mapped = Mapped::open(&self.gen_dir.join(name), magic, &self.dir)?;
+        fst::Map::new(mapped).map_err(|e| self.corrupt(format!("{name}: {e}")))
+    }
+
+    /// Decodes a names.fst value into node numbers.
+    pub fn name_value(&self, value: u64, out: &mut Vec<u32>) {
+        let g = self.graph();
+        let len = self.len() as u32;
+        if value & MULTI_TAG == 0 {
+            if value < len as u64 {
+                out.push(value as u32);
+            }
+            return;
+        }
+        let k = (value & !MULTI_TAG) as usize;
+        let (Some(a), Some(b)) = (g.multi_off.get(k), g.multi_off.get(k + 1)) else { return };
+        let (a, b) = (a.to_native() as usize, b.to_native() as usize);
+        if let Some(ids) = g.multi_ids.get(a..b) {
+            out.extend(ids.iter().map(|x| x.to_native()).filter(|&x| x < len));
+        }
+    }
+
+    /// Nodes stored under a lower-cased key in the name index.
+    pub fn lookup_key(&self, key: &[u8]) -> Result<Vec<u32>> {
+        let mut out = Vec::new();
+        if let Some(v) = self.names()?.get(key) {
+            self.name_value(v, &mut out);
+        }
+        Ok(out)
+    }
+
+    /// The BM25 postings.
+    pub fn postings(&self) -> Result<&ArchivedPostings> {
+        if self.postings.get().is_none() {
+            let m = Mapped::open(&self.gen_dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &self.dir)?;
+            if rkyv::access::<ArchivedPostings, rkyv::rancor::Error>(m.payload()).is_err() {
+                return Err(self.corrupt("postings.rkyv failed validation"));
+            }
+            let _ = self.postings.set(m);
+        }
+        let m = self.postings.get().ok_or_else(|| self.corrupt("postings"))?;
+        // SAFETY: validated above when mapped; immutable bytes.
+        Ok(unsafe { rkyv::access_unchecked::<ArchivedPostings>(m.payload()) })
+    }
+
+    fn content_map(&self) -> Result<&Mapped> {
+        if self.content.get().is_none() {
+            let m = Mapped::open(&self.gen_dir.join(CONTENT_FILE), MAGIC_CONTENT, &self.dir)?;
+            let _ = self.content.set(m);
+        }
+        self.content.get().ok_or_else(|| self.corrupt("content"))
+    }
+
+    /// The stored content of file-table entry `f`.
+    pub fn file_content(&self, f: u32) -> Result<&[u8]> {
+        let g = self.graph();
+        let (Some(a), Some(b)) = (g.content_off.get(f as usize), g.content_off.get(f as usize + 1))
+        else {
+            return Err(self.corrupt("file table"));
+        };
+        let data = self.content_map()?.payload();
+        data.get(a.to_native() as usize..b.to_native() as usize)
+            .ok_or_else(|| self.corrupt("content.bin is shorter than the file table says"))
+    }
+
+    /// The source text of a node (its file's content for a file; empty for a directory).
+    pub fn text(&self, n: u32) -> Result<&[u8]> {
+        let Some(f) = self.file_index(n) else { return Ok(b"") };
+        let content = self.file_content(f)?;
+        let (a, b) = self.byte_span(n);
+        Ok(content.get(a as usize..b as usize).unwrap_or(content))
+    }
+
+    /// The "fold" view: the signature on one line (`def f(a, b):`), or the path for a file or
+    /// directory.
+    pub fn fold(&self, n: u32) -> String {
+        match self.kind(n) {
+            NodeKind::Directory | NodeKind::File => String::new(),
+            _ => {
+                let Some(f) = self.file_index(n) else { return String::new() };
+                let Ok(content) = self.file_content(f) else { return String::new() };
+                let (a, b) = self.sig_span(n);
+                let sig = content.get(a as usize..b as usize).unwrap_or(b"");
+                collapse_ws(&String::from_utf8_lossy(sig))
+            }
+        }
+    }
+
+    /// Checks every file's header, length and CRC, and the graph's internal references.
+    /// Returns the problems found (empty: the index is sound).
+    pub fn verify(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if !self.graph.check_crc() {
+            problems.push(format!("{GRAPH_FILE}: checksum mismatch"));
+        }
+        let files: [(&str, &[u8; 8]); 5] = [
+            (NAMES_FILE, MAGIC_NAMES),
+            (TERMS_FILE, MAGIC_TERMS),
+            (POSTINGS_FILE, MAGIC_POSTINGS),
+            (CONTENT_FILE, MAGIC_CONTENT),
+            (FACTS_FILE, MAGIC_FACTS),
+        ];
+        for (name, magic) in files {
+            match Mapped::open(&self.gen_dir.join(name), magic, &self.dir) {
+                Ok(m) if !m.check_crc() => problems.push(format!("{name}: checksum mismatch")),
+                Ok(m) => match name {
+                    NAMES_FILE | TERMS_FILE => {
+                        if let Err(e) = fst::Map::new(m)
+                            .map_err(|e| e.to_string())
+                            .and_then(|f| f.as_fst().verify().map_err(|e| e.to_string()))
+                        {
+                            problems.push(format!("{name}: {e}"));
+                        }
+                    }
+                    POSTINGS_FILE => {
+                        if let Err(e) =
+                            rkyv::access::<ArchivedPostings, rkyv::rancor::BoxedError>(m.payload())
+                        {
+                            problems.push(format!("{name}: {e}"));
+                        }
+                    }
+                    FACTS_FILE => {
+                        if let Err(e) = rkyv::access::<Archived<FactsFile>, rkyv::rancor::BoxedError>(
+                            m.payload(),
+                        ) {
+                            problems.push(format!("{name}: {e}"));
+                        }
+                    }
+                    _ => {}
+                },
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        problems.extend(self.verify_references());
+        problems
+    }
+
+    /// O(n) checks that every stored reference is in range and offsets are monotone.
+    fn verify_references(&self) -> Vec<String> {
+        let g = self.graph();
+        let n = self.len();
+        let mut p = Vec::new();
+        let monotone = |off: &[Archived<u32>], max: usize| {
+            off.windows(2).all(|w| w[0].to_native() <= w[1].to_native())
+                && off.last().is_some_and(|l| l.to_native() as usize == max)
+        };
+        if !monotone(&g.id_off, g.id_blob.len()) {
+            p.push("graph: ID offsets out of order".to_string());
+        }
+        if !monotone(&g.out_off, g.out_dst.len()) || !monotone(&g.in_off, g.in_src.len()) {
+            p.push("graph: edge offsets out of order".to_string());
+        }
+        let bad_node = |col: &[Archived<u32>]| {
+            col.iter().any(|x| {
+                let v = x.to_native();
+                v != NONE && v as usize >= n
+            })
+        };
+        if bad_node(&g.parent) || bad_node(&g.out_dst) || bad_node(&g.in_src) || bad_node(&g.by_id)
+        {
+            p.push("graph: a node reference is out of range".to_string());
+        }
+        if g.kind.iter().any(|&k| NodeKind::from_code(k).is_none())
+            || g.out_kind.iter().chain(g.in_kind.iter()).any(|&k| EdgeKind::from_code(k).is_none())
+        {
+            p.push("graph: unknown node or edge kind".to_string());
+        }
+        let nf = g.file_node.len();
+        if g.file.iter().any(|x| {
+            let v = x.to_native();
+            v != NONE && v as usize >= nf
+        }) {
+            p.push("graph: a file reference is out of range".to_string());
+        }
+        if let Ok(m) = self.content_map() {
+            if g.content_off.last().is_some_and(|l| l.to_native() as usize != m.payload().len()) {
+                p.push("content.bin: length disagrees with the file table".to_string());
+            }
+        }
+        p
+    }
+}
+
+/// Collapses runs of whitespace (including newlines) into single spaces.
+pub fn collapse_ws(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = true;
+        } else {
+            if space && !out.is_empty() {
+                out.push(' ');
+            }
+            space = false;
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,469 @@
+//! Writes a new index generation from a linked graph and the files' contents.
+//!
+//! Everything is written into `tmp-<pid>-<n>/`, fsynced, renamed to `gen-<n>/`, and only then
+//! made live by swapping `CURRENT` (see the module docs of [`crate::index`]). Callers hold the
+//! [`crate::index::BuildLock`].
+
+use fxhash::FxHashMap as HashMap;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use fst::MapBuilder;
+
+use crate::error::{Error, Result};
+use crate::extract::FileFacts;
+use crate::graph::{Graph, NONE, NodeKind, id_name, id_qual};
+use crate::index::format::*;
+use crate::index::{self, current_generation, generation_number, is_generation_name};
+use crate::search::bm25::{FileDocs, FileTerms, PostingsBuilder};
+
+/// One indexed file, as the writer needs it.
+pub struct FileRecord<'a> {
+    /// Relative path.
+    pub rel: &'a [u8],
+    /// Size when read.
+    pub size: u64,
+    /// Modification time (ns) when read.
+    pub mtime_ns: i64,
+    /// CRC-32 of the content.
+    pub hash: u32,
+    /// Language code.
+    pub lang: u8,
+    /// The content.
+    pub content: &'a [u8],
+    /// Extracted facts.
+    pub facts: &'a FileFacts,
+    /// Term counts.
+    pub terms: &'a FileTerms,
+}
+
+/// What the writer needs.
+pub struct WriteInput<'a> {
+    /// The linked graph (node `file` fields index `files`).
+    pub graph: &'a Graph,
+    /// The files.
+    pub files: &'a [FileRecord<'a>],
+    /// Build facts.
+    pub meta: Meta,
+}
+
+/// What was written.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The new generation's directory name.
+    pub generation: String,
+    /// Total bytes on disk.
+    pub bytes: u64,
+}
+
+/// Writes a new generation into `index_dir` and makes it live.
+pub fn write(index_dir: &Path, input: &WriteInput) -> Result<Written> {
+    fs::create_dir_all(index_dir).map_err(|e| Error::io("cannot create", index_dir, e))?;
+    let previous = current_generation(index_dir).ok();
+    let mut next = previous.as_deref().and_then(generation_number).unwrap_or(0);
+    if let Ok(rd) = fs::read_dir(index_dir) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if is_generation_name(&name) {
+                next = next.max(generation_number(&name).unwrap_or(0));
+            }
+        }
+    }
+    next += 1;
+    let generation = format!("gen-{next:06}");
+    let tmp = index_dir.join(format!("tmp-{}-{next}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir(&tmp).map_err(|e| Error::io("cannot create", &tmp, e))?;
+
+    let result = write_files(&tmp, input);
+    let bytes = match result {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    index::sync_dir(&tmp);
+    let dest = index_dir.join(&generation);
+    fs::rename(&tmp, &dest).map_err(|e| Error::io("cannot rename", &tmp, e))?;
+    index::sync_dir(index_dir);
+    index::swap_current(index_dir, &generation)?;
+    let mut keep = vec![generation.as_str()];
+    if let Some(p) = previous.as_deref() {
+        keep.push(p);
+    }
+    index::remove_stale_generations(index_dir, &keep);
+    Ok(Written { generation, bytes })
+}
+
+/// Writes the generation's files: three independent groups, in parallel.
+fn write_files(dir: &Path, input: &WriteInput) -> Result<u64> {
+    let timing = std::env::var_os("CDS_TIMINGS").is_some();
+    let timed = |what: &str, f: &dyn Fn() -> Result<u64>| -> Result<u64> {
+        let t = std::time::Instant::now();
+        let r = f();
+        if timing {
+            eprintln!("cds-build: timing:   {what}: {:.3}s", t.elapsed().as_secs_f64());
+        }
+        r
+    };
+    std::thread::scope(|s| {
+        let graph = s.spawn(|| timed("graph.rkyv, names.fst", &|| write_graph(dir, input)));
+        let postings =
+            s.spawn(|| timed("postings.rkyv, terms.fst", &|| write_postings(dir, input)));
+        let rest = timed("content.bin, facts.rkyv", &|| write_content_and_facts(dir, input));
+        let join = |h: std::thread::ScopedJoinHandle<Result<u64>>| {
+            h.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")))
+        };
+        Ok(join(graph)? + join(postings)? + rest?)
+    })
+}
+
+/// `graph.rkyv` and `names.fst`.
+fn write_graph(dir: &Path, input: &WriteInput) -> Result<u64> {
+    let mut graph = graph_file(input);
+    // Names: every node under its lower-cased name, qualified name and path.
+    let (names, multi_off, multi_ids) = name_keys(input.graph);
+    graph.multi_off = multi_off;
+    graph.multi_ids = multi_ids;
+    let mut total = write_rkyv(&dir.join(GRAPH_FILE), MAGIC_GRAPH, &graph)?;
+    total += write_fst(&dir.join(NAMES_FILE), MAGIC_NAMES, names.into_iter())?;
+    Ok(total)
+}
+
+/// `postings.rkyv` and `terms.fst`: the BM25 index.
+fn write_postings(dir: &Path, input: &WriteInput) -> Result<u64> {
+    let g = input.graph;
+    let kinds: Vec<u8> = g.nodes.iter().map(|n| n.kind as u8).collect();
+    let mut pb = PostingsBuilder::new(g.nodes.len());
+    let mut def_nodes: Vec<Vec<u32>> =
+        input.files.iter().map(|f| vec![NONE; f.facts.defs.len()]).collect();
+    let mut file_nodes = vec![NONE; input.files.len()];
+    for (n, node) in g.nodes.iter().enumerate() {
+        if node.file == NONE {
+            continue;
+        }
+        match node.kind {
+            NodeKind::File => file_nodes[node.file as usize] = n as u32,
+            _ if node.def != NONE => {
+                if let Some(slot) = def_nodes[node.file as usize].get_mut(node.def as usize) {
+                    *slot = n as u32;
+                }
+            }
+            _ => {}
+        }
+    }
+    // Definitions merged into one node (same qualified name) share that node.
+    for (fi, f) in input.files.iter().enumerate() {
+        let nodes = &mut def_nodes[fi];
+        let mut by_qual: HashMap<String, u32> = HashMap::default();
+        for d in 0..f.facts.defs.len() {
+            if nodes[d] != NONE {
+                by_qual.insert(f.facts.qual_name(d as u32), nodes[d]);
+            }
+        }
+        for d in 0..f.facts.defs.len() {
+            if nodes[d] == NONE {
+                if let Some(&n) = by_qual.get(&f.facts.qual_name(d as u32)) {
+                    nodes[d] = n;
+                }
+            }
+        }
+    }
+    let id_of = |n: u32| -> &[u8] { &g.nodes[n as usize].id };
+    for (fi, f) in input.files.iter().enumerate() {
+        if file_nodes[fi] == NONE {
+            continue;
+        }
+        pb.add_file(FileDocs {
+            terms: f.terms,
+            facts: f.facts,
+            file_node: file_nodes[fi],
+            def_node: &def_nodes[fi],
+            id_of: &id_of,
+        });
+    }
+    let t0 = std::time::Instant::now();
+    let (terms, postings) = pb.finish(&kinds);
+    if std::env::var_os("CDS_TIMINGS").is_some() {
+        eprintln!(
+            "cds-build: timing:     finish {:.3}s terms {} postings {}",
+            t0.elapsed().as_secs_f64(),
+            terms.len(),
+            postings.post_doc.len()
+        );
+    }
+    let t0 = std::time::Instant::now();
+    let mut total = write_fst(
+        &dir.join(TERMS_FILE),
+        MAGIC_TERMS,
+        terms.into_iter().enumerate().map(|(i, t)| (t, i as u64)),
+    )?;
+    if std::env::var_os("CDS_TIMINGS").is_some() {
+        eprintln!("cds-build: timing:     terms.fst {:.3}s", t0.elapsed().as_secs_f64());
+    }
+    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &postings)?;
+    Ok(total)
+}
+
+/// `content.bin` and the builder's cache `facts.rkyv`.
+fn write_content_and_facts(dir: &Path, input: &WriteInput) -> Result<u64> {
+    let mut content = Vec::with_capacity(input.files.iter().map(|f| f.content.len()).sum());
+    for f in input.files {
+        content.extend_from_slice(f.content);
+    }
+    let mut total = write_payload(&dir.join(CONTENT_FILE), MAGIC_CONTENT, &content)?;
+    drop(content);
+    let facts = FactsFile {
+        files: input
+            .files
+            .iter()
+            .map(|f| CachedFile {
+                rel: f.rel.to_vec(),
+                size: f.size,
+                mtime_ns: f.mtime_ns,
+                hash: f.hash,
+                lang: f.lang,
+                facts: f.facts.clone(),
+                terms: f.terms.clone(),
+            })
+            .collect(),
+    };
+    total += write_rkyv(&dir.join(FACTS_FILE), MAGIC_FACTS, &facts)?;
+    Ok(total)
+}
+
+/// The graph columns (without the name postings).
+fn graph_file(input: &WriteInput) -> GraphFile {
+    let g = input.graph;
+    let n = g.nodes.len();
+    let mut gf = GraphFile { meta: input.meta.clone(), ..Default::default() };
+    gf.id_off.reserve(n + 1);
+    for node in &g.nodes {
+        gf.kind.push(node.kind as u8);
+        gf.flags.push(node.flags);
+        gf.id_off.push(gf.id_blob.len() as u32);
+        gf.id_blob.extend_from_slice(&node.id);
+        gf.parent.push(node.parent);
+        gf.file.push(node.file);
+        let file = (node.file != NONE).then(|| &input.files[node.file as usize]);
+        let def = file.and_then(|f| f.facts.defs.get(node.def as usize));
+        match (file, def) {
+            (Some(_), Some(d)) => {
+                gf.line_start.push(d.line_start);
+                gf.line_head.push(d.line_head);
+                gf.line_end.push(d.line_end);
+                gf.byte_start.push(d.byte_start);
+                gf.byte_head.push(d.byte_head);
+                gf.byte_sig_end.push(d.byte_sig_end);
+                gf.byte_end.push(d.byte_end);
+                let (ds, de) = d.doc.unwrap_or((0, 0));
+                gf.doc_start.push(ds);
+                gf.doc_end.push(de);
+            }
+            (Some(f), None) => {
+                let lines = f.facts.lines.max(1);
+                gf.line_start.push(1);
+                gf.line_head.push(1);
+                gf.line_end.push(lines);
+                gf.byte_start.push(0);
+                gf.byte_head.push(0);
+                gf.byte_sig_end.push(0);
+                gf.byte_end.push(f.content.len() as u32);
+                gf.doc_start.push(0);
+                gf.doc_end.push(0);
+            }
+            _ => {
+                for col in [
+                    &mut gf.line_start,
+                    &mut gf.line_head,
+                    &mut gf.line_end,
+                    &mut gf.byte_start,
+                    &mut gf.byte_head,
+                    &mut gf.byte_sig_end,
+                    &mut gf.byte_end,
+                    &mut gf.doc_start,
+                    &mut gf.doc_end,
+                ] {
+                    col.push(0);
+                }
+            }
+        }
+    }
+    gf.id_off.push(gf.id_blob.len() as u32);
+
+    // Edges: one per (src, dst, kind), first occurrence wins; neighbours listed in the order
+    // their first edge was added (networkx's adjacency order, which LocAgent's tools follow).
+    let mut first_pair: HashMap<(u32, u32), usize> =
+        HashMap::with_capacity_and_hasher(g.edges.len(), Default::default());
+    let mut seen = fxhash::FxHashSet::with_capacity_and_hasher(g.edges.len(), Default::default());
+    let mut edges: Vec<(usize, usize, &crate::graph::Edge)> = Vec::with_capacity(g.edges.len());
+    for (i, e) in g.edges.iter().enumerate() {
+        if e.src as usize >= n || e.dst as usize >= n || !seen.insert((e.src, e.dst, e.kind)) {
+            continue;
+        }
+        let first = *first_pair.entry((e.src, e.dst)).or_insert(i);
+        edges.push((first, i, e));
+    }
+    let mut out: Vec<&(usize, usize, &crate::graph::Edge)> = edges.iter().collect();
+    out.sort_by_key(|(first, i, e)| (e.src, *first, *i));
+    gf.out_off = offsets(n, out.iter().map(|(_, _, e)| e.src));
+    for (_, _, e) in &out {
+        gf.out_dst.push(e.dst);
+        gf.out_kind.push(e.kind as u8);
+        gf.out_meta.push(e.meta);
+    }
+    let mut inn: Vec<&(usize, usize, &crate::graph::Edge)> = edges.iter().collect();
+    inn.sort_by_key(|(first, i, e)| (e.dst, *first, *i));
+    gf.in_off = offsets(n, inn.iter().map(|(_, _, e)| e.dst));
+    for (_, _, e) in &inn {
+        gf.in_src.push(e.src);
+        gf.in_kind.push(e.kind as u8);
+        gf.in_meta.push(e.meta);
+    }
+
+    let mut by_id: Vec<u32> = (0..n as u32).collect();
+    by_id.sort_by(|&a, &b| g.nodes[a as usize].id.cmp(&g.nodes[b as usize].id));
+    gf.by_id = by_id;
+
+    for f in input.files {
+        gf.file_size.push(f.size);
+        gf.file_mtime.push(f.mtime_ns);
+        gf.file_hash.push(f.hash);
+        gf.file_lang.push(f.lang);
+        gf.file_errors.push(f.facts.syntax_errors);
+        gf.file_lines.push(f.facts.lines);
+    }
+    gf.file_node = vec![NONE; input.files.len()];
+    for (i, node) in g.nodes.iter().enumerate() {
+        if node.kind == NodeKind::File && node.file != NONE {
+            gf.file_node[node.file as usize] = i as u32;
+        }
+    }
+    let mut off = 0u64;
+    gf.content_off.push(0);
+    for f in input.files {
+        off += f.content.len() as u64;
+        gf.content_off.push(off);
+    }
+    gf
+}
+
+/// CSR offsets (n + 1 entries) from the sorted sequence of source nodes.
+fn offsets(n: usize, sorted_src: impl Iterator<Item = u32>) -> Vec<u32> {
+    let mut counts = vec![0u32; n + 1];
+    for s in sorted_src {
+        counts[s as usize + 1] += 1;
+    }
+    for i in 1..=n {
+        counts[i] += counts[i - 1];
+    }
+    counts
+}
+
+/// Tag bit of a names.fst value pointing into the multi-postings table.
+pub const MULTI_TAG: u64 = 1 << 63;
+
+/// The lower-cased keys a user may look a node up by.
+pub fn node_keys(id: &[u8], kind: NodeKind, mut push: impl FnMut(Vec<u8>)) {
+    use bstr::ByteSlice;
+    if id == b"/" {
+        return;
+    }
+    // Paths are keys; an entity's full ID is found exactly through `by_id`, so only its name
+    // and qualified name are keys (lower-casing 40k long IDs doubled the fst's build time).
+    if matches!(kind, NodeKind::File | NodeKind::Directory) {
+        push(id.to_lowercase());
+    }
+    let name = id_name(id);
+    push(name.to_lowercase());
+    match kind {
+        NodeKind::File => {
+            if let Some(stem) = name.strip_suffix(b".py") {
+                if stem != b"__init__" {
+                    push(stem.to_lowercase());
+                }
+            }
+        }
+        NodeKind::Class | NodeKind::Function => {
+            if let Some(q) = id_qual(id) {
+                if q.len() != name.len() {
+                    push(q.to_lowercase());
+                }
+            }
+        }
+        NodeKind::Directory => {}
+    }
+}
+
+/// The names fst entries (sorted), and the multi-postings table.
+fn name_keys(g: &Graph) -> (Vec<(Vec<u8>, u64)>, Vec<u32>, Vec<u32>) {
+    let mut pairs: Vec<(Vec<u8>, u32)> = Vec::with_capacity(g.nodes.len() * 3);
+    for (n, node) in g.nodes.iter().enumerate() {
+        node_keys(&node.id, node.kind, |k| pairs.push((k, n as u32)));
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut entries = Vec::new();
+    let mut multi_off = vec![0u32];
+    let mut multi_ids = Vec::new();
+    let mut i = 0;
+    while i < pairs.len() {
+        let mut j = i + 1;
+        while j < pairs.len() && pairs[j].0 == pairs[i].0 {
+            j += 1;
+        }
+        let value = if j - i == 1 {
+            pairs[i].1 as u64
+        } else {
+            let k = multi_off.len() - 1;
+            multi_ids.extend(pairs[i..j].iter().map(|p| p.1));
+            multi_off.push(multi_ids.len() as u32);
+            MULTI_TAG | k as u64
+        };
+        entries.push((std::mem::take(&mut pairs[i].0), value));
+        i = j;
+    }
+    (entries, multi_off, multi_ids)
+}
+
+fn write_rkyv<T>(path: &Path, magic: &[u8; 8], value: &T) -> Result<u64>
+where
+    T: for<'a> rkyv::Serialize<
+            rkyv::api::high::HighSerializer<
+                rkyv::util::AlignedVec,
+                rkyv::ser::allocator::ArenaHandle<'a>,
+                rkyv::rancor::Error,
+            >,
+        >,
+{
+    let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(value)
+        .map_err(|e| Error::msg(format!("cannot encode {}: {e}", path.display())))?;
+    write_payload(path, magic, &bytes)
+}
+
+fn write_fst(
+    path: &Path,
+    magic: &[u8; 8],
+    entries: impl Iterator<Item = (Vec<u8>, u64)>,
+) -> Result<u64> {
+    let mut b = MapBuilder::memory();
+    for (k, v) in entries {
+        b.insert(&k, v).map_err(|e| Error::msg(format!("cannot build {}: {e}", path.display())))?;
+    }
+    let bytes =
+        b.into_inner().map_err(|e| Error::msg(format!("cannot build {}: {e}", path.display())))?;
+    write_payload(path, magic, &bytes)
+}
+
+/// Writes header + payload and fsyncs.
+pub fn write_payload(path: &Path, magic: &[u8; 8], payload: &[u8]) -> Result<u64> {
+    let header = Header::for_payload(magic, payload);
+    let mut f = fs::File::create(path).map_err(|e| Error::io("cannot create", path, e))?;
+    f.write_all(&header.to_bytes())
+        .and_then(|_| f.write_all(payload))
+        .and_then(|_| f.sync_all())
+        .map_err(|e| Error::io("cannot write", path, e))?;
+    Ok((HEADER_LEN + payload.len()) as u64)
+}
