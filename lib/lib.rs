@@ -17,6 +17,7 @@ pub mod graph;
 pub mod id;
 pub mod index;
 pub mod lang;
+pub mod record;
 pub mod search;
 pub mod walk;
 
