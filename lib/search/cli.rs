@@ -1,0 +1,353 @@
+//! `cds-search`'s command line: query input, filters, views.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+
+use crate::cli::flags::{value_parse, value_str};
+use crate::cli::{
+    self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Tool, common,
+};
+use crate::error::{Error, Result};
+use crate::graph::NodeKind;
+use crate::index::Index;
+use crate::record;
+use crate::search::query;
+use crate::search::rank::{self, Hit, SearchOptions};
+
+/// Parsed flags.
+#[derive(Debug, Default)]
+pub struct SearchArgs {
+    common: Common,
+    words: Vec<OsString>,
+    file: Option<PathBuf>,
+    opts: SearchOptions,
+    limit_set: bool,
+    view: View,
+    locagent: bool,
+}
+
+/// How hits are shown.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// One line per hit.
+    #[default]
+    Line,
+    /// The line, then the signature, docstring and first lines.
+    Preview,
+    /// The line, then the whole code.
+    Full,
+}
+
+impl Args for SearchArgs {
+    fn common(&mut self) -> &mut Common {
+        &mut self.common
+    }
+}
+
+fn kinds(a: &mut SearchArgs, v: Option<&OsStr>) -> Result<(), String> {
+    for k in value_str(v)?.split(',').filter(|k| !k.is_empty()) {
+        let kind = NodeKind::parse(k.trim())
+            .ok_or_else(|| format!("unknown kind '{k}': use directory, file, class or function"))?;
+        if !a.opts.kinds.contains(&kind) {
+            a.opts.kinds.push(kind);
+        }
+    }
+    Ok(())
+}
+
+fn glob(a: &mut SearchArgs, v: Option<&OsStr>) -> Result<(), String> {
+    a.opts.globs.push(value_str(v)?.to_string());
+    Ok(())
+}
+
+fn tests(a: &mut SearchArgs, _: Option<&OsStr>) -> Result<(), String> {
+    a.opts.tests = true;
+    Ok(())
+}
+
+fn limit(a: &mut SearchArgs, v: Option<&OsStr>) -> Result<(), String> {
+    a.opts.limit = value_parse(v)?;
+    a.limit_set = true;
+    Ok(())
+}
+
+fn file(a: &mut SearchArgs, v: Option<&OsStr>) -> Result<(), String> {
+    a.file = v.map(PathBuf::from);
+    Ok(())
+}
+
+fn view(a: &mut SearchArgs, v: Option<&OsStr>) -> Result<(), String> {
+    a.view = match value_str(v)? {
+        "preview" => View::Preview,
+        "full" => View::Full,
+        _ => View::Line,
+    };
+    Ok(())
+}
+
+fn locagent(a: &mut SearchArgs, _: Option<&OsStr>) -> Result<(), String> {
+    a.locagent = true;
+    Ok(())
+}
+
+fn word(a: &mut SearchArgs, v: OsString) -> Result<(), String> {
+    a.words.push(v);
+    Ok(())
+}
+
+/// The tool's table.
+pub static TOOL: Tool<SearchArgs> = Tool {
+    name: "cds-search",
+    about: "Find the entities a name, a phrase or a whole issue is about",
+    usage: &[
+        "cds-search [OPTIONS] QUERY...",
+        "cds-search [OPTIONS] -f ISSUE.md",
+        "cat ISSUE.md | cds-search [OPTIONS]",
+    ],
+    description: "cds-search looks the query up in the index built by cds-build and prints the \
+entities it is about, best first, one per line: ID, kind, lines, signature, and the score with the \
+strongest reason it matched. The output is valid input for cds-trav, cds-get and cds-fmt.
+
+The query can be a name (QuerySet, filter), a qualified name (QuerySet.filter, \
+models.query.QuerySet), an ID or path (django/db/models/query.py), free text (prefetch related \
+objects), several terms at once, or a whole issue with prose, code blocks and a traceback (-f \
+FILE, or on stdin). Each signal is searched at its own tier, from the most to the least certain, \
+and the tiers are merged into one ranked list: exact ID or path; qualified name; exact name (case \
+first); words joined into one identifier (prefetch related objects finds \
+prefetch_related_objects); name prefix; fuzzy name (one edit, for names of 4 to 20 characters); \
+then BM25 over entity content with a code-aware tokenizer (getUserName finds get_user_name). In a \
+long query, identifiers, dotted names, file paths and traceback frames weigh more than prose \
+words, and a name shared by many entities (get, save) weighs less than a rare one.
+
+BM25 uses k1 = 1.2 and b = 0.75, with document lengths normalised per entity kind; a function's \
+document is its code, a class's is its own code and member names, a file's is all of it, each \
+with its name counted twice. Scores are deterministic.
+
+Entities in test files are left out unless --tests is given; the number left out is said on \
+stderr. Exit status: 0 when something was found, 1 when nothing was (with a hint), 2 on an \
+error (an empty query is one).",
+    positional: Some(Positional {
+        name: "QUERY",
+        doc: "Words of the query (stdin when none and no -f)",
+        many: true,
+        complete: Complete::Nothing,
+        apply: word,
+    }),
+    flags: &[
+        Flag::new("file", "Read the query from FILE (- for stdin)", file)
+            .short('f')
+            .value("FILE")
+            .complete(Complete::File),
+        Flag::new("type", "Keep only KIND entities (directory,file,class,function)", kinds)
+            .short('t')
+            .value("KIND")
+            .long_doc(
+                "Keep only entities of these kinds: directory, file, class, function (method \
+is accepted for function). Repeat the flag or give a comma list: -t class,function.",
+            ),
+        Flag::new("glob", "Keep only paths matching GLOB (gitignore syntax)", glob)
+            .short('g')
+            .value("GLOB")
+            .long_doc(
+                "Keep only entities whose file path matches GLOB, in .gitignore syntax \
+(django/db/**, *.py, !tests/). Repeatable; a later ! glob excludes.",
+            ),
+        Flag::new("tests", "Include entities in test files", tests),
+        Flag::new("limit", "Show at most N hits (default 10; 0 for all)", limit)
+            .short('n')
+            .value("N"),
+        Flag::new("view", "How to show hits: line, preview or full", view)
+            .value("VIEW")
+            .choices(&["line", "preview", "full"])
+            .long_doc(
+                "line (default): one line per hit. preview: the line, then the signature, \
+docstring and first lines of code (a skeleton for a large class or file). full: the line, then \
+all of its code, with line numbers.",
+            ),
+        Flag::new("locagent", "Print LocAgent's search_code_snippets text", locagent).long_doc(
+            "Print the results as LocAgent's SearchEntity tool (search_code_snippets) does: per \
+term a '##Searching for term' header, then complete code for an exact ID, a preview for up to \
+three name matches, folded lines for more, and LocAgent's Source: and Hint: lines, so prompts \
+written for LocAgent work unchanged.",
+        ),
+        common::index(),
+        common::json(),
+        common::ids(),
+        common::null(),
+        common::color(),
+        common::quiet(),
+    ],
+    examples: &[
+        ("A class by name", "cds-search QuerySet"),
+        ("A method by qualified name, only functions", "cds-search -t function QuerySet.filter"),
+        ("Free text, in django/db only", "cds-search -g 'django/db/**' prefetch related objects"),
+        ("A whole issue, the top 5 as JSON", "cds-search -n5 --json -f issue.md"),
+        (
+            "Callers of what a search finds, with their code",
+            "cds-search -t function sanitize | cds-trav -h1 -r invoke -d up | cds-get",
+        ),
+        ("Only the IDs of classes, for a script", "cds-search -t class --ids Serializer | sort"),
+        (
+            "Scores and reasons with jq",
+            "cds-search --json bulk create | jq -r '[.score, .id, .reasons[0]] | @tsv'",
+        ),
+        (
+            "Search inside files that rg finds",
+            "rg -l 'csrf' | cds-search --glob \"$(rg -l csrf | head -1)\" token",
+        ),
+    ],
+    see_also: &["cds(7)", "cds-trav(1)", "cds-get(1)", "cds-fmt(1)", "cds-loc(1)"],
+};
+
+/// Runs `cds-search`.
+pub fn run(mut args: SearchArgs) -> Result<Status> {
+    let text = query_text(&mut args)?;
+    if text.trim().is_empty() {
+        return Err(Error::usage("empty query: give words, -f FILE, or text on stdin"));
+    }
+    let q = query::parse(&text);
+    if q.is_empty() {
+        cli::msg::error(format_args!(
+            "nothing to search for in '{}': it has only common words; use names or other words",
+            text.trim()
+        ));
+        return Ok(Status::NotFound);
+    }
+    let ix = Index::discover(args.common.index_override().as_deref())?;
+    if !args.limit_set {
+        args.opts.limit = 10;
+    }
+    if args.locagent {
+        return Err(Error::msg(
+            "--locagent is not available in this build yet: use the default view",
+        ));
+    }
+    let res = rank::search(&ix, &q, &args.opts)?;
+    let mut out = Out::new(&args.common);
+    for hit in &res.hits {
+        match args.common.format {
+            Format::Ids => {
+                out.write_id(ix.id(hit.node))?;
+                out.record_end()?;
+            }
+            Format::Json => record::write_json(&mut out, &ix, hit.node, json_extra(hit))?,
+            Format::Text => {
+                record::write_line(&mut out, &ix, hit.node, &tag(hit))?;
+                if args.view != View::Line {
+                    write_code(&mut out, &ix, hit.node, args.view)?;
+                }
+            }
+        }
+    }
+    out.finish()?;
+    if res.hidden_tests > 0 {
+        cli::msg::note(format_args!(
+            "{} hits in test files left out (--tests shows them)",
+            res.hidden_tests
+        ));
+    }
+    if res.more > 0 && args.common.format == Format::Text {
+        cli::msg::note(format_args!("{} more hits (-n N shows more)", res.more));
+    }
+    if res.hits.is_empty() {
+        cli::msg::note(format_args!(
+            "no match for '{}': try other words, a shorter name, or --tests",
+            short(&text)
+        ));
+        return Ok(Status::NotFound);
+    }
+    Ok(Status::Found)
+}
+
+fn short(text: &str) -> String {
+    let t = text.trim().replace('\n', " ");
+    if t.chars().count() > 60 {
+        format!("{}...", t.chars().take(57).collect::<String>())
+    } else {
+        t
+    }
+}
+
+/// The query: the words, else `-f FILE`, else stdin (unless it is a terminal).
+fn query_text(args: &mut SearchArgs) -> Result<String> {
+    let mut bytes = Vec::new();
+    if let Some(f) = &args.file {
+        if f.as_os_str() == "-" {
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut bytes)
+                .map_err(|e| Error::io("cannot read", "stdin", e))?;
+        } else {
+            bytes = std::fs::read(f).map_err(|e| Error::io("cannot read", f, e))?;
+        }
+    }
+    if !args.words.is_empty() {
+        if !bytes.is_empty() {
+            bytes.push(b'\n');
+        }
+        let words: Vec<String> =
+            args.words.iter().map(|w| w.to_string_lossy().into_owned()).collect();
+        bytes.extend(words.join(" ").as_bytes());
+    }
+    if args.file.is_none() && args.words.is_empty() {
+        if std::io::stdin().is_terminal() {
+            return Err(Error::usage("no query: give words, -f FILE, or text on stdin"));
+        }
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io("cannot read", "stdin", e))?;
+    }
+    // Non-UTF-8 bytes become U+FFFD; they never match anything, nor do they break anything.
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The short tag in the text view: score and strongest reason.
+fn tag(hit: &Hit) -> String {
+    let reason = hit.reasons.first().map(|r| r.text()).unwrap_or_default();
+    format!("{:.1} {reason}", hit.score)
+}
+
+fn json_extra(hit: &Hit) -> serde_json::Map<String, serde_json::Value> {
+    let mut m = serde_json::Map::new();
+    m.insert("score".into(), serde_json::json!((f64::from(hit.score) * 1000.0).round() / 1000.0));
+    m.insert(
+        "reasons".into(),
+        serde_json::Value::Array(hit.reasons.iter().map(|r| r.text().into()).collect()),
+    );
+    m
+}
+
+/// Preview and full views: numbered code under the hit's line.
+fn write_code(out: &mut Out, ix: &Index, n: u32, view: View) -> Result<()> {
+    use std::io::Write;
+    let text = ix.text(n)?;
+    let (start, _) = ix.lines(n);
+    let text = String::from_utf8_lossy(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let shown = match view {
+        View::Full => lines.len(),
+        _ => lines.len().min(12),
+    };
+    let first = start.max(1);
+    let width = (first as usize + shown).to_string().len();
+    for (i, l) in lines.iter().take(shown).enumerate() {
+        writeln!(out, "{:>width$} | {l}", first as usize + i)?;
+    }
+    if shown < lines.len() {
+        writeln!(out, "{:>width$} | ...", "")?;
+    }
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_sound() {
+        assert_eq!(cli::flags::check(&TOOL), Vec::<String>::new());
+    }
+}

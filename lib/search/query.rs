@@ -1,0 +1,367 @@
+//! Query understanding: from a name, a phrase or a whole issue to weighted search signals.
+//!
+//! A query is scanned once. What looks like code weighs more than prose:
+//!
+//! | signal | example | weight |
+//! | --- | --- | --- |
+//! | traceback frame (file, function) | `File "django/db/models/query.py", line 9, in filter` | [`W_FRAME`] |
+//! | file path or entity ID | `django/db/models/query.py`, `a.py:Cls.meth` | [`W_PATH`] |
+//! | dotted name | `models.QuerySet.filter` | [`W_DOTTED`] |
+//! | identifier with a code shape | `bulk_create`, `QuerySet`, `getUserName`, `foo()` | [`W_IDENT`] |
+//! | word inside code (backticks, fenced blocks) | `` `filter` `` | [`W_CODE_WORD`] |
+//! | prose word | `related` | [`W_WORD`] |
+//!
+//! Every signal also feeds BM25 with its weight, so a long issue's identifiers dominate its
+//! prose. A short query (a few words on one line) is taken literally: each word is a name to
+//! look up, and the words joined (`prefetch related objects` -> `prefetch_related_objects`,
+//! `PrefetchRelatedObjects`) are tried as names too.
+
+use std::collections::HashMap;
+
+use crate::search::tokenize;
+
+/// Weight of a traceback frame's file and function.
+pub const W_FRAME: f32 = 4.0;
+/// Weight of a file path or an entity ID.
+pub const W_PATH: f32 = 3.5;
+/// Weight of a dotted name.
+pub const W_DOTTED: f32 = 3.0;
+/// Weight of an identifier that looks like code.
+pub const W_IDENT: f32 = 2.5;
+/// Weight of a plain word inside code.
+pub const W_CODE_WORD: f32 = 1.5;
+/// Weight of a prose word.
+pub const W_WORD: f32 = 1.0;
+
+/// Longest query text read, in bytes (a 100 KB issue is read whole; beyond that, the start).
+pub const MAX_QUERY: usize = 512 << 10;
+/// Most distinct BM25 terms kept (the heaviest).
+pub const MAX_TERMS: usize = 256;
+/// Most name terms looked up.
+pub const MAX_NAMES: usize = 200;
+
+/// What kind of name a [`NameTerm`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameShape {
+    /// A file path or entity ID (`a/b.py`, `a/b.py:C.m`).
+    Path,
+    /// A dotted name (`a.b.C`).
+    Dotted,
+    /// A single identifier.
+    Ident,
+    /// Several query words joined into one identifier.
+    Joined,
+}
+
+/// A name to look up in the name index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NameTerm {
+    /// As written (case kept).
+    pub text: String,
+    /// Its shape.
+    pub shape: NameShape,
+    /// Its weight.
+    pub weight: f32,
+}
+
+/// A traceback frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The file as written (often absolute).
+    pub file: String,
+    /// The line.
+    pub line: u32,
+    /// The function.
+    pub function: String,
+}
+
+/// The understood query.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    /// Names to look up, heaviest first, deduplicated.
+    pub names: Vec<NameTerm>,
+    /// BM25 terms (lower-cased tokens) with weights, heaviest first.
+    pub terms: Vec<(String, f32)>,
+    /// Traceback frames, innermost last (as Python prints them).
+    pub frames: Vec<Frame>,
+    /// True for a short, one-line query (taken literally).
+    pub short: bool,
+}
+
+impl Query {
+    /// True when nothing in the query can be searched for.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.terms.is_empty()
+    }
+}
+
+/// Understands `text`.
+pub fn parse(text: &str) -> Query {
+    let text = if text.len() > MAX_QUERY {
+        let mut end = MAX_QUERY;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        &text[..end]
+    } else {
+        text
+    };
+    let trimmed = text.trim();
+    let words: Vec<&str> = trimmed.split_whitespace().collect();
+    let short = !trimmed.contains('\n') && words.len() <= 8;
+    let mut b = Builder::default();
+
+    for frame in frames(text) {
+        b.name(&frame.function, NameShape::Ident, W_FRAME);
+        b.name(&frame.file, NameShape::Path, W_FRAME);
+        b.terms(&frame.function, W_FRAME);
+        b.terms(&frame.file, W_FRAME / 2.0);
+        b.frames.push(frame);
+    }
+
+    // Code regions: fenced blocks and `inline code`.
+    let mut in_fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if line.trim_start().starts_with("File \"") {
+            continue; // handled as a frame
+        }
+        let mut in_tick = false;
+        for (i, part) in line.split('`').enumerate() {
+            if i > 0 {
+                in_tick = !in_tick;
+            }
+            b.chunks(part, short, in_fence || in_tick);
+        }
+    }
+
+    let content_words =
+        words.iter().filter(|w| !tokenize::is_query_stopword(w.to_lowercase().as_bytes())).count();
+    if short && content_words >= 2 && words.len() <= 6 && words.iter().all(|w| is_identifier(w)) {
+        // Every run of two or more adjacent words, joined snake_case and CamelCase.
+        let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+        for len in (2..=lower.len().min(4)).rev() {
+            for run in lower.windows(len) {
+                b.name(&run.join("_"), NameShape::Joined, W_IDENT);
+                let camel: String = run
+                    .iter()
+                    .map(|w| {
+                        let mut c = w.chars();
+                        c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+                    })
+                    .collect();
+                b.name(&camel, NameShape::Joined, W_IDENT);
+            }
+        }
+    }
+    b.finish(short)
+}
+
+#[derive(Default)]
+struct Builder {
+    names: Vec<NameTerm>,
+    terms: HashMap<String, f32>,
+    frames: Vec<Frame>,
+}
+
+impl Builder {
+    fn name(&mut self, text: &str, shape: NameShape, weight: f32) {
+        let text = text
+            .trim_matches(|c: char| c == '.' || c == ':' || c == '/' && shape != NameShape::Path);
+        if text.is_empty() || text.len() > 300 {
+            return;
+        }
+        match self.names.iter_mut().find(|n| n.text == text) {
+            Some(n) => n.weight = n.weight.max(weight),
+            None => self.names.push(NameTerm { text: text.to_string(), shape, weight }),
+        }
+    }
+
+    fn terms(&mut self, text: &str, weight: f32) {
+        tokenize::tokens(text.as_bytes(), |_, t| {
+            if tokenize::is_query_stopword(t) {
+                return;
+            }
+            let t = String::from_utf8_lossy(t).into_owned();
+            let w = self.terms.entry(t).or_insert(0.0);
+            // Repeats add up, with diminishing returns.
+            *w = if *w == 0.0 { weight } else { *w + weight * 0.25 };
+        });
+    }
+
+    /// Splits a piece of text into code-ish chunks (`[\w./:-]+`) and classifies each.
+    fn chunks(&mut self, text: &str, short: bool, code: bool) {
+        for raw in text.split(|c: char| !(c.is_alphanumeric() || "_./:-".contains(c))) {
+            let chunk = raw.trim_matches(|c: char| ".:-/".contains(c));
+            if chunk.is_empty() {
+                continue;
+            }
+            if is_path(chunk) {
+                self.name(chunk, NameShape::Path, W_PATH);
+                self.terms(chunk, W_PATH / 2.0);
+                continue;
+            }
+            if chunk.contains('.') && chunk.split('.').all(is_identifier) {
+                let chain =
+                    chunk.strip_prefix("self.").or(chunk.strip_prefix("cls.")).unwrap_or(chunk);
+                if chain.contains('.') {
+                    self.name(chain, NameShape::Dotted, W_DOTTED);
+                }
+                for part in chain.split('.') {
+                    self.ident(part, short, true);
+                }
+                continue;
+            }
+            for part in chunk.split(|c: char| ".:-/".contains(c)) {
+                self.ident(part, short, code);
+            }
+        }
+    }
+
+    /// One identifier-or-word.
+    fn ident(&mut self, word: &str, short: bool, code: bool) {
+        if word.is_empty() || !is_identifier(word) {
+            self.terms(word, W_WORD);
+            return;
+        }
+        let lower = word.to_lowercase();
+        let stop = tokenize::is_query_stopword(lower.as_bytes());
+        let weight = if looks_like_code(word) {
+            W_IDENT
+        } else if code {
+            W_CODE_WORD
+        } else {
+            W_WORD
+        };
+        if short && !stop {
+            // A short query is a list of names.
+            self.name(word, NameShape::Ident, weight.max(W_IDENT));
+        } else if weight >= W_CODE_WORD && !stop && word.len() >= 3 {
+            self.name(word, NameShape::Ident, weight);
+        }
+        self.terms(word, weight);
+    }
+
+    fn finish(mut self, short: bool) -> Query {
+        self.names.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+        self.names.truncate(MAX_NAMES);
+        let mut terms: Vec<(String, f32)> = self.terms.into_iter().collect();
+        terms.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        terms.truncate(MAX_TERMS);
+        Query { names: self.names, terms, frames: self.frames, short }
+    }
+}
+
+/// `[A-Za-z_][A-Za-z0-9_]*` (Unicode letters allowed).
+pub fn is_identifier(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next().is_some_and(|f| f.is_alphabetic() || f == '_')
+        && c.all(|x| x.is_alphanumeric() || x == '_')
+}
+
+/// An identifier shaped like code rather than an English word: `snake_case`, `camelCase`,
+/// `CamelCase` with an inner capital, `__dunder__`, or with digits.
+pub fn looks_like_code(s: &str) -> bool {
+    let inner_upper = s.chars().skip(1).any(|c| c.is_uppercase());
+    let has_lower = s.chars().any(|c| c.is_lowercase());
+    (s.contains('_') && s.len() > 1)
+        || (inner_upper && has_lower)
+        || s.chars().any(|c| c.is_ascii_digit()) && s.chars().any(|c| c.is_alphabetic())
+}
+
+/// A file path: ends in `.py` (optionally followed by `:Qualified.name`), or contains `/`.
+fn is_path(s: &str) -> bool {
+    let path = s.split(':').next().unwrap_or(s);
+    (path.ends_with(".py") && path.len() > 3)
+        || (path.contains('/') && path.split('/').filter(|p| !p.is_empty()).count() >= 2)
+}
+
+/// Python traceback frames: `File "x.py", line 12, in func`.
+pub fn frames(text: &str) -> Vec<Frame> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let l = line.trim();
+        let Some(rest) = l.strip_prefix("File \"") else { continue };
+        let Some((file, rest)) = rest.split_once('"') else { continue };
+        let rest = rest.trim_start_matches(',').trim();
+        let Some(rest) = rest.strip_prefix("line ") else { continue };
+        let (num, rest) = rest.split_once(',').unwrap_or((rest, ""));
+        let function = rest.trim().strip_prefix("in ").unwrap_or("").trim().to_string();
+        out.push(Frame { file: file.to_string(), line: num.trim().parse().unwrap_or(0), function });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(q: &Query) -> Vec<(&str, NameShape)> {
+        q.names.iter().map(|n| (n.text.as_str(), n.shape)).collect()
+    }
+
+    #[test]
+    fn short_queries_are_names() {
+        let q = parse("QuerySet");
+        assert!(q.short);
+        assert_eq!(names(&q), [("QuerySet", NameShape::Ident)]);
+        let q = parse("QuerySet.filter");
+        assert!(names(&q).contains(&("QuerySet.filter", NameShape::Dotted)));
+        let q = parse("django/db/models/query.py");
+        assert_eq!(names(&q)[0], ("django/db/models/query.py", NameShape::Path));
+    }
+
+    #[test]
+    fn joined_words_become_names() {
+        let q = parse("prefetch related objects");
+        let n = names(&q);
+        assert!(n.contains(&("prefetch_related_objects", NameShape::Joined)), "{n:?}");
+        assert!(n.contains(&("PrefetchRelatedObjects", NameShape::Joined)), "{n:?}");
+        assert!(q.terms.iter().any(|(t, _)| t == "prefetch"));
+    }
+
+    #[test]
+    fn issues_weigh_code_over_prose() {
+        let text = "The `bulk_create` method ignores the batch size.\n\nWhen I call QuerySet.bulk_create() it fails:\n\n```\nTraceback (most recent call last):\n  File \"/venv/lib/django/db/models/query.py\", line 470, in bulk_create\n    self._batched_insert(objs)\n```\n";
+        let q = parse(text);
+        assert!(!q.short);
+        assert_eq!(q.frames.len(), 1);
+        assert_eq!(q.frames[0].function, "bulk_create");
+        assert_eq!(q.frames[0].line, 470);
+        let n = names(&q);
+        assert!(n.contains(&("bulk_create", NameShape::Ident)), "{n:?}");
+        assert!(n.contains(&("QuerySet.bulk_create", NameShape::Dotted)), "{n:?}");
+        assert!(n.contains(&("/venv/lib/django/db/models/query.py", NameShape::Path)), "{n:?}");
+        assert!(n.contains(&("_batched_insert", NameShape::Ident)), "{n:?}");
+        // Prose words are BM25 terms, not names.
+        assert!(!n.iter().any(|(t, _)| *t == "ignores"), "{n:?}");
+        let w = |t: &str| q.terms.iter().find(|(x, _)| x == t).map(|x| x.1).unwrap_or(0.0);
+        assert!(w("bulk_create") > w("ignores"), "{:?}", q.terms);
+        assert_eq!(w("the"), 0.0);
+    }
+
+    #[test]
+    fn stopwords_only_is_empty_and_huge_input_is_bounded() {
+        assert!(parse("the of and").is_empty());
+        assert!(parse("   ").is_empty());
+        let big = "word_".repeat(50_000) + " QuerySet";
+        let q = parse(&big);
+        assert!(q.terms.len() <= MAX_TERMS);
+        assert!(q.names.len() <= MAX_NAMES);
+    }
+
+    #[test]
+    fn code_shapes() {
+        assert!(looks_like_code("bulk_create"));
+        assert!(looks_like_code("QuerySet"));
+        assert!(looks_like_code("getUserName"));
+        assert!(looks_like_code("__init__"));
+        assert!(looks_like_code("utf8"));
+        assert!(!looks_like_code("Django"));
+        assert!(!looks_like_code("ignores"));
+        assert!(!looks_like_code("HTTP"));
+    }
+}

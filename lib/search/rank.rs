@@ -1,0 +1,492 @@
+//! Hierarchical entity search, merged into one ranked list.
+//!
+//! Each signal of a [`Query`] finds candidates at its own tier, from the most to the least
+//! certain: exact ID or path, qualified name, exact name, joined words, prefix, fuzzy (one
+//! edit), then BM25 over entity content. An entity's score is its best name tier (scaled by
+//! how much the query term weighs and how specific the name is: `get` matches hundreds of
+//! entities, `bulk_create` a few) plus a share of the others, plus its BM25 score scaled to
+//! [0, [`BM25_SPAN`]]. So a name match outranks content matches, several signals agreeing
+//! outrank one, and a query with no name match is ranked by BM25 alone. Every hit says why
+//! it matched ([`Reason`]).
+
+use fxhash::FxHashMap as HashMap;
+
+use crate::error::Result;
+use crate::graph::{FLAG_TEST, NodeKind, id_path, id_qual};
+use crate::index::Index;
+use crate::search::bm25;
+use crate::search::names;
+use crate::search::query::{NameShape, NameTerm, Query, W_IDENT};
+
+/// BM25 scores are scaled to [0, BM25_SPAN]: below an exact name (60), above a fuzzy one.
+pub const BM25_SPAN: f32 = 30.0;
+
+/// Why an entity matched.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// The query named it by ID or path.
+    ExactId,
+    /// A path in the query ends with its path (an absolute path, a traceback frame).
+    PathSuffix,
+    /// A dotted name matched its qualified name.
+    Qualified,
+    /// The name matched exactly (`case` false: ignoring case).
+    Name {
+        /// Case matched too.
+        case: bool,
+    },
+    /// The name of its file or directory matched.
+    FileName,
+    /// Query words joined into one identifier matched its name.
+    Joined,
+    /// A traceback frame's function and file matched.
+    Frame,
+    /// Its name starts with a query term.
+    Prefix,
+    /// Its name is `d` edits from a query term.
+    Fuzzy(u32),
+    /// BM25 over its content, with the terms that contributed most.
+    Bm25(Vec<String>),
+}
+
+impl Reason {
+    /// The tier score of the reason.
+    fn tier(&self) -> f32 {
+        match self {
+            Reason::ExactId => 100.0,
+            Reason::PathSuffix => 95.0,
+            Reason::Frame => 90.0,
+            Reason::Qualified => 80.0,
+            Reason::Name { case: true } => 60.0,
+            Reason::Name { case: false } => 55.0,
+            Reason::FileName => 50.0,
+            Reason::Joined => 50.0,
+            Reason::Prefix => 25.0,
+            Reason::Fuzzy(d) => 22.0 - 4.0 * (*d as f32),
+            Reason::Bm25(_) => 0.0,
+        }
+    }
+
+    /// Text for `--json` and the text view (`exact name`, `fuzzy d=1`, `bm25: a b`).
+    pub fn text(&self) -> String {
+        match self {
+            Reason::ExactId => "exact id".into(),
+            Reason::PathSuffix => "path".into(),
+            Reason::Qualified => "qualified name".into(),
+            Reason::Name { case: true } => "exact name".into(),
+            Reason::Name { case: false } => "name (any case)".into(),
+            Reason::FileName => "file name".into(),
+            Reason::Joined => "joined words".into(),
+            Reason::Frame => "traceback frame".into(),
+            Reason::Prefix => "prefix".into(),
+            Reason::Fuzzy(d) => format!("fuzzy d={d}"),
+            Reason::Bm25(t) => format!("bm25: {}", t.join(" ")),
+        }
+    }
+}
+
+/// Filters and limits.
+#[derive(Debug, Clone, Default)]
+pub struct SearchOptions {
+    /// Keep only these kinds (empty: all).
+    pub kinds: Vec<NodeKind>,
+    /// Keep only paths matching these globs (empty: all).
+    pub globs: Vec<String>,
+    /// Include entities in test files.
+    pub tests: bool,
+    /// Most hits returned.
+    pub limit: usize,
+}
+
+/// One ranked hit.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    /// The node.
+    pub node: u32,
+    /// Its score.
+    pub score: f32,
+    /// Why it matched, strongest first.
+    pub reasons: Vec<Reason>,
+    /// The BM25 part of the score before scaling.
+    pub bm25: f32,
+}
+
+/// The result of a search.
+#[derive(Debug, Clone, Default)]
+pub struct Results {
+    /// Hits, best first.
+    pub hits: Vec<Hit>,
+    /// Hits in test files that were left out (`--tests` shows them).
+    pub hidden_tests: usize,
+    /// Hits left out by `limit`.
+    pub more: usize,
+}
+
+#[derive(Default)]
+struct Cand {
+    /// (reason, tier * weight * specificity) per name signal.
+    names: Vec<(Reason, f32)>,
+    bm25: f32,
+}
+
+impl Cand {
+    fn add(&mut self, r: Reason, s: f32) {
+        match self.names.iter_mut().find(|(x, _)| *x == r) {
+            Some(e) => e.1 = e.1.max(s),
+            None => self.names.push((r, s)),
+        }
+    }
+
+    /// Best name signal plus a quarter of the others.
+    fn name_score(&self) -> f32 {
+        let mut v: Vec<f32> = self.names.iter().map(|x| x.1).collect();
+        v.sort_by(|a, b| b.total_cmp(a));
+        v.first().copied().unwrap_or(0.0) + v.iter().skip(1).sum::<f32>() * 0.25
+    }
+}
+
+/// Runs a search.
+pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
+    let mut cands: HashMap<u32, Cand> = HashMap::default();
+    for term in &q.names {
+        name_candidates(ix, term, q.short, &mut cands)?;
+    }
+    for f in &q.frames {
+        frame_candidates(ix, f, &mut cands)?;
+    }
+    let terms = with_typo_fixes(ix, &q.terms, q.short)?;
+    // A query that names an entity by its ID needs no content search.
+    let named =
+        q.short && cands.values().any(|c| c.names.iter().any(|(r, _)| *r == Reason::ExactId));
+    let bm = if named { Vec::new() } else { bm25_scores(ix, &terms)? };
+    let max_bm = bm.iter().map(|x| x.1).fold(0.0f32, f32::max);
+    for (node, s) in bm {
+        cands.entry(node).or_default().bm25 = s;
+    }
+
+    let globs = crate::search::glob::Globs::new(&opts.globs)?;
+    let mut hits: Vec<Hit> = Vec::with_capacity(cands.len());
+    let mut hidden_tests = 0;
+    for (node, c) in cands {
+        let kind = ix.kind(node);
+        if !opts.kinds.is_empty() && !opts.kinds.contains(&kind) {
+            continue;
+        }
+        if !globs.matches(id_path(ix.id(node))) {
+            continue;
+        }
+        if !opts.tests && ix.flags(node) & FLAG_TEST != 0 {
+            hidden_tests += 1;
+            continue;
+        }
+        let bm_part = if max_bm > 0.0 { BM25_SPAN * c.bm25 / max_bm } else { 0.0 };
+        let mut names = c.names.clone();
+        names.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut reasons: Vec<Reason> = names.into_iter().map(|x| x.0).collect();
+        if c.bm25 > 0.0 {
+            reasons.push(Reason::Bm25(Vec::new()));
+        }
+        hits.push(Hit { node, score: c.name_score() + bm_part, reasons, bm25: c.bm25 });
+    }
+    // Ties: classes and functions before files and directories, then shorter IDs.
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| kind_rank(ix.kind(a.node)).cmp(&kind_rank(ix.kind(b.node))))
+            .then_with(|| ix.id(a.node).len().cmp(&ix.id(b.node).len()))
+            .then_with(|| ix.id(a.node).cmp(ix.id(b.node)))
+    });
+    let limit = if opts.limit == 0 { usize::MAX } else { opts.limit };
+    let more = hits.len().saturating_sub(limit);
+    hits.truncate(limit);
+    // Name the terms that made each BM25 hit (only for what is shown).
+    for h in &mut hits {
+        if let Some(Reason::Bm25(t)) = h.reasons.last_mut() {
+            *t = top_terms(ix, &terms, h.node, 4)?;
+        }
+    }
+    Ok(Results { hits, hidden_tests, more })
+}
+
+fn kind_rank(k: NodeKind) -> u8 {
+    match k {
+        NodeKind::Class | NodeKind::Function => 0,
+        NodeKind::File => 1,
+        NodeKind::Directory => 2,
+    }
+}
+
+/// How much a match on a name shared by `count` entities says (1 for a unique name).
+fn specificity(count: usize) -> f32 {
+    1.0 / (1.0 + 0.5 * (count.max(1) as f32).ln())
+}
+
+fn name_candidates(
+    ix: &Index,
+    term: &NameTerm,
+    short: bool,
+    cands: &mut HashMap<u32, Cand>,
+) -> Result<()> {
+    let w = term.weight / W_IDENT;
+    match term.shape {
+        NameShape::Path => path_candidates(ix, &term.text, w, cands),
+        NameShape::Dotted => dotted_candidates(ix, &term.text, w, cands),
+        NameShape::Ident | NameShape::Joined => {
+            let key = names::normalize(term.text.as_bytes());
+            let nodes = names::exact(ix, &key)?;
+            let classified: Vec<(u32, Reason)> = nodes
+                .iter()
+                .map(|&n| {
+                    let name = ix.name(n);
+                    let r = match ix.kind(n) {
+                        NodeKind::File | NodeKind::Directory => Reason::FileName,
+                        _ if term.shape == NameShape::Joined => Reason::Joined,
+                        _ if name == term.text.as_bytes() => Reason::Name { case: true },
+                        _ if name.eq_ignore_ascii_case(&key) => Reason::Name { case: false },
+                        // The key was a qualified name (`Cls.meth` typed without a dot).
+                        _ => Reason::Qualified,
+                    };
+                    (n, r)
+                })
+                .collect();
+            for (n, r) in &classified {
+                // Specificity within the same kind of match: `QuerySet` (one class) stays
+                // specific even though many methods are called `queryset`.
+                let same = classified.iter().filter(|(_, x)| x == r).count();
+                let s = r.tier() * w * specificity(same);
+                cands.entry(*n).or_default().add(r.clone(), s);
+            }
+            if short && term.shape == NameShape::Ident {
+                let chars = term.text.chars().count();
+                if chars >= 3 {
+                    let hits = names::prefix(ix, &key, 40)?;
+                    let total: usize = hits.iter().map(|h| h.nodes.len()).sum();
+                    for h in hits {
+                        if h.key == key {
+                            continue;
+                        }
+                        for n in h.nodes {
+                            let s = Reason::Prefix.tier() * w * specificity(total);
+                            cands.entry(n).or_default().add(Reason::Prefix, s);
+                        }
+                    }
+                }
+                let d = names::max_distance(chars);
+                for h in names::fuzzy(ix, &key, d, 10)? {
+                    let spec = specificity(h.nodes.len());
+                    for n in h.nodes {
+                        let r = Reason::Fuzzy(h.distance);
+                        let s = r.tier() * w * spec;
+                        cands.entry(n).or_default().add(r, s);
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A path or ID: exact, else the longest suffix that is one (absolute paths, `./x.py`).
+fn path_candidates(ix: &Index, text: &str, w: f32, cands: &mut HashMap<u32, Cand>) -> Result<()> {
+    let (path, qual) = match text.split_once(':') {
+        Some((p, q)) => (p, Some(q)),
+        None => (text, None),
+    };
+    let mut found = None;
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    for k in 0..parts.len() {
+        let suffix = parts[k..].join("/");
+        let id = match qual {
+            Some(q) => format!("{suffix}:{q}"),
+            None => suffix.clone(),
+        };
+        if let Some(n) = ix.lookup_id(id.as_bytes()) {
+            found = Some((n, k == 0));
+            break;
+        }
+        // Case-insensitive paths (keys hold lower-cased paths).
+        if qual.is_none() {
+            if let Some(&n) = names::exact(ix, &names::normalize(suffix.as_bytes()))?.first() {
+                if matches!(ix.kind(n), NodeKind::File | NodeKind::Directory) {
+                    found = Some((n, false));
+                    break;
+                }
+            }
+        }
+        if parts.len() - k <= 1 {
+            break;
+        }
+    }
+    if let Some((n, exact)) = found {
+        let r = if exact { Reason::ExactId } else { Reason::PathSuffix };
+        let s = r.tier() * w.max(1.0);
+        cands.entry(n).or_default().add(r, s);
+    }
+    Ok(())
+}
+
+/// The dotted module path and qualified name of a node, lower-cased: `a.b.mod.cls.meth`.
+fn dotted_of(ix: &Index, n: u32) -> String {
+    let id = ix.id(n);
+    let path = String::from_utf8_lossy(id_path(id)).to_lowercase();
+    let module = path.strip_suffix(".py").unwrap_or(&path);
+    let module = module.strip_suffix("/__init__").unwrap_or(module).replace('/', ".");
+    match id_qual(id) {
+        Some(q) => format!("{module}.{}", String::from_utf8_lossy(q).to_lowercase()),
+        None => module,
+    }
+}
+
+/// `a.b.Cls.meth`: entities named `meth` whose dotted name ends with the query's.
+fn dotted_candidates(ix: &Index, text: &str, w: f32, cands: &mut HashMap<u32, Cand>) -> Result<()> {
+    let lower = text.to_lowercase();
+    let parts: Vec<&str> = lower.split('.').collect();
+    let Some(last) = parts.last() else { return Ok(()) };
+    let nodes = names::exact(ix, last.as_bytes())?;
+    let mut scored: Vec<(u32, usize)> = Vec::new();
+    for n in nodes {
+        let full = dotted_of(ix, n);
+        let fparts: Vec<&str> = full.split('.').collect();
+        let matched =
+            parts.iter().rev().zip(fparts.iter().rev()).take_while(|(a, b)| a == b).count();
+        if matched >= 1 {
+            scored.push((n, matched));
+        }
+    }
+    let best = scored.iter().map(|x| x.1).max().unwrap_or(0);
+    let spec = specificity(scored.iter().filter(|x| x.1 == best).count());
+    for (n, matched) in scored {
+        let r = if matched == parts.len() || matched >= 2 {
+            Reason::Qualified
+        } else {
+            Reason::Name { case: ix.name(n) == text.rsplit('.').next().unwrap_or("").as_bytes() }
+        };
+        // A partial qualification is worth less than a full one.
+        let frac = matched as f32 / parts.len() as f32;
+        let s = r.tier() * w * spec * (0.5 + 0.5 * frac);
+        cands.entry(n).or_default().add(r, s);
+    }
+    Ok(())
+}
+
+/// A traceback frame: the function named in it, inside the file named in it.
+fn frame_candidates(
+    ix: &Index,
+    f: &crate::search::query::Frame,
+    cands: &mut HashMap<u32, Cand>,
+) -> Result<()> {
+    let mut files: HashMap<u32, Cand> = HashMap::default();
+    path_candidates(ix, &f.file, 1.0, &mut files)?;
+    let Some(&file) = files.keys().next() else { return Ok(()) };
+    let file_id = ix.id(file).to_vec();
+    for n in names::exact(ix, f.function.to_lowercase().as_bytes())? {
+        let id = ix.id(n);
+        if id.starts_with(&file_id) && id.get(file_id.len()) == Some(&b':') {
+            // Prefer the definition whose lines hold the frame's line.
+            let (a, b) = ix.lines(n);
+            let inside = f.line == 0 || (a..=b).contains(&f.line);
+            let s = Reason::Frame.tier() * if inside { 1.0 } else { 0.8 };
+            cands.entry(n).or_default().add(Reason::Frame, s);
+        }
+    }
+    Ok(())
+}
+
+/// For a short query, a term the index does not know is probably a typo: add the known terms
+/// one edit away (at half weight), so `santize` still finds `sanitize`.
+fn with_typo_fixes(ix: &Index, terms: &[(String, f32)], short: bool) -> Result<Vec<(String, f32)>> {
+    let mut out = terms.to_vec();
+    if !short {
+        return Ok(out);
+    }
+    let dict = ix.terms()?;
+    for (term, weight) in terms {
+        if term.chars().count() < 5 || dict.contains_key(term.as_bytes()) {
+            continue;
+        }
+        let Ok(aut) = fst::automaton::Levenshtein::new_with_limit(term, 1, 10_000) else {
+            continue;
+        };
+        let mut stream = fst::IntoStreamer::into_stream(dict.search(aut));
+        let mut fixes = Vec::new();
+        while let Some((k, _)) = fst::Streamer::next(&mut stream) {
+            fixes.push(String::from_utf8_lossy(k).into_owned());
+            if fixes.len() >= 3 {
+                break;
+            }
+        }
+        out.extend(fixes.into_iter().map(|f| (f, weight * 0.5)));
+    }
+    Ok(out)
+}
+
+/// BM25 scores of every document matching a weighted term.
+fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)>> {
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let dict = ix.terms()?;
+    let post = ix.postings()?;
+    let n = ix.len();
+    let mut acc = vec![0f32; n];
+    let mut touched: Vec<u32> = Vec::new();
+    let kinds = &ix.graph().kind;
+    let avgdl: Vec<f32> = post.avgdl.iter().map(|x| x.to_native()).collect();
+    let n_docs = post.n_docs.to_native();
+    // Postings ranges of the known terms.
+    let ranges: Vec<(usize, usize, f32)> = terms
+        .iter()
+        .filter_map(|(term, weight)| {
+            let t = dict.get(term.as_bytes())? as usize;
+            let (a, b) = (
+                post.post_off.get(t)?.to_native() as usize,
+                post.post_off.get(t + 1)?.to_native() as usize,
+            );
+            (a <= b && b <= post.post_doc.len() && b <= post.post_tf.len())
+                .then_some((a, b, *weight))
+        })
+        .collect();
+    // Terms in more than an eighth of all documents (`self`, `django`, `get`) carry little and
+    // cost most (every posting is a page touched): skip them when a rarer term is there.
+    let common = (n_docs / 8).max(64) as usize;
+    let any_rare = ranges.iter().any(|&(a, b, _)| b - a <= common);
+    for (a, b, weight) in ranges {
+        if any_rare && b - a > common {
+            continue;
+        }
+        let idf = bm25::idf(n_docs, (b - a) as u32);
+        for i in a..b {
+            let doc = post.post_doc[i].to_native() as usize;
+            if doc >= n {
+                continue;
+            }
+            let tf = post.post_tf[i].to_native() as u32;
+            let dl = post.doc_len.get(doc).map_or(0, |x| x.to_native());
+            let k = kinds.get(doc).copied().unwrap_or(0) as usize;
+            let avg = avgdl.get(k).copied().unwrap_or(1.0);
+            if acc[doc] == 0.0 {
+                touched.push(doc as u32);
+            }
+            acc[doc] += weight * idf * bm25::tf_weight(tf, dl, avg);
+        }
+    }
+    Ok(touched.into_iter().map(|d| (d, acc[d as usize])).collect())
+}
+
+/// The query terms that contribute most to a document's BM25 score.
+fn top_terms(ix: &Index, terms: &[(String, f32)], node: u32, k: usize) -> Result<Vec<String>> {
+    let dict = ix.terms()?;
+    let post = ix.postings()?;
+    let mut found: Vec<(f32, &str)> = Vec::new();
+    for (term, weight) in terms {
+        let Some(t) = dict.get(term.as_bytes()) else { continue };
+        let t = t as usize;
+        let (Some(a), Some(b)) = (post.post_off.get(t), post.post_off.get(t + 1)) else { continue };
+        let docs = post.post_doc.get(a.to_native() as usize..b.to_native() as usize).unwrap_or(&[]);
+        if docs.binary_search_by(|d| d.to_native().cmp(&node)).is_ok() {
+            found.push((*weight * bm25::idf(post.n_docs.to_native(), docs.len() as u32), term));
+        }
+    }
+    found.sort_by(|a, b| b.0.total_cmp(&a.0));
+    Ok(found.into_iter().take(k).map(|x| x.1.to_string()).collect())
+}
