@@ -10,12 +10,12 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 CARGO ?= cargo
-BINS := cds-build cds-search cds-trav cds-get cds-fmt
+BINS := cds-build cds-search
 RELEASE := target/release
 DEMO := examples/demo-repo
 
 .PHONY: all build test lint fmt man completions check-generated demo install uninstall clean \
-	bench bench-build
+	bench bench-build bench-query
 
 all: build
 
@@ -44,6 +44,10 @@ completions: build
 		$(RELEASE)/$$b --generate complete-fish > completions/fish/$$b.fish; \
 	done
 
+# Regenerates man pages and completions and fails if the committed ones differ.
+check-generated: man completions
+	git diff --exit-code -- man completions
+
 demo: build
 	@echo '$$ cds-build $(DEMO)'
 	@$(RELEASE)/cds-build $(DEMO)
@@ -70,10 +74,13 @@ uninstall:
 	for b in $(BINS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$b $(DESTDIR)$(PREFIX)/share/man/man1/$$b.1; done
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man7/cds.7
 
-bench: bench-build
+bench: bench-build bench-query
 
 bench-build: build
 	bench/build.sh
+
+bench-query: build
+	bench/query.sh
 
 clean:
 	$(CARGO) clean

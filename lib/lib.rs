@@ -13,12 +13,15 @@ pub mod build;
 pub mod cli;
 pub mod error;
 pub mod extract;
+pub mod fmt;
+pub mod get;
 pub mod graph;
 pub mod id;
 pub mod index;
 pub mod lang;
 pub mod record;
 pub mod search;
+pub mod trav;
 pub mod walk;
 
 pub use error::{Error, Result};

@@ -4,8 +4,10 @@
 //!
 //! ```text
 //! ID<TAB>kind<TAB>start-end<TAB>fold[<TAB>extra]
-//! django/db/models/query.py:QuerySet.filter	function	1423-1434	def filter(self, *args, **kwargs):
+//! django/db/models/query.py:QuerySet.filter  function  1423-1434  def filter(self, *args, **kwargs):
 //! ```
+//!
+//! (the gaps are TABs).
 //!
 //! JSON (`--json`, one object per line; documented in cds(7)): the fields of [`Entity`], plus
 //! whatever a tool adds (`score` and `reasons` from cds-search, `hop` and `via` from cds-trav,

@@ -3,9 +3,15 @@
 //! The dumps (`tests/fixtures/locagent/graph*.jsonl`) come from `build_graph(repo,
 //! global_import=True)` of LocAgent @ a5e28dd under Python 3.12: one record per node (ID, type,
 //! lines) and per distinct typed edge (with its multiplicity). The graph is built in-process
-//! through the library and compared as sets. The fixture always runs; requests 2.31.0 and
-//! flask 3.0.0 run when `CDS_PARITY_CORPORA` names a directory holding their unpacked sdists
+//! through the library and compared as sets. The fixture and the edge cases
+//! (`tests/fixtures/locagent/edge/`) always run; requests 2.31.0 and flask 3.0.0 run when `CDS_PARITY_CORPORA` names a directory holding their unpacked sdists
 //! (`bench/parity.sh` sets that up).
+//!
+//! Order: LocAgent's tools list a node's neighbours in networkx insertion order, so the build
+//! must also insert in LocAgent's order (its "canonical mode": sorted `os.walk`, sorted name
+//! sets). `order*.jsonl` hold the node order and the first insertion of each distinct typed edge
+//! from such a run; the tests compare every node's successor and predecessor lists (neighbour
+//! by first insertion, then edge types in insertion order), which is what the tree tool prints.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -55,9 +61,22 @@ fn read_dump(path: &Path) -> Dump {
     dump
 }
 
+/// A built graph: the dump's terms, plus node IDs and typed edges in insertion order.
+struct Built {
+    dump: Dump,
+    order: Order,
+}
+
+/// Node IDs in order, and (src, type, dst) in insertion order.
+#[derive(Default)]
+struct Order {
+    nodes: Vec<String>,
+    edges: Vec<(String, String, String)>,
+}
+
 /// Builds the LocAgent-mode graph of `root` through the library, as `cds-build --compat
 /// locagent` does, and converts it to the dump's terms.
-fn build_dump(root: &Path) -> Dump {
+fn build(root: &Path) -> Built {
     let walked = walk(root, &WalkOptions { locagent: true, ..WalkOptions::default() })
         .unwrap_or_else(|e| panic!("cannot walk {}: {e}", root.display()));
     let mut ex = Extractors::default();
@@ -77,6 +96,7 @@ fn build_dump(root: &Path) -> Dump {
     let g = graph::build(&sources, &walked.dirs, Mode::LocAgent);
 
     let mut dump = Dump::default();
+    let mut order = Order::default();
     let id = |n: u32| String::from_utf8_lossy(&g.nodes[n as usize].id).into_owned();
     for (i, n) in g.nodes.iter().enumerate() {
         let lines = match n.kind {
@@ -87,12 +107,84 @@ fn build_dump(root: &Path) -> Dump {
             _ => (None, None),
         };
         dump.nodes.insert(node_key(n.kind.name(), &id(i as u32), lines.0, lines.1));
+        order.nodes.push(id(i as u32));
     }
     for e in &g.edges {
         let key = (id(e.src), e.kind.locagent_name().to_string(), id(e.dst));
+        order.edges.push(key.clone());
         *dump.edges.entry(key).or_default() += 1;
     }
-    dump
+    Built { dump, order }
+}
+
+/// Reads an order file.
+fn read_order(path: &Path) -> Order {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut order = Order::default();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line).expect("order line is JSON");
+        let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+        if v["kind"] == "node" {
+            order.nodes.push(s("id"));
+        } else {
+            order.edges.push((s("src"), s("type"), s("dst")));
+        }
+    }
+    order
+}
+
+/// Per node, its neighbours in first-insertion order, each with its edge types in insertion
+/// order: successors when `out`, else predecessors.
+fn neighbours(edges: &[(String, String, String)], out: bool) -> BTreeMap<&str, Vec<String>> {
+    let mut adj: BTreeMap<&str, Vec<(&str, Vec<&str>)>> = BTreeMap::new();
+    for (s, t, d) in edges {
+        let (from, to) = if out { (s, d) } else { (d, s) };
+        let list = adj.entry(from.as_str()).or_default();
+        match list.iter_mut().find(|(n, _)| n == to) {
+            Some((_, types)) if !types.contains(&t.as_str()) => types.push(t),
+            Some(_) => {}
+            None => list.push((to, vec![t])),
+        }
+    }
+    adj.into_iter()
+        .map(|(k, v)| (k, v.into_iter().map(|(n, t)| format!("{} {n}", t.join("+"))).collect()))
+        .collect()
+}
+
+/// Differences in node order and neighbour order (first 30), empty when they agree.
+fn order_diff(want: &Order, got: &Order) -> String {
+    let mut out = String::new();
+    if let Some(i) =
+        (0..want.nodes.len().max(got.nodes.len())).find(|&i| want.nodes.get(i) != got.nodes.get(i))
+    {
+        out.push_str(&format!(
+            "node order differs at #{i}: LocAgent {:?}, cds {:?}\n",
+            want.nodes.get(i),
+            got.nodes.get(i)
+        ));
+    }
+    let mut bad = 0;
+    for (dir, is_out) in [("successors", true), ("predecessors", false)] {
+        let (w, g) = (neighbours(&want.edges, is_out), neighbours(&got.edges, is_out));
+        let keys: BTreeSet<&str> = w.keys().chain(g.keys()).copied().collect();
+        for k in keys {
+            if w.get(k) != g.get(k) {
+                bad += 1;
+                if bad <= 30 {
+                    out.push_str(&format!(
+                        "{dir} of {k}:\n    LocAgent {:?}\n    cds      {:?}\n",
+                        w.get(k),
+                        g.get(k)
+                    ));
+                }
+            }
+        }
+    }
+    if bad > 30 {
+        out.push_str(&format!("... {bad} neighbour lists differ in all\n"));
+    }
+    out
 }
 
 /// Lists what differs (first 30 of each kind); empty when the sets agree.
@@ -129,11 +221,12 @@ fn count_notes(want: &Dump, got: &Dump) -> Vec<String> {
         .collect()
 }
 
-fn check(name: &str, root: &Path, expected: &Path) {
+fn check(name: &str, root: &Path, expected: &Path, expected_order: Option<&Path>) {
     let want = read_dump(expected);
-    let got = build_dump(root);
-    let d = diff(&want, &got);
-    let notes = count_notes(&want, &got);
+    let built = build(root);
+    let got = &built.dump;
+    let d = diff(&want, got);
+    let notes = count_notes(&want, got);
     for n in notes.iter().take(30) {
         eprintln!("{name}: multiplicity differs: {n}");
     }
@@ -146,12 +239,29 @@ fn check(name: &str, root: &Path, expected: &Path) {
         got.nodes.len(),
         got.edges.len()
     );
+    // Only once the sets agree: an order difference is then about order alone.
+    if let Some(path) = expected_order {
+        let d = order_diff(&read_order(path), &built.order);
+        assert!(d.is_empty(), "{name}: insertion order differs from LocAgent's:\n{d}");
+    }
 }
 
 #[test]
 fn parity_fixture() {
     let dir = fixtures();
-    check("fixture", &dir.join("repo"), &dir.join("graph.jsonl"));
+    check("fixture", &dir.join("repo"), &dir.join("graph.jsonl"), Some(&dir.join("order.jsonl")));
+}
+
+/// LocAgent quirks beyond the shared fixture (see `tests/fixtures/locagent/edge/README.md`).
+#[test]
+fn parity_edge_cases() {
+    let dir = fixtures().join("edge");
+    check(
+        "edge cases",
+        &dir.join("repo"),
+        &dir.join("graph.jsonl"),
+        Some(&dir.join("order.jsonl")),
+    );
 }
 
 /// A corpus under `CDS_PARITY_CORPORA`, or None (with a note) when the variable is unset.
@@ -171,13 +281,15 @@ fn corpus(dir_name: &str) -> Option<PathBuf> {
 #[test]
 fn parity_requests() {
     if let Some(root) = corpus("requests-2.31.0") {
-        check("requests 2.31.0", &root, &fixtures().join("graph_requests.jsonl"));
+        let dir = fixtures();
+        let (graph, order) = (dir.join("graph_requests.jsonl"), dir.join("order_requests.jsonl"));
+        check("requests 2.31.0", &root, &graph, Some(&order));
     }
 }
 
 #[test]
 fn parity_flask() {
     if let Some(root) = corpus("flask-3.0.0") {
-        check("flask 3.0.0", &root, &fixtures().join("graph_flask.jsonl"));
+        check("flask 3.0.0", &root, &fixtures().join("graph_flask.jsonl"), None);
     }
 }

@@ -5,5 +5,6 @@
 mod util;
 
 mod build;
+mod generated;
 mod parity;
 mod resolve;

@@ -92,6 +92,7 @@ pub fn copy_tree(from: &Path, to: &Path) {
 pub fn bin(name: &str) -> PathBuf {
     let p = match name {
         "cds-build" => env!("CARGO_BIN_EXE_cds-build"),
+        "cds-search" => env!("CARGO_BIN_EXE_cds-search"),
         other => panic!("unknown binary {other}"),
     };
     PathBuf::from(p)

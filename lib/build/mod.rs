@@ -196,17 +196,17 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
 
     // The previous generation: its cache, and whether anything changed at all.
     let previous = if opts.force { None } else { Previous::load(&index_dir) };
-    if let Some(prev) = &previous {
-        if prev.options == options && prev.same_files(&walked.files) {
-            if let Ok(ix) = Index::open(&index_dir) {
-                let mut s = summarize(&ix);
-                s.index_dir = index_dir;
-                s.up_to_date = true;
-                s.skipped = walked.skipped;
-                s.seconds = started.elapsed().as_secs_f64();
-                return Ok(s);
-            }
-        }
+    if let Some(prev) = &previous
+        && prev.options == options
+        && prev.same_files(&walked.files)
+        && let Ok(ix) = Index::open(&index_dir)
+    {
+        let mut s = summarize(&ix);
+        s.index_dir = index_dir;
+        s.up_to_date = true;
+        s.skipped = walked.skipped;
+        s.seconds = started.elapsed().as_secs_f64();
+        return Ok(s);
     }
 
     phases.mark("load cache");
@@ -255,7 +255,7 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
                         *g = Some(item);
                     }
                     let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if d % 64 == 0 || d == total {
+                    if d.is_multiple_of(64) || d == total {
                         events(Event::Progress { done: d, total });
                     }
                 }
@@ -344,19 +344,18 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
 fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locagent: bool) -> bool {
     let f = &item.found;
     // Unchanged size and mtime: take everything from the previous generation.
-    if let Some(p) = prev {
-        if let Some(c) = p.lookup(&f.rel) {
-            if c.size == f.size && c.mtime_ns == f.mtime_ns {
-                if let Some(bytes) = p.content(c.index) {
-                    item.content = bytes.to_vec();
-                    item.hash = c.hash;
-                    if let Some((facts, terms)) = p.facts(c.index) {
-                        item.facts = Some(facts);
-                        item.terms = Some(terms);
-                        return false;
-                    }
-                }
-            }
+    if let Some(p) = prev
+        && let Some(c) = p.lookup(&f.rel)
+        && c.size == f.size
+        && c.mtime_ns == f.mtime_ns
+        && let Some(bytes) = p.content(c.index)
+    {
+        item.content = bytes.to_vec();
+        item.hash = c.hash;
+        if let Some((facts, terms)) = p.facts(c.index) {
+            item.facts = Some(facts);
+            item.terms = Some(terms);
+            return false;
         }
     }
     let content = match std::fs::read(&f.abs) {
@@ -377,16 +376,15 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
     }
     item.hash = crc32fast::hash(&content);
     item.content = content;
-    if let Some(p) = prev {
-        if let Some(c) = p.lookup(&f.rel) {
-            if c.hash == item.hash && c.size == item.content.len() as u64 {
-                if let Some((facts, terms)) = p.facts(c.index) {
-                    item.facts = Some(facts);
-                    item.terms = Some(terms);
-                    return false;
-                }
-            }
-        }
+    if let Some(p) = prev
+        && let Some(c) = p.lookup(&f.rel)
+        && c.hash == item.hash
+        && c.size == item.content.len() as u64
+        && let Some((facts, terms)) = p.facts(c.index)
+    {
+        item.facts = Some(facts);
+        item.terms = Some(terms);
+        return false;
     }
     let facts = ex.extract(f.lang, &item.content);
     item.terms = Some(bm25::file_terms(&item.content, &facts));

@@ -27,9 +27,10 @@ pub struct FileFacts {
     pub lines: u32,
     /// Syntax error nodes (ERROR / MISSING) the parser had to recover from.
     pub syntax_errors: u32,
-    /// True when Python 3's own parser would reject the file (syntax errors, Python 2
-    /// statements such as `print "x"`, NUL bytes); LocAgent compatibility drops such files'
-    /// contents.
+    /// True when Python 3.12's `ast.parse` would reject the file's text as LocAgent reads it
+    /// (plain UTF-8, so a byte-order mark stays in): syntax errors, Python 2 forms such as
+    /// `print "x"` or `except E, e`, stray indentation, an empty body, NUL bytes. LocAgent
+    /// compatibility keeps such files as bare, orphan file nodes.
     pub py3_invalid: bool,
     /// Line of the first syntax error, for messages (0 when none).
     pub first_error_line: u32,

@@ -315,13 +315,12 @@ impl<'a> Linker<'a> {
             if d.kind != DefKind::Function {
                 return None;
             }
-            if let Some(p) = d.parent {
-                if f.defs[p as usize].kind == DefKind::Class
-                    && d.first_param.as_deref() == Some(name)
-                    && !is_static(d)
-                {
-                    return Some(self.defs[fi][p as usize]);
-                }
+            if let Some(p) = d.parent
+                && f.defs[p as usize].kind == DefKind::Class
+                && d.first_param.as_deref() == Some(name)
+                && !is_static(d)
+            {
+                return Some(self.defs[fi][p as usize]);
             }
             o = d.parent?;
         }
@@ -422,10 +421,10 @@ impl<'a> Linker<'a> {
                 }
                 Val::Inst(c) => {
                     for m in self.member(c, "__call__", 0) {
-                        if let Val::Node(n) = m {
-                            if self.kind(n) == NodeKind::Function {
-                                out.push(n);
-                            }
+                        if let Val::Node(n) = m
+                            && self.kind(n) == NodeKind::Function
+                        {
+                            out.push(n);
                         }
                     }
                 }
@@ -753,18 +752,18 @@ impl<'a> Linker<'a> {
             for &ii in &self.stars[fi] {
                 let imp = &self.files[fi].facts.imports[ii as usize];
                 for m in self.module_vals(fi, imp) {
-                    if let Val::Node(mn) = m {
-                        if self.kind(mn) == NodeKind::File {
-                            out.extend(self.module_attr(self.file_of(mn), name, depth + 1));
-                        }
+                    if let Val::Node(mn) = m
+                        && self.kind(mn) == NodeKind::File
+                    {
+                        out.extend(self.module_attr(self.file_of(mn), name, depth + 1));
                     }
                 }
             }
         }
-        if out.is_empty() {
-            if let Some(sub) = self.submodule(self.file_node[fi], name) {
-                out.push(Val::Node(sub));
-            }
+        if out.is_empty()
+            && let Some(sub) = self.submodule(self.file_node[fi], name)
+        {
+            out.push(Val::Node(sub));
         }
         let out = cap(out);
         self.memo_attr.borrow_mut().insert(key, out.clone());
@@ -962,10 +961,12 @@ impl<'a> Linker<'a> {
         for base in &d.bases {
             if let Expr::Dotted(ch) | Expr::Subscript(ch) = base {
                 for v in self.resolve_chain(fi, scope, ch, depth + 1) {
-                    if let Val::Node(b) = v {
-                        if self.kind(b) == NodeKind::Class && b != c && !out.contains(&b) {
-                            out.push(b);
-                        }
+                    if let Val::Node(b) = v
+                        && self.kind(b) == NodeKind::Class
+                        && b != c
+                        && !out.contains(&b)
+                    {
+                        out.push(b);
                     }
                 }
             }
@@ -1037,10 +1038,8 @@ fn alternative_names(rel: &[u8]) -> Vec<String> {
     let mut start = 0;
     for (i, comp) in rel.split(|&c| c == b'/').enumerate() {
         let next = start + comp.len() + 1;
-        if i > 0 || next <= rel.len() {
-            if (comp == b"src" || comp == b"lib") && next < rel.len() {
-                out.extend(dotted_path(&rel[next..]));
-            }
+        if (i > 0 || next <= rel.len()) && (comp == b"src" || comp == b"lib") && next < rel.len() {
+            out.extend(dotted_path(&rel[next..]));
         }
         start = next;
     }

@@ -588,10 +588,10 @@ impl Index {
         }) {
             p.push("graph: a file reference is out of range".to_string());
         }
-        if let Ok(m) = self.content_map() {
-            if g.content_off.last().is_some_and(|l| l.to_native() as usize != m.payload().len()) {
-                p.push("content.bin: length disagrees with the file table".to_string());
-            }
+        if let Ok(m) = self.content_map()
+            && g.content_off.last().is_some_and(|l| l.to_native() as usize != m.payload().len())
+        {
+            p.push("content.bin: length disagrees with the file table".to_string());
         }
         p
     }

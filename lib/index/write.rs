@@ -158,16 +158,16 @@ fn write_postings(dir: &Path, input: &WriteInput) -> Result<u64> {
     for (fi, f) in input.files.iter().enumerate() {
         let nodes = &mut def_nodes[fi];
         let mut by_qual: HashMap<String, u32> = HashMap::default();
-        for d in 0..f.facts.defs.len() {
-            if nodes[d] != NONE {
-                by_qual.insert(f.facts.qual_name(d as u32), nodes[d]);
+        for (d, &n) in nodes.iter().enumerate() {
+            if n != NONE {
+                by_qual.insert(f.facts.qual_name(d as u32), n);
             }
         }
-        for d in 0..f.facts.defs.len() {
-            if nodes[d] == NONE {
-                if let Some(&n) = by_qual.get(&f.facts.qual_name(d as u32)) {
-                    nodes[d] = n;
-                }
+        for (d, slot) in nodes.iter_mut().enumerate() {
+            if *slot == NONE
+                && let Some(&n) = by_qual.get(&f.facts.qual_name(d as u32))
+            {
+                *slot = n;
             }
         }
     }
@@ -380,25 +380,28 @@ pub fn node_keys(id: &[u8], kind: NodeKind, mut push: impl FnMut(Vec<u8>)) {
     push(name.to_lowercase());
     match kind {
         NodeKind::File => {
-            if let Some(stem) = name.strip_suffix(b".py") {
-                if stem != b"__init__" {
-                    push(stem.to_lowercase());
-                }
+            if let Some(stem) = name.strip_suffix(b".py")
+                && stem != b"__init__"
+            {
+                push(stem.to_lowercase());
             }
         }
         NodeKind::Class | NodeKind::Function => {
-            if let Some(q) = id_qual(id) {
-                if q.len() != name.len() {
-                    push(q.to_lowercase());
-                }
+            if let Some(q) = id_qual(id)
+                && q.len() != name.len()
+            {
+                push(q.to_lowercase());
             }
         }
         NodeKind::Directory => {}
     }
 }
 
-/// The names fst entries (sorted), and the multi-postings table.
-fn name_keys(g: &Graph) -> (Vec<(Vec<u8>, u64)>, Vec<u32>, Vec<u32>) {
+/// The names fst entries (key, value), sorted, and the multi-postings table (offsets, nodes).
+type NameKeys = (Vec<(Vec<u8>, u64)>, Vec<u32>, Vec<u32>);
+
+/// The names fst entries and the multi-postings table.
+fn name_keys(g: &Graph) -> NameKeys {
     let mut pairs: Vec<(Vec<u8>, u32)> = Vec::with_capacity(g.nodes.len() * 3);
     for (n, node) in g.nodes.iter().enumerate() {
         node_keys(&node.id, node.kind, |k| pairs.push((k, n as u32)));

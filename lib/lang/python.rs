@@ -51,7 +51,7 @@ enum Item<'t> {
     Import(Node<'t>),
     Call { callee: Node<'t> },
     Bind { left: Node<'t>, ty: Option<Node<'t>>, right: Option<Node<'t>> },
-    Py2,
+    Py2(Node<'t>),
 }
 
 #[derive(Default, Clone, Copy)]
@@ -94,6 +94,11 @@ impl Extractor {
         // Python 3.12's `ast.parse` rejects NUL bytes, which tree-sitter parses around, and a
         // byte-order mark: LocAgent reads files as plain UTF-8, which keeps U+FEFF in the text.
         if src.contains(&0) || src.starts_with(b"\xef\xbb\xbf") {
+            facts.py3_invalid = true;
+        }
+        // Module-level statements at column 0; each definition's body at one indentation
+        // (tree-sitter accepts stray indentation that Python reports as IndentationError).
+        if !consistent_indent(src, root, Some(0)) {
             facts.py3_invalid = true;
         }
         if root.has_error() {
@@ -150,7 +155,7 @@ impl Extractor {
                     },
                     None => continue,
                 },
-                _ => Item::Py2,
+                _ => Item::Py2(node),
             };
             items.push((node.start_byte(), node.end_byte(), item));
         }
@@ -238,6 +243,9 @@ impl<'s> Builder<'s> {
                 first_param: None,
                 returns: extra.returns.and_then(|t| self.type_name(t)),
             };
+            if extra.body.is_some_and(|b| !consistent_indent(self.src, b, None)) {
+                self.facts.py3_invalid = true;
+            }
             self.facts.defs.push(def);
             self.def_of_node.insert(node.id(), idx);
             if let Some(params) = extra.params {
@@ -296,7 +304,11 @@ impl<'s> Builder<'s> {
                     });
                 }
                 Item::Bind { left, ty, right } => self.bind(owner, *left, *ty, *right),
-                Item::Py2 => self.facts.py3_invalid = true,
+                Item::Py2(node) => {
+                    if py3_rejects(*node) {
+                        self.facts.py3_invalid = true;
+                    }
+                }
             }
         }
     }
@@ -475,14 +487,14 @@ impl<'s> Builder<'s> {
                 self.facts.defs[def as usize].first_param = name.clone();
                 first = false;
             }
-            if let (Some(name), Some(ty)) = (name, ty) {
-                if let Some(t) = self.type_name(ty) {
-                    self.facts.binds.push(Bind {
-                        owner: Some(def),
-                        target: name,
-                        value: BindValue::Annotated(t),
-                    });
-                }
+            if let (Some(name), Some(ty)) = (name, ty)
+                && let Some(t) = self.type_name(ty)
+            {
+                self.facts.binds.push(Bind {
+                    owner: Some(def),
+                    target: name,
+                    value: BindValue::Annotated(t),
+                });
             }
         }
     }
@@ -609,11 +621,12 @@ fn last_token_end(mut n: Node) -> (usize, u32) {
         let count = n.child_count();
         let mut next = None;
         for i in (0..count).rev() {
-            if let Some(c) = n.child(i) {
-                if c.kind() != "comment" && c.end_byte() > c.start_byte() {
-                    next = Some(c);
-                    break;
-                }
+            if let Some(c) = n.child(i)
+                && c.kind() != "comment"
+                && c.end_byte() > c.start_byte()
+            {
+                next = Some(c);
+                break;
             }
         }
         match next {
@@ -625,6 +638,43 @@ fn last_token_end(mut n: Node) -> (usize, u32) {
     let line =
         if end.column == 0 && end.row > n.start_position().row { end.row } else { end.row + 1 };
     (n.end_byte(), line as u32)
+}
+
+/// Whether a `@py2` capture really is something Python 3 rejects.
+fn py3_rejects(node: Node) -> bool {
+    let mut cur = node.walk();
+    let mut kinds = node.children(&mut cur).map(|c| c.kind());
+    match node.kind() {
+        // `print >>f, x` is a (useless) Python 3 expression.
+        "print_statement" => !kinds.any(|k| k == "chevron"),
+        "try_statement" => !kinds.any(|k| k == "except_clause" || k == "finally_clause"),
+        _ => true,
+    }
+}
+
+/// Whether a statement list is indented the way Python 3 requires: every statement that starts
+/// its line starts at the same column (`expect`, or the first one's), ignoring form feeds.
+fn consistent_indent(src: &[u8], parent: Node, expect: Option<usize>) -> bool {
+    let mut col = expect;
+    let mut cur = parent.walk();
+    for stmt in parent.named_children(&mut cur) {
+        if stmt.kind() == "comment" {
+            continue;
+        }
+        let start = stmt.start_byte();
+        let line = src[..start].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+        let indent = &src[line..start];
+        if !indent.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\x0c')) {
+            continue; // after a `;` or on the line of the block's header
+        }
+        let width = indent.iter().filter(|&&c| c != b'\x0c').count();
+        match col {
+            None => col = Some(width),
+            Some(w) if w != width => return false,
+            Some(_) => {}
+        }
+    }
+    true
 }
 
 /// Depth of a statement in Python's `ast` tree (module-level statements are at depth 1).

@@ -305,13 +305,12 @@ fn path_candidates(ix: &Index, text: &str, w: f32, cands: &mut HashMap<u32, Cand
             break;
         }
         // Case-insensitive paths (keys hold lower-cased paths).
-        if qual.is_none() {
-            if let Some(&n) = names::exact(ix, &names::normalize(suffix.as_bytes()))?.first() {
-                if matches!(ix.kind(n), NodeKind::File | NodeKind::Directory) {
-                    found = Some((n, false));
-                    break;
-                }
-            }
+        if qual.is_none()
+            && let Some(&n) = names::exact(ix, &names::normalize(suffix.as_bytes()))?.first()
+            && matches!(ix.kind(n), NodeKind::File | NodeKind::Directory)
+        {
+            found = Some((n, false));
+            break;
         }
         if parts.len() - k <= 1 {
             break;

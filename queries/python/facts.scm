@@ -30,6 +30,19 @@
   type: (type)? @bind.type
   right: (_)? @bind.right) @bind
 
-; Python 2 statements: tree-sitter accepts them, Python 3 does not.
+; What tree-sitter accepts but Python 3.12's `ast.parse` rejects (Python 2 forms, mostly). The
+; Rust side lets through a `print >>f, x` (a valid Python 3 expression) and a `try` that has an
+; `except` or `finally`.
 (print_statement) @py2
 (exec_statement) @py2
+(try_statement) @py2
+((integer) @py2 (#match? @py2 "^0[0-9_]*[1-9][0-9_]*$|[lL]$"))
+((string_start) @py2 (#match? @py2 "^([uU][rR]|`)"))
+(comparison_operator "<>" @py2)
+(except_clause "," @py2)
+(raise_statement (expression_list) @py2)
+(parameters (tuple_pattern) @py2)
+(lambda_parameters (tuple_pattern) @py2)
+((identifier) @py2 (#any-of? @py2 "async" "await"))
+; An empty body: `def f():` with nothing after it.
+((block) @py2 (#eq? @py2 ""))

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# cds-build on the Django 4.2 sdist, against universal-ctags in the same run.
+#
+#   bench/build.sh [CORPUS_DIR]        (make bench-build)
+#
+# CORPUS_DIR defaults to an unpacked Django 4.2 sdist in the cache ($CDS_BENCH_CACHE, default
+# ~/.cache/cds/bench), downloaded with pip on first use; it is never copied into the repository.
+# Prints medians of: cold build (wall, peak RSS), rebuild with nothing changed, rebuild after
+# editing one file, index size, `ctags -R` on the same files, and the ratio.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cache=${CDS_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cds/bench}
+runs=${RUNS:-5}
+bin=$here/target/release
+
+need() { command -v "$1" >/dev/null 2>&1 || { echo "installing $2" >&2; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null; }; }
+need ctags universal-ctags
+[ -x /usr/bin/time ] || need time time
+
+corpus=${1:-}
+if [ -z "$corpus" ]; then
+    corpus=$cache/Django-4.2
+    if [ ! -d "$corpus" ]; then
+        mkdir -p "$cache"
+        pip download --no-deps --no-binary :all: django==4.2 -d "$cache" >/dev/null
+        tar xzf "$cache"/Django-4.2.tar.gz -C "$cache"
+    fi
+fi
+[ -x "$bin/cds-build" ] || (cd "$here" && cargo build --release --bins)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+idx=$work/idx
+py_files=$(find "$corpus" -name '*.py' | wc -l)
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# Runs a command, prints "seconds kilobytes".
+timed() { /usr/bin/time -f '%e %M' -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
+
+echo "corpus: $corpus ($py_files .py files); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+: > "$work/cold"
+for _ in $(seq "$runs"); do
+    rm -rf "$idx"
+    sync
+    timed "$bin/cds-build" -q --index "$idx" "$corpus" >> "$work/cold"
+done
+cold_s=$(cut -d' ' -f1 "$work/cold" | median)
+cold_kb=$(cut -d' ' -f2 "$work/cold" | median)
+
+: > "$work/noop"
+for _ in $(seq "$runs"); do timed "$bin/cds-build" -q --index "$idx" "$corpus" | cut -d' ' -f1 >> "$work/noop"; done
+noop_s=$(median < "$work/noop")
+
+target=$corpus/django/db/models/query.py
+cp "$target" "$work/query.py.orig"
+: > "$work/edit"
+for i in $(seq "$runs"); do
+    printf '\n\ndef bench_added_%s():\n    return %s\n' "$i" "$i" >> "$target"
+    timed "$bin/cds-build" -q --index "$idx" "$corpus" | cut -d' ' -f1 >> "$work/edit"
+done
+cp "$work/query.py.orig" "$target"
+edit_s=$(median < "$work/edit")
+"$bin/cds-build" -q --index "$idx" "$corpus"
+size_mb=$(du -sm "$idx/$(cat "$idx/CURRENT")" | cut -f1)
+
+: > "$work/ctags"
+for _ in $(seq "$runs"); do
+    (cd "$corpus" && timed ctags -R --languages=Python -f "$work/tags" .) | cut -d' ' -f1 >> "$work/ctags"
+done
+ctags_s=$(median < "$work/ctags")
+
+printf '\n%-44s %10s\n' "what (median of $runs)" "result"
+printf '%-44s %9ss\n' "cds-build cold (walk, parse, link, index)" "$cold_s"
+printf '%-44s %8s MiB\n' "  peak RSS" "$((cold_kb / 1024))"
+printf '%-44s %9ss\n' "cds-build again, nothing changed" "$noop_s"
+printf '%-44s %9ss\n' "cds-build after editing one file" "$edit_s"
+printf '%-44s %8s MiB\n' "index size on disk" "$size_mb"
+printf '%-44s %9ss\n' "ctags -R --languages=Python (definitions only)" "$ctags_s"
+printf '%-44s %9sx\n' "cold build / ctags" "$(awk -v a="$cold_s" -v b="$ctags_s" 'BEGIN {printf "%.2f", a / b}')"

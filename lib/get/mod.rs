@@ -1,0 +1,583 @@
+//! `cds-get`'s logic: find what an input line names, and show its code from the index.
+//!
+//! Three pieces, shared with `cds-trav` and `cds-fmt`:
+//!
+//! * [`Resolver`]: one input ID -> a [`Target`]. Besides exact IDs it accepts what people and
+//!   other tools actually type or print: `/pkg/core.py/` and `pkg/` (LocAgent strips the
+//!   slashes), `pkg.__init__` and `Class.__init__` (LocAgent's spelling of a package or class),
+//!   `./pkg/core.py`, absolute paths inside the repository, paths relative to the current
+//!   directory when it is below the repository root (what `rg -l` prints there), and line
+//!   references: `path:10`, `path:10-40`, and `rg -n` / `rg --vimgrep` lines (`path:10:text`).
+//!   An unknown ID gets `no entity 'X'; did you mean: ...` ([`Resolver::report_missing`]).
+//! * [`Code`]: the lines to show for a target in a [`View`]: the whole entity, a preview
+//!   (signature, docstring and first lines; or, for a large class or file, a skeleton whose
+//!   function bodies are elided), with `-C` context, computed from the graph's byte and line
+//!   spans of the entity and its children: no parser runs.
+//! * [`Staleness`]: compares each shown file with the working tree (size and mtime first, the
+//!   content's CRC only when those differ) and warns once per file that the index is stale.
+//!
+//! The code always comes from the index's stored content, so it matches the graph's line
+//! numbers even when the working tree has moved on.
+
+pub mod cli;
+
+use std::cell::OnceCell;
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use crate::cli::msg;
+use crate::graph::{EdgeKind, NodeKind};
+use crate::index::Index;
+
+/// What an input line names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// An entity (node number).
+    Entity(u32),
+    /// Lines `start..=end` of a file (its node number), from `path:10-40` or `path:10`.
+    Lines {
+        /// The file node.
+        file: u32,
+        /// First line asked for (1-based).
+        start: u32,
+        /// Last line asked for.
+        end: u32,
+    },
+}
+
+/// Resolves input IDs against one index (see the module docs for what it accepts).
+pub struct Resolver<'a> {
+    ix: &'a Index,
+    /// The repository root as bytes with a trailing `/`, computed on first need.
+    root: OnceCell<Vec<u8>>,
+    /// The current directory relative to the root (`pkg/sub/`), if it is inside the root.
+    cwd: OnceCell<Option<Vec<u8>>>,
+}
+
+impl<'a> Resolver<'a> {
+    /// A resolver over `ix`.
+    pub fn new(ix: &'a Index) -> Resolver<'a> {
+        Resolver { ix, root: OnceCell::new(), cwd: OnceCell::new() }
+    }
+
+    /// What `raw` names, or `None`.
+    pub fn resolve(&self, raw: &[u8]) -> Option<Target> {
+        if let Some(n) = self.ix.lookup_id(raw) {
+            return Some(Target::Entity(n));
+        }
+        // Only on a miss: every fallback below costs a few more lookups.
+        if let Some(n) = self.loose_entity(raw) {
+            return Some(Target::Entity(n));
+        }
+        self.line_ref(raw)
+    }
+
+    /// The entity `raw` names; a line reference names the innermost entity around its lines.
+    pub fn entity(&self, raw: &[u8]) -> Option<u32> {
+        match self.resolve(raw)? {
+            Target::Entity(n) => Some(n),
+            Target::Lines { file, start, end } => Some(enclosing(self.ix, file, start, end)),
+        }
+    }
+
+    /// Prints `tool: no entity 'X'; did you mean: A, B` (up to 5 candidates from the name index)
+    /// on stderr. It does not change the exit status: the tool goes on with the next ID.
+    pub fn report_missing(&self, raw: &[u8]) {
+        let shown = crate::id::display(raw);
+        let hints: Vec<String> = crate::search::names::suggest(self.ix, raw, 5)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|n| crate::id::display(self.ix.id(n)).into_owned())
+            .collect();
+        if hints.is_empty() {
+            msg::error(format_args!("no entity '{shown}'"));
+        } else {
+            msg::error(format_args!("no entity '{shown}'; did you mean: {}", hints.join(", ")));
+        }
+    }
+
+    /// The loose spellings of an entity ID (see the module docs), tried in turn.
+    fn loose_entity(&self, raw: &[u8]) -> Option<u32> {
+        use bstr::ByteSlice;
+        let mut t: &[u8] = raw.trim();
+        while let Some(rest) = t.strip_prefix(b"./") {
+            t = rest;
+        }
+        let root = self.root();
+        if !root.is_empty()
+            && let Some(rest) = t.strip_prefix(root.as_slice())
+        {
+            t = rest;
+        }
+        // LocAgent strips `/` at both ends (but keeps `/` itself) and trailing dots.
+        let mut t = t.trim_end_with(|c| c == '.');
+        if t != b"/" {
+            t = t.trim_with(|c| c == '/');
+            if t.is_empty() && raw.contains(&b'/') {
+                t = b"/";
+            }
+        }
+        let mut candidates: Vec<Vec<u8>> = vec![t.to_vec()];
+        // `pkg.__init__` is the package directory in LocAgent's spelling, `C.__init__` the
+        // class; a native index has `__init__` nodes, found above by the exact lookup.
+        if let Some(base) = t.strip_suffix(b".__init__") {
+            candidates.push(base.to_vec());
+        }
+        if let Some(cwd) = self.cwd() {
+            for c in candidates.clone() {
+                let mut joined = cwd.clone();
+                joined.extend_from_slice(&c);
+                candidates.push(joined);
+            }
+        }
+        candidates.iter().filter(|c| !c.is_empty()).find_map(|c| self.ix.lookup_id(c))
+    }
+
+    /// `path:10`, `path:10-40`, `path:10:text` (`rg -n`) and `path:10:5:text` (`rg
+    /// --vimgrep`), where `path` is an indexed file.
+    fn line_ref(&self, raw: &[u8]) -> Option<Target> {
+        let colon = raw.iter().position(|&c| c == b':')?;
+        let (path, rest) = (&raw[..colon], &raw[colon + 1..]);
+        let file = match self.ix.lookup_id(path) {
+            Some(n) => n,
+            None => self.loose_entity(path)?,
+        };
+        if self.ix.kind(file) != NodeKind::File {
+            return None;
+        }
+        let digits = |s: &[u8]| -> Option<(u32, usize)> {
+            let len = s.iter().take_while(|c| c.is_ascii_digit()).count();
+            let n = std::str::from_utf8(&s[..len]).ok()?.parse().ok()?;
+            Some((n, len))
+        };
+        let (start, len) = digits(rest)?;
+        let after = &rest[len..];
+        let (end, after) = match after.strip_prefix(b"-") {
+            Some(r) => {
+                let (end, len) = digits(r)?;
+                (end, &r[len..])
+            }
+            None => (start, after),
+        };
+        // Anything after the numbers must be `:...` (grep's text), or nothing.
+        if !(after.is_empty() || after.starts_with(b":")) || start == 0 || end < start {
+            return None;
+        }
+        Some(Target::Lines { file, start, end })
+    }
+
+    fn root(&self) -> &Vec<u8> {
+        self.root.get_or_init(|| {
+            let mut r = self.ix.root().into_os_string().into_encoded_bytes();
+            if !r.is_empty() && !r.ends_with(b"/") {
+                r.push(b'/');
+            }
+            r
+        })
+    }
+
+    fn cwd(&self) -> Option<&Vec<u8>> {
+        self.cwd
+            .get_or_init(|| {
+                let cwd = std::env::current_dir().ok()?;
+                let root = self.ix.root();
+                let rel = cwd.strip_prefix(&root).ok()?;
+                if rel.as_os_str().is_empty() {
+                    return None;
+                }
+                let mut v = rel.as_os_str().as_encoded_bytes().to_vec();
+                v.push(b'/');
+                Some(v)
+            })
+            .as_ref()
+    }
+}
+
+/// The innermost class or function of file node `file` whose lines include `start..=end`, or
+/// the file itself.
+pub fn enclosing(ix: &Index, file: u32, start: u32, end: u32) -> u32 {
+    let mut cur = file;
+    // Each step goes one level down the contain tree, so this ends; the bound guards against a
+    // corrupt index with a contain cycle.
+    for _ in 0..256 {
+        let next = ix.out_edges(cur).find(|e| {
+            e.kind == EdgeKind::Contain
+                && matches!(ix.kind(e.node), NodeKind::Class | NodeKind::Function)
+                && {
+                    let (a, b) = ix.lines(e.node);
+                    a <= start && end <= b
+                }
+        });
+        match next {
+            Some(e) => cur = e.node,
+            None => break,
+        }
+    }
+    cur
+}
+
+/// How much of an entity's code to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    /// One record line (ID, kind, lines, signature): no code.
+    Fold,
+    /// Signature, docstring and first lines of a function; a skeleton of a large class or file.
+    Preview,
+    /// All of it.
+    #[default]
+    Full,
+}
+
+impl View {
+    /// The flag value naming the view.
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Fold => "fold",
+            View::Preview => "preview",
+            View::Full => "full",
+        }
+    }
+}
+
+/// A function up to this many lines is previewed whole.
+const PREVIEW_FUNCTION_LINES: u32 = 25;
+/// A longer function's preview shows this many lines after its signature and docstring.
+const PREVIEW_BODY_LINES: u32 = 10;
+/// A class or file up to this many lines is previewed whole; a longer one as a skeleton.
+const PREVIEW_WHOLE_LINES: u32 = 60;
+
+/// The line-start offsets of a text, for line <-> byte conversions.
+pub struct LineMap<'t> {
+    text: &'t [u8],
+    /// `starts[i]` is the byte offset of line `i + 1`.
+    starts: Vec<u32>,
+}
+
+impl<'t> LineMap<'t> {
+    /// Scans `text` once for newlines.
+    pub fn new(text: &'t [u8]) -> LineMap<'t> {
+        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+        if !text.is_empty() {
+            starts.push(0);
+        }
+        for (i, &b) in text.iter().enumerate() {
+            // A final newline ends the last line; it does not start another.
+            if b == b'\n' && i + 1 < text.len() {
+                starts.push(i as u32 + 1);
+            }
+        }
+        LineMap { text, starts }
+    }
+
+    /// Number of lines.
+    pub fn count(&self) -> u32 {
+        self.starts.len() as u32
+    }
+
+    /// Line `k` (1-based) without its line ending; empty past the end.
+    pub fn line(&self, k: u32) -> &'t [u8] {
+        let Some(&a) = self.starts.get((k as usize).wrapping_sub(1)) else { return b"" };
+        let b = self.starts.get(k as usize).map_or(self.text.len(), |&b| b as usize);
+        let line = self.text.get(a as usize..b).unwrap_or(b"");
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        line.strip_suffix(b"\r").unwrap_or(line)
+    }
+
+    /// The line (1-based) holding byte `offset`.
+    pub fn line_of(&self, offset: u32) -> u32 {
+        (self.starts.partition_point(|&s| s <= offset) as u32).max(1)
+    }
+}
+
+/// One shown line, or a run of elided ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece {
+    /// Line `n`.
+    Line(u32),
+    /// Lines `from..=to` left out; `indent` is the first one's indentation width in bytes.
+    Elided {
+        /// First elided line.
+        from: u32,
+        /// Last elided line.
+        to: u32,
+        /// Bytes of leading whitespace of line `from` (the marker is indented alike).
+        indent: u32,
+    },
+}
+
+/// The code of one target, ready to render.
+pub struct Code<'i> {
+    /// The entity the code belongs to (the enclosing one for a line range).
+    pub node: u32,
+    /// The file node, when there is code (none for a directory).
+    pub file: Option<u32>,
+    /// The file's stored content.
+    pub text: &'i [u8],
+    /// What to show.
+    pub pieces: Vec<Piece>,
+    /// `Some((start, end))` when a line range was asked for.
+    pub range: Option<(u32, u32)>,
+    /// True when bodies were elided (a preview of a long entity).
+    pub elided: bool,
+}
+
+impl<'i> Code<'i> {
+    /// The code of `target` in `view`, with `context` more lines on each side.
+    pub fn of(ix: &'i Index, target: Target, view: View, context: u32) -> crate::Result<Code<'i>> {
+        let (node, file, range) = match target {
+            Target::Entity(n) => (n, ix.file_node(n), None),
+            Target::Lines { file, start, end } => {
+                (enclosing(ix, file, start, end), Some(file), Some((start, end)))
+            }
+        };
+        let mut code =
+            Code { node, file, text: b"", pieces: Vec::new(), range, elided: false };
+        let Some(f) = file.and_then(|f| ix.file_index(f)) else { return Ok(code) };
+        code.text = ix.file_content(f)?;
+        let map = LineMap::new(code.text);
+        let last = map.count();
+        if last == 0 {
+            return Ok(code);
+        }
+        let (mut a, mut b) = match range {
+            Some((s, e)) => (s, e),
+            None => ix.lines(node),
+        };
+        a = a.clamp(1, last);
+        b = b.clamp(a, last);
+        code.pieces = match (view, range) {
+            (View::Preview, None) => preview(ix, node, &map, a, b),
+            _ => (a..=b).map(Piece::Line).collect(),
+        };
+        code.elided = code.pieces.iter().any(|p| matches!(p, Piece::Elided { .. }));
+        if context > 0 {
+            let before = (a.saturating_sub(context).max(1)..a).map(Piece::Line);
+            let after = (b + 1..=b.saturating_add(context).min(last)).map(Piece::Line);
+            let mut all: Vec<Piece> = before.collect();
+            all.append(&mut code.pieces);
+            all.extend(after);
+            code.pieces = all;
+        }
+        Ok(code)
+    }
+
+    /// The first and last line numbers shown (0, 0 when nothing is).
+    pub fn bounds(&self) -> (u32, u32) {
+        let first = |p: &Piece| match *p {
+            Piece::Line(n) => n,
+            Piece::Elided { from, .. } => from,
+        };
+        let last = |p: &Piece| match *p {
+            Piece::Line(n) => n,
+            Piece::Elided { to, .. } => to,
+        };
+        match (self.pieces.first(), self.pieces.last()) {
+            (Some(a), Some(b)) => (first(a), last(b)),
+            _ => (0, 0),
+        }
+    }
+
+    /// The shown text as lines: real lines as they are, elided runs as one marker line
+    /// (`    ...  # lines 8-19 omitted`, indented like the first of them).
+    pub fn lines(&self) -> Vec<(Option<u32>, Vec<u8>)> {
+        let map = LineMap::new(self.text);
+        self.pieces
+            .iter()
+            .map(|p| match *p {
+                Piece::Line(n) => (Some(n), map.line(n).to_vec()),
+                Piece::Elided { from, to, indent } => {
+                    let ws: Vec<u8> =
+                        map.line(from).iter().take(indent as usize).copied().collect();
+                    let note = if from == to {
+                        format!("...  # line {from} omitted")
+                    } else {
+                        format!("...  # lines {from}-{to} omitted")
+                    };
+                    (None, [ws, note.into_bytes()].concat())
+                }
+            })
+            .collect()
+    }
+
+    /// The shown text joined by newlines (for JSON).
+    pub fn text_joined(&self) -> String {
+        let lines = self.lines();
+        let mut s = Vec::new();
+        for (i, (_, l)) in lines.iter().enumerate() {
+            if i > 0 {
+                s.push(b'\n');
+            }
+            s.extend_from_slice(l);
+        }
+        String::from_utf8_lossy(&s).into_owned()
+    }
+}
+
+/// The preview of node `n` spanning lines `a..=b` (see [`View::Preview`]).
+fn preview(ix: &Index, n: u32, map: &LineMap, a: u32, b: u32) -> Vec<Piece> {
+    let lines = b - a + 1;
+    let mut hidden: Vec<(u32, u32)> = Vec::new();
+    match ix.kind(n) {
+        NodeKind::Function if lines > PREVIEW_FUNCTION_LINES => {
+            let keep = head_end(ix, n, map).saturating_add(PREVIEW_BODY_LINES);
+            if keep < b {
+                hidden.push((keep + 1, b));
+            }
+        }
+        NodeKind::Class | NodeKind::File if lines > PREVIEW_WHOLE_LINES => {
+            skeleton(ix, n, map, &mut hidden, 0);
+        }
+        _ => {}
+    }
+    hidden.sort_unstable();
+    let mut pieces = Vec::with_capacity(lines as usize);
+    let mut k = a;
+    let mut h = hidden.iter().peekable();
+    while k <= b {
+        // Skip elisions that end before k (nested or overlapping ones).
+        while h.peek().is_some_and(|&&(_, to)| to < k) {
+            h.next();
+        }
+        match h.peek() {
+            Some(&&(from, to)) if from <= k => {
+                let to = to.min(b);
+                let indent = map.line(k).iter().take_while(|c| **c == b' ' || **c == b'\t').count();
+                pieces.push(Piece::Elided { from: k, to, indent: indent as u32 });
+                k = to + 1;
+            }
+            _ => {
+                pieces.push(Piece::Line(k));
+                k += 1;
+            }
+        }
+    }
+    pieces
+}
+
+/// The last line of node `n`'s signature and docstring.
+fn head_end(ix: &Index, n: u32, map: &LineMap) -> u32 {
+    let sig = map.line_of(ix.sig_span(n).1.saturating_sub(1));
+    let doc = ix.doc_span(n).map_or(0, |(_, e)| map.line_of(e.saturating_sub(1)));
+    sig.max(doc).max(ix.head_line(n))
+}
+
+/// Collects the function bodies under node `n` (recursing into classes) as hidden ranges.
+fn skeleton(ix: &Index, n: u32, map: &LineMap, hidden: &mut Vec<(u32, u32)>, depth: u32) {
+    if depth > 64 {
+        return;
+    }
+    let file = ix.file_index(n);
+    for e in ix.out_edges(n) {
+        if e.kind != EdgeKind::Contain || ix.file_index(e.node) != file {
+            continue;
+        }
+        match ix.kind(e.node) {
+            NodeKind::Function => {
+                let (_, end) = ix.lines(e.node);
+                let from = head_end(ix, e.node, map) + 1;
+                if from <= end {
+                    hidden.push((from, end));
+                }
+            }
+            NodeKind::Class => skeleton(ix, e.node, map, hidden, depth + 1),
+            _ => {}
+        }
+    }
+}
+
+/// Warns once per file when the working tree's copy differs from the indexed one.
+pub struct Staleness<'i> {
+    ix: &'i Index,
+    root: Option<PathBuf>,
+    checked: HashSet<u32>,
+}
+
+impl<'i> Staleness<'i> {
+    /// A checker; when the repository root is gone (an index copied elsewhere) it checks
+    /// nothing.
+    pub fn new(ix: &'i Index) -> Staleness<'i> {
+        let root = ix.root();
+        let root = root.is_dir().then_some(root);
+        Staleness { ix, root, checked: HashSet::new() }
+    }
+
+    /// True when file node `file` differs from the working tree; warns on the first call for
+    /// each file.
+    pub fn check(&mut self, file: u32) -> bool {
+        let Some(f) = self.ix.file_index(file) else { return false };
+        let Some(root) = &self.root else { return false };
+        let first = self.checked.insert(f);
+        let stale = self.differs(root, f, file);
+        if stale && first {
+            let path = crate::id::display(self.ix.id(file));
+            match stale_reason(root, self.ix.id(file)) {
+                Some(why) => msg::warn(format_args!(
+                    "{path} {why} since the index was built: run cds-build (showing the \
+                     indexed code)"
+                )),
+                None => msg::warn(format_args!(
+                    "{path} changed since the index was built: run cds-build (showing the \
+                     indexed code)"
+                )),
+            }
+        }
+        stale
+    }
+
+    fn differs(&self, root: &std::path::Path, f: u32, file: u32) -> bool {
+        let g = self.ix.graph();
+        let path = root.join(path_of(self.ix.id(file)));
+        let Ok(md) = std::fs::metadata(&path) else { return true };
+        let size = g.file_size.get(f as usize).map(|v| v.to_native());
+        let mtime = g.file_mtime.get(f as usize).map(|v| v.to_native());
+        if size == Some(md.len()) && mtime == Some(crate::walk::mtime_ns(&md)) {
+            return false;
+        }
+        // Touched, or another size: only the content can tell.
+        let Ok(bytes) = std::fs::read(&path) else { return true };
+        let hash = g.file_hash.get(f as usize).map(|v| v.to_native());
+        Some(crc32fast::hash(&bytes)) != hash || size != Some(bytes.len() as u64)
+    }
+}
+
+/// "is gone" when the file no longer exists, else None (it changed).
+fn stale_reason(root: &std::path::Path, id: &[u8]) -> Option<&'static str> {
+    (!root.join(path_of(id)).exists()).then_some("was removed")
+}
+
+/// A repository-relative ID path as a native path.
+fn path_of(id: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        PathBuf::from(std::ffi::OsStr::from_bytes(id))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(id).into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_map() {
+        let m = LineMap::new(b"a\nbb\r\n\nccc\n");
+        assert_eq!(m.count(), 4);
+        assert_eq!(m.line(1), b"a");
+        assert_eq!(m.line(2), b"bb");
+        assert_eq!(m.line(3), b"");
+        assert_eq!(m.line(4), b"ccc");
+        assert_eq!(m.line(5), b"");
+        assert_eq!(m.line(0), b"");
+        assert_eq!(m.line_of(0), 1);
+        assert_eq!(m.line_of(2), 2);
+        assert_eq!(m.line_of(7), 4);
+        let m = LineMap::new(b"no newline");
+        assert_eq!(m.count(), 1);
+        assert_eq!(m.line(1), b"no newline");
+        assert_eq!(LineMap::new(b"").count(), 0);
+    }
+}
