@@ -10,7 +10,7 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 CARGO ?= cargo
-BINS := cds-build cds-search
+BINS := cds-build cds-search cds-trav cds-get cds-fmt cds-loc
 RELEASE := target/release
 DEMO := examples/demo-repo
 
@@ -52,10 +52,15 @@ demo: build
 	@echo '$$ cds-build $(DEMO)'
 	@$(RELEASE)/cds-build $(DEMO)
 	@echo
-	@echo '$$ cd $(DEMO) && cds-search -t function sanitize | cds-trav -h1 -r invoke -d up | cds-get --view fold'
-	@cd $(DEMO) && ../../$(RELEASE)/cds-search -t function sanitize \
-		| ../../$(RELEASE)/cds-trav -h1 -r invoke -d up \
-		| ../../$(RELEASE)/cds-get --view fold
+	@echo '$$ cd $(DEMO)'
+	@echo '$$ cds-search -n1 -t function sanitize user input | cds-trav -h1 -r invoke -d up'
+	@cd $(DEMO) && ../../$(RELEASE)/cds-search -n1 -t function sanitize user input \
+		| ../../$(RELEASE)/cds-trav -h1 -r invoke -d up
+	@echo
+	@echo '$$ cds-search -n1 -t function sanitize user input | cds-trav -h1 -r invoke -d up --no-roots | cds-get'
+	@cd $(DEMO) && ../../$(RELEASE)/cds-search -n1 -t function sanitize user input \
+		| ../../$(RELEASE)/cds-trav -h1 -r invoke -d up --no-roots \
+		| ../../$(RELEASE)/cds-get
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7

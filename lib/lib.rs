@@ -19,6 +19,7 @@ pub mod graph;
 pub mod id;
 pub mod index;
 pub mod lang;
+pub mod loc;
 pub mod record;
 pub mod search;
 pub mod trav;

@@ -5,6 +5,10 @@
 mod util;
 
 mod build;
+mod fmt;
 mod generated;
+mod get;
 mod parity;
+mod pipeline;
 mod resolve;
+mod trav;

@@ -93,6 +93,10 @@ pub fn bin(name: &str) -> PathBuf {
     let p = match name {
         "cds-build" => env!("CARGO_BIN_EXE_cds-build"),
         "cds-search" => env!("CARGO_BIN_EXE_cds-search"),
+        "cds-loc" => env!("CARGO_BIN_EXE_cds-loc"),
+        "cds-trav" => env!("CARGO_BIN_EXE_cds-trav"),
+        "cds-get" => env!("CARGO_BIN_EXE_cds-get"),
+        "cds-fmt" => env!("CARGO_BIN_EXE_cds-fmt"),
         other => panic!("unknown binary {other}"),
     };
     PathBuf::from(p)

@@ -188,7 +188,7 @@ pub fn run(mut args: BuildArgs) -> Result<Status> {
     }
     let mut opts = args.opts;
     opts.root = root;
-    opts.index_dir = args.common.index.clone();
+    opts.index_dir = args.common.index_override();
     let quiet = args.common.quiet;
     let progress = Progress::new(!quiet && std::io::stderr().is_terminal());
     let summary = build::build(&opts, &|e| progress.event(e));
@@ -223,7 +223,7 @@ pub fn run(mut args: BuildArgs) -> Result<Status> {
 }
 
 fn verify_index(args: &BuildArgs, root: &std::path::Path) -> Result<Status> {
-    let explicit = args.common.index.clone().or_else(|| {
+    let explicit = args.common.index_override().or_else(|| {
         let candidate = root.join(index::INDEX_DIR);
         candidate.is_dir().then_some(candidate)
     });

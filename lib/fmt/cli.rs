@@ -5,7 +5,9 @@ use std::io::Write;
 
 use super::{containment_tree, induced_edges, record_tree, render_tree, write_dot, write_graph};
 use crate::cli::flags::value_parse;
-use crate::cli::{self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Tool, common};
+use crate::cli::{
+    self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Tool, common,
+};
 use crate::get::cli::{BlockOpts, Blocks};
 use crate::get::{Code, Resolver, Target, View};
 use crate::index::Index;
@@ -118,11 +120,10 @@ numbers. On an index built with --compat locagent it is LocAgent's own graph dum
     flags: &[
         Flag::new("tree", "Draw the records as a tree (a walk's, or by file)", tree),
         Flag::new("fold", "One line per entity: ID, kind, lines, signature (default)", fold),
-        Flag::new("preview", "Code previews: signatures, docstrings, skeletons", preview)
-            .long_doc(
-                "Show each entity as cds-get --view preview does: a function's signature, \
+        Flag::new("preview", "Code previews: signatures, docstrings, skeletons", preview).long_doc(
+            "Show each entity as cds-get --view preview does: a function's signature, \
 docstring and first lines; a long class or file as a skeleton with function bodies omitted.",
-            ),
+        ),
         Flag::new("full", "The full code of each entity, with line numbers", full),
         Flag::new("markdown", "Markdown for an LLM prompt: headings, fenced code", markdown),
         Flag::new("dot", "A Graphviz digraph of the entities and their edges", dot).long_doc(
@@ -151,8 +152,14 @@ every edge of the index between them.",
         ),
         ("The files rg finds, grouped as a tree", "rg -l 'Money' | cds-fmt --tree"),
         ("Entities around grep hits, as records", "rg -n 'raise ' | cds-fmt"),
-        ("Previews of hand-picked entities", "printf '%s\\n' shop/cart.py:Cart shop/models.py | cds-fmt --preview"),
-        ("Fill in every field for jq", "cds-trav --ids -h2 shop/cart.py:Cart | cds-fmt --json | jq -r .fold"),
+        (
+            "Previews of hand-picked entities",
+            "printf '%s\\n' shop/cart.py:Cart shop/models.py | cds-fmt --preview",
+        ),
+        (
+            "Fill in every field for jq",
+            "cds-trav --ids -h2 shop/cart.py:Cart | cds-fmt --json | jq -r .fold",
+        ),
         (
             "How ast-grep's hits connect",
             "ast-grep run -p 'Money($X)' --json=stream | jq -r '\"\\(.file):\\(.range.start.line+1)\"' | cds-fmt --dot | dot -Tsvg > m.svg",
@@ -168,7 +175,9 @@ pub fn run(args: FmtArgs) -> crate::Result<Status> {
     // --json/--ids given after every view flag win (view flags reset the format).
     let view = match format {
         Format::Json | Format::Ids => FmtView::Fold,
-        Format::Text => args.view.unwrap_or(if args.markdown { FmtView::Full } else { FmtView::Fold }),
+        Format::Text => {
+            args.view.unwrap_or(if args.markdown { FmtView::Full } else { FmtView::Fold })
+        }
     };
     let markdown = args.markdown && format == Format::Text;
     if view == FmtView::Graph && markdown {
@@ -203,9 +212,11 @@ pub fn run(args: FmtArgs) -> crate::Result<Status> {
                     // fields are recomputed from the index.
                     const OWN: &[&str] =
                         &["id", "kind", "path", "name", "start", "end", "fold", "test"];
-                    extra.extend(m.iter().filter(|(k, _)| !OWN.contains(&k.as_str())).map(
-                        |(k, v)| (k.clone(), v.clone()),
-                    ));
+                    extra.extend(
+                        m.iter()
+                            .filter(|(k, _)| !OWN.contains(&k.as_str()))
+                            .map(|(k, v)| (k.clone(), v.clone())),
+                    );
                 }
                 crate::record::write_json(&mut out, &ix, entity(t), extra)?;
             }

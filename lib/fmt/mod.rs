@@ -61,8 +61,11 @@ pub fn write_dot(
         if start {
             style.push("bold");
         }
-        let style =
-            if style.is_empty() { String::new() } else { format!(", style=\"{}\"", style.join(",")) };
+        let style = if style.is_empty() {
+            String::new()
+        } else {
+            format!(", style=\"{}\"", style.join(","))
+        };
         writeln!(out, "  {} [shape={shape}{style}];", dot_quote(&id))?;
     }
     for e in edges {
@@ -108,18 +111,27 @@ pub fn render_tree(ix: &Index, nodes: &[TreeNode]) -> String {
     let mut roots = Vec::new();
     for (i, t) in nodes.iter().enumerate() {
         match &t.parent {
-            Some((p, _)) if *p < i => children[*p].push(i),
+            Some((p, _)) if *p != i && *p < nodes.len() => children[*p].push(i),
             _ => roots.push(i),
         }
     }
+    // Nodes on a parent cycle (impossible for walks and containment, but the input is data)
+    // are reached from no root: they become roots of their own after the others.
+    let mut seen = vec![false; nodes.len()];
     let mut text = String::new();
-    for (r, &root) in roots.iter().enumerate() {
-        if r > 0 {
+    for root in roots.iter().copied().chain(0..nodes.len()) {
+        if seen[root] {
+            continue;
+        }
+        if !text.is_empty() {
             text.push('\n');
         }
         // (index, prefix, last); the root is printed bare.
         let mut stack: Vec<(usize, String, Option<bool>)> = vec![(root, String::new(), None)];
         while let Some((i, prefix, last)) = stack.pop() {
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
             let id = crate::id::display(ix.id(nodes[i].node));
             let child_prefix = match last {
                 None => {

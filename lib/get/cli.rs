@@ -3,15 +3,15 @@
 //!
 //! Text output, per entity, is a header line and LocAgent's numbered view:
 //!
-//! ```text
-//! shop/cart.py:Cart.total	function	shop/cart.py:21-24
+//! ````text
+//! shop/cart.py:Cart.total  function  shop/cart.py:21-24
 //! ```
 //! 21 |     def total(self, discount=0, region="default"):
 //! 22 |         amount = apply_discount(self.subtotal(), discount)
 //! ```
-//! ```
+//! ````
 //!
-//! The header is `ID<TAB>kind<TAB>path:start-end[<TAB>note]`, so it is itself a valid protocol
+//! (the gaps in the header are TABs). The header is `ID<TAB>kind<TAB>path:start-end[<TAB>note]`, so it is itself a valid protocol
 //! record, and its third field is a valid `cds-get` argument. Blocks are separated by a blank
 //! line (with `-0`, each ends with NUL instead).
 
@@ -20,7 +20,9 @@ use std::io::Write;
 
 use super::{Code, Resolver, Staleness, Target, View};
 use crate::cli::flags::value_parse;
-use crate::cli::{self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Style, Tool, common};
+use crate::cli::{
+    self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Style, Tool, common,
+};
 use crate::graph::{EdgeKind, NodeKind};
 use crate::index::Index;
 
@@ -96,7 +98,7 @@ names, and cds-get goes on with the rest. The exit status is 0 when at least one
 shown, 1 when none was, and 2 on an error (no index, a corrupt index, unreadable input).",
     positional: Some(Positional {
         name: "ID",
-        doc: "Entity IDs or path:LINE[-LINE] (read from stdin when none are given)",
+        doc: "IDs or path:LINE[-LINE] (stdin when none are given)",
         many: true,
         complete: Complete::Nothing,
         apply: id,
@@ -140,7 +142,7 @@ feeding the code to another program (ast-grep --stdin, a formatter, a file).",
     ],
     examples: &[
         ("The code of a method", "cds-get shop/cart.py:Cart.total"),
-        ("The lines around line 120 of a file", "cds-get -C 5 shop/views.py:120"),
+        ("The lines around line 25 of a file", "cds-get -C 5 shop/views.py:25"),
         ("A skeleton of a large class", "cds-get --view preview shop/models.py:Profile"),
         (
             "The callers of a function, with their code",
@@ -207,7 +209,13 @@ pub struct Blocks<'i> {
 impl<'i> Blocks<'i> {
     /// A writer for `ix`, in the format chosen by `common` (`--json`, `--ids`, `-0`).
     pub fn new(ix: &'i Index, common: &Common) -> Blocks<'i> {
-        Blocks { ix, format: common.format, null: common.null, stale: Staleness::new(ix), written: 0 }
+        Blocks {
+            ix,
+            format: common.format,
+            null: common.null,
+            stale: Staleness::new(ix),
+            written: 0,
+        }
     }
 
     /// Writes one target.
@@ -289,7 +297,12 @@ pub fn write_header(out: &mut Out, ix: &Index, code: &Code, stale: bool) -> crat
             out.paint(Style::LineNo, where_.as_bytes())?;
             if code.elided {
                 out.write_all(b"\t")?;
-                out.paint(Style::Dim, b"skeleton: bodies omitted, ask for their lines")?;
+                let note: &[u8] = if ix.kind(n) == NodeKind::Function {
+                    b"preview: the rest omitted, ask for its lines"
+                } else {
+                    b"skeleton: bodies omitted, ask for their lines"
+                };
+                out.paint(Style::Dim, note)?;
             }
         }
     }
@@ -311,7 +324,17 @@ pub fn write_numbered(out: &mut Out, ix: &Index, code: &Code) -> crate::Result<(
             out.write_all(b"\n")?;
         }
     } else {
-        let width = code.bounds().1.max(1).to_string().len();
+        // Right-aligned to the widest number printed (elision markers have none).
+        let widest = code
+            .pieces
+            .iter()
+            .filter_map(|p| match *p {
+                super::Piece::Line(n) => Some(n),
+                super::Piece::Elided { .. } => None,
+            })
+            .max()
+            .unwrap_or(1);
+        let width = widest.to_string().len();
         let blank = " ".repeat(width);
         for (num, text) in code.lines() {
             match num {

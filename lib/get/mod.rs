@@ -69,7 +69,9 @@ impl<'a> Resolver<'a> {
         if let Some(n) = self.loose_entity(raw) {
             return Some(Target::Entity(n));
         }
-        self.line_ref(raw)
+        // A line reference past the end of its file names nothing (report_missing says so).
+        let (file, start, end) = self.line_ref(raw)?;
+        (start <= self.ix.lines(file).1).then_some(Target::Lines { file, start, end })
     }
 
     /// The entity `raw` names; a line reference names the innermost entity around its lines.
@@ -84,11 +86,20 @@ impl<'a> Resolver<'a> {
     /// on stderr. It does not change the exit status: the tool goes on with the next ID.
     pub fn report_missing(&self, raw: &[u8]) {
         let shown = crate::id::display(raw);
-        let hints: Vec<String> = crate::search::names::suggest(self.ix, raw, 5)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|n| crate::id::display(self.ix.id(n)).into_owned())
-            .collect();
+        if let Some((file, start, _)) = self.line_ref(raw) {
+            let last = self.ix.lines(file).1;
+            let path = crate::id::display(self.ix.id(file));
+            msg::error(format_args!("no line {start} in {path}: it has {last} lines"));
+            return;
+        }
+        let mut found = crate::search::names::suggest(self.ix, raw, 5).unwrap_or_default();
+        // `file.py:Clas.method` with a typo: the file itself is a poor first guess when a
+        // same-file entity is among the candidates.
+        if raw.contains(&b':') {
+            found.sort_by_key(|&n| matches!(self.ix.kind(n), NodeKind::File | NodeKind::Directory));
+        }
+        let hints: Vec<String> =
+            found.into_iter().map(|n| crate::id::display(self.ix.id(n)).into_owned()).collect();
         if hints.is_empty() {
             msg::error(format_args!("no entity '{shown}'"));
         } else {
@@ -134,8 +145,8 @@ impl<'a> Resolver<'a> {
     }
 
     /// `path:10`, `path:10-40`, `path:10:text` (`rg -n`) and `path:10:5:text` (`rg
-    /// --vimgrep`), where `path` is an indexed file.
-    fn line_ref(&self, raw: &[u8]) -> Option<Target> {
+    /// --vimgrep`), where `path` is an indexed file: (file node, first line, last line).
+    fn line_ref(&self, raw: &[u8]) -> Option<(u32, u32, u32)> {
         let colon = raw.iter().position(|&c| c == b':')?;
         let (path, rest) = (&raw[..colon], &raw[colon + 1..]);
         let file = match self.ix.lookup_id(path) {
@@ -163,7 +174,7 @@ impl<'a> Resolver<'a> {
         if !(after.is_empty() || after.starts_with(b":")) || start == 0 || end < start {
             return None;
         }
-        Some(Target::Lines { file, start, end })
+        Some((file, start, end))
     }
 
     fn root(&self) -> &Vec<u8> {
@@ -330,8 +341,7 @@ impl<'i> Code<'i> {
                 (enclosing(ix, file, start, end), Some(file), Some((start, end)))
             }
         };
-        let mut code =
-            Code { node, file, text: b"", pieces: Vec::new(), range, elided: false };
+        let mut code = Code { node, file, text: b"", pieces: Vec::new(), range, elided: false };
         let Some(f) = file.and_then(|f| ix.file_index(f)) else { return Ok(code) };
         code.text = ix.file_content(f)?;
         let map = LineMap::new(code.text);

@@ -241,14 +241,18 @@ pub fn run(mut args: SearchArgs) -> Result<Status> {
         }
     }
     out.finish()?;
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
     if res.hidden_tests > 0 {
+        let n = res.hidden_tests;
         cli::msg::note(format_args!(
-            "{} hits in test files left out (--tests shows them)",
-            res.hidden_tests
+            "{n} hit{} in test files left out (--tests shows them)",
+            plural(n)
         ));
     }
-    if res.more > 0 && args.common.format == Format::Text {
-        cli::msg::note(format_args!("{} more hits (-n N shows more)", res.more));
+    // Only when the default limit cut the list: with -n the user chose it.
+    if res.more > 0 && !args.limit_set && args.common.format == Format::Text {
+        let n = res.more;
+        cli::msg::note(format_args!("{n} more hit{} (-n N shows more)", plural(n)));
     }
     if res.hits.is_empty() {
         cli::msg::note(format_args!(

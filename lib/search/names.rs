@@ -139,6 +139,14 @@ pub fn suggest(ix: &Index, text: &[u8], limit: usize) -> Result<Vec<u32>> {
             push(&hit.nodes, &mut out);
         }
     }
+    // Entities in the file the user named come first, then the rest; the file itself after
+    // its own entities (a typo in a method name keeps the path right).
+    let in_path = |n: u32| {
+        ix.kind(n) != crate::graph::NodeKind::File
+            && ix.id(n).to_ascii_lowercase().starts_with(path)
+            && !path.is_empty()
+    };
+    out.sort_by_key(|&n| !in_path(n));
     out.truncate(limit);
     Ok(out)
 }

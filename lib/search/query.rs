@@ -33,6 +33,8 @@ pub const W_CODE_WORD: f32 = 1.5;
 /// Weight of a prose word.
 pub const W_WORD: f32 = 1.0;
 
+/// Multiplier for the words of a long query's first line (its title).
+pub const TITLE_BOOST: f32 = 2.0;
 /// Longest query text read, in bytes (a 100 KB issue is read whole; beyond that, the start).
 pub const MAX_QUERY: usize = 512 << 10;
 /// Most distinct BM25 terms kept (the heaviest).
@@ -97,6 +99,16 @@ impl Query {
 
 /// Understands `text`.
 pub fn parse(text: &str) -> Query {
+    parse_with(text, false)
+}
+
+/// Understands an issue for localization: every content word is also looked up as a name
+/// (at prose weight), because issues name modules in plain words (`sqlmigrate`, `fitsrec`).
+pub fn parse_issue(text: &str) -> Query {
+    parse_with(text, true)
+}
+
+fn parse_with(text: &str, words_as_names: bool) -> Query {
     let text = if text.len() > MAX_QUERY {
         let mut end = MAX_QUERY;
         while !text.is_char_boundary(end) {
@@ -109,7 +121,7 @@ pub fn parse(text: &str) -> Query {
     let trimmed = text.trim();
     let words: Vec<&str> = trimmed.split_whitespace().collect();
     let short = !trimmed.contains('\n') && words.len() <= 8;
-    let mut b = Builder::default();
+    let mut b = Builder { words_as_names, boost: 1.0, ..Builder::default() };
 
     for frame in frames(text) {
         b.name(&frame.function, NameShape::Ident, W_FRAME);
@@ -119,9 +131,15 @@ pub fn parse(text: &str) -> Query {
         b.frames.push(frame);
     }
 
-    // Code regions: fenced blocks and `inline code`.
+    // Code regions: fenced blocks and `inline code`. The title (first line of a long text)
+    // says what is wrong in the fewest words: it weighs double.
     let mut in_fence = false;
+    let mut title = !short;
     for line in text.lines() {
+        b.boost = if title && !line.trim().is_empty() { TITLE_BOOST } else { 1.0 };
+        if !line.trim().is_empty() {
+            title = false;
+        }
         if line.trim_start().starts_with("```") {
             in_fence = !in_fence;
             continue;
@@ -162,6 +180,9 @@ pub fn parse(text: &str) -> Query {
 
 #[derive(Default)]
 struct Builder {
+    words_as_names: bool,
+    /// Multiplier for the line being read (the title weighs more).
+    boost: f32,
     names: Vec<NameTerm>,
     terms: HashMap<String, f32>,
     frames: Vec<Frame>,
@@ -169,6 +190,7 @@ struct Builder {
 
 impl Builder {
     fn name(&mut self, text: &str, shape: NameShape, weight: f32) {
+        let weight = weight * self.boost.max(1.0);
         let text = text
             .trim_matches(|c: char| c == '.' || c == ':' || c == '/' && shape != NameShape::Path);
         if text.is_empty() || text.len() > 300 {
@@ -181,6 +203,7 @@ impl Builder {
     }
 
     fn terms(&mut self, text: &str, weight: f32) {
+        let weight = weight * self.boost.max(1.0);
         tokenize::tokens(text.as_bytes(), |_, t| {
             if tokenize::is_query_stopword(t) {
                 return;
@@ -239,7 +262,7 @@ impl Builder {
         if short && !stop {
             // A short query is a list of names.
             self.name(word, NameShape::Ident, weight.max(W_IDENT));
-        } else if weight >= W_CODE_WORD && !stop && word.len() >= 3 {
+        } else if (weight >= W_CODE_WORD || self.words_as_names) && !stop && word.len() >= 3 {
             self.name(word, NameShape::Ident, weight);
         }
         self.terms(word, weight);
@@ -279,11 +302,16 @@ fn is_path(s: &str) -> bool {
         || (path.contains('/') && path.split('/').filter(|p| !p.is_empty()).count() >= 2)
 }
 
-/// Python traceback frames: `File "x.py", line 12, in func`.
+/// Python traceback frames: `File "x.py", line 12, in func`, and pytest's
+/// `path/x.py:12: in func`.
 pub fn frames(text: &str) -> Vec<Frame> {
     let mut out = Vec::new();
     for line in text.lines() {
         let l = line.trim();
+        if let Some(f) = pytest_frame(l) {
+            out.push(f);
+            continue;
+        }
         let Some(rest) = l.strip_prefix("File \"") else { continue };
         let Some((file, rest)) = rest.split_once('"') else { continue };
         let rest = rest.trim_start_matches(',').trim();
@@ -293,6 +321,21 @@ pub fn frames(text: &str) -> Vec<Frame> {
         out.push(Frame { file: file.to_string(), line: num.trim().parse().unwrap_or(0), function });
     }
     out
+}
+
+/// `path/x.py:12: in func` (pytest's traceback lines).
+fn pytest_frame(l: &str) -> Option<Frame> {
+    let (file, rest) = l.split_once(".py:")?;
+    let (num, rest) = rest.split_once(':')?;
+    let function = rest.trim().strip_prefix("in ")?.trim();
+    if file.contains(char::is_whitespace) || !is_identifier(function) {
+        return None;
+    }
+    Some(Frame {
+        file: format!("{file}.py"),
+        line: num.trim().parse().ok()?,
+        function: function.into(),
+    })
 }
 
 #[cfg(test)]
@@ -341,6 +384,17 @@ mod tests {
         let w = |t: &str| q.terms.iter().find(|(x, _)| x == t).map(|x| x.1).unwrap_or(0.0);
         assert!(w("bulk_create") > w("ignores"), "{:?}", q.terms);
         assert_eq!(w("the"), 0.0);
+    }
+
+    #[test]
+    fn pytest_frames_and_titles() {
+        let q = parse("boom\n../site-packages/sklearn/calibration.py:764: in predict_proba\n");
+        assert_eq!(q.frames[0].file, "../site-packages/sklearn/calibration.py");
+        assert_eq!(q.frames[0].function, "predict_proba");
+        assert_eq!(q.frames[0].line, 764);
+        let q = parse("Isotonic output breaks\n\nsome body text mentioning isotonic once\n");
+        let w = |t: &str| q.terms.iter().find(|(x, _)| x == t).map(|x| x.1).unwrap_or(0.0);
+        assert!(w("breaks") > w("body"), "{:?}", q.terms);
     }
 
     #[test]

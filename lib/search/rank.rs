@@ -145,8 +145,27 @@ impl Cand {
     }
 }
 
-/// Runs a search.
-pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
+/// An entity's raw signals, before filtering and merging into one score.
+#[derive(Debug, Clone)]
+pub struct Scored {
+    /// The node.
+    pub node: u32,
+    /// The name part of the score (best tier plus a share of the others).
+    pub name: f32,
+    /// The raw BM25 score (0 when no term matched).
+    pub bm25: f32,
+    /// The name reasons, strongest first.
+    pub reasons: Vec<Reason>,
+    /// Each name reason with its contribution (tier x term weight x specificity).
+    pub parts: Vec<(Reason, f32)>,
+}
+
+/// Weighted BM25 terms (`term`, weight).
+pub type Terms = Vec<(String, f32)>;
+
+/// Every candidate of a query with its name and BM25 signals, unfiltered and unsorted, and
+/// the BM25 terms actually used (typo fixes included).
+pub fn candidates(ix: &Index, q: &Query) -> Result<(Vec<Scored>, Terms)> {
     let mut cands: HashMap<u32, Cand> = HashMap::default();
     for term in &q.names {
         name_candidates(ix, term, q.short, &mut cands)?;
@@ -159,15 +178,35 @@ pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
     let named =
         q.short && cands.values().any(|c| c.names.iter().any(|(r, _)| *r == Reason::ExactId));
     let bm = if named { Vec::new() } else { bm25_scores(ix, &terms)? };
-    let max_bm = bm.iter().map(|x| x.1).fold(0.0f32, f32::max);
     for (node, s) in bm {
         cands.entry(node).or_default().bm25 = s;
     }
+    let out = cands
+        .into_iter()
+        .map(|(node, c)| {
+            let mut names = c.names.clone();
+            names.sort_by(|a, b| b.1.total_cmp(&a.1));
+            Scored {
+                node,
+                name: c.name_score(),
+                bm25: c.bm25,
+                reasons: names.iter().map(|x| x.0.clone()).collect(),
+                parts: names,
+            }
+        })
+        .collect();
+    Ok((out, terms))
+}
 
+/// Runs a search.
+pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
+    let (cands, terms) = candidates(ix, q)?;
+    let max_bm = cands.iter().map(|c| c.bm25).fold(0.0f32, f32::max);
     let globs = crate::search::glob::Globs::new(&opts.globs)?;
     let mut hits: Vec<Hit> = Vec::with_capacity(cands.len());
     let mut hidden_tests = 0;
-    for (node, c) in cands {
+    for c in cands {
+        let node = c.node;
         let kind = ix.kind(node);
         if !opts.kinds.is_empty() && !opts.kinds.contains(&kind) {
             continue;
@@ -180,13 +219,11 @@ pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
             continue;
         }
         let bm_part = if max_bm > 0.0 { BM25_SPAN * c.bm25 / max_bm } else { 0.0 };
-        let mut names = c.names.clone();
-        names.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let mut reasons: Vec<Reason> = names.into_iter().map(|x| x.0).collect();
+        let mut reasons = c.reasons;
         if c.bm25 > 0.0 {
             reasons.push(Reason::Bm25(Vec::new()));
         }
-        hits.push(Hit { node, score: c.name_score() + bm_part, reasons, bm25: c.bm25 });
+        hits.push(Hit { node, score: c.name + bm_part, reasons, bm25: c.bm25 });
     }
     // Ties: classes and functions before files and directories, then shorter IDs.
     hits.sort_by(|a, b| {
@@ -473,7 +510,7 @@ fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)>> {
 }
 
 /// The query terms that contribute most to a document's BM25 score.
-fn top_terms(ix: &Index, terms: &[(String, f32)], node: u32, k: usize) -> Result<Vec<String>> {
+pub fn top_terms(ix: &Index, terms: &[(String, f32)], node: u32, k: usize) -> Result<Vec<String>> {
     let dict = ix.terms()?;
     let post = ix.postings()?;
     let mut found: Vec<(f32, &str)> = Vec::new();

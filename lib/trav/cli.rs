@@ -3,10 +3,10 @@
 //! Default view, one line per entity (the shared record plus how it was reached):
 //!
 //! ```text
-//! shop/views.py:checkout	function	22-26	def checkout(request):	hop=1 invokes=shop/cart.py:Cart.add
+//! shop/views.py:checkout  function  22-26  def checkout(request):  hop=1 invokes=shop/cart.py:Cart.add
 //! ```
 //!
-//! `--edges` prints `src<TAB>rel<TAB>dst<TAB>conf`, `--tree` LocAgent's expanded tree, `--dot`
+//! (the gaps are TABs). `--edges` prints `src<TAB>rel<TAB>dst<TAB>conf`, `--tree` LocAgent's expanded tree, `--dot`
 //! a Graphviz digraph, `--json` the records with `hop`, `via`, `dir`, `from`, `meta`, `conf`
 //! and `cut`.
 
@@ -15,7 +15,9 @@ use std::io::Write;
 
 use super::{Direction, Reach, Walk, bfs, conf_name, relation_phrase, tree};
 use crate::cli::flags::{value_parse, value_str};
-use crate::cli::{self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Tool, common};
+use crate::cli::{
+    self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Tool, common,
+};
 use crate::get::Resolver;
 use crate::graph::{FLAG_TEST, Mode};
 use crate::index::Index;
@@ -194,7 +196,7 @@ The exit status is 0 when something was printed, 1 when nothing was (no start en
         apply: id,
     }),
     flags: &[
-        Flag::new("hops", "Follow at most N edges from a start (default 1; -1: no limit)", hops)
+        Flag::new("hops", "Follow at most N edges (default 1; -1: no limit)", hops)
             .short('h')
             .value("N")
             .long_doc(
@@ -212,7 +214,7 @@ invokes and inherits. up follows them backwards: who contains, imports, invokes 
 it. both does both from the start entities, then keeps each branch going its own way. \
 LocAgent's downstream and upstream are accepted.",
             ),
-        Flag::new("type", "Keep only entities of KIND (directory,file,class,function)", kinds)
+        Flag::new("type", "Keep only kinds: directory,file,class,function", kinds)
             .short('t')
             .value("KIND")
             .long_doc(
@@ -220,7 +222,7 @@ LocAgent's downstream and upstream are accepted.",
 func, method). Give a comma-separated list or repeat the flag. An entity of another kind is \
 neither printed nor walked through, as in LocAgent; start entities are always kept.",
             ),
-        Flag::new("rel", "Follow only relations REL (contain,import,invoke,inherit)", rels)
+        Flag::new("rel", "Follow only relations: contain,import,invoke,inherit", rels)
             .short('r')
             .value("REL")
             .long_doc(
@@ -230,7 +232,7 @@ repeat the flag. The default follows all four.",
             ),
         Flag::new("tests", "Walk into test files and directories too", tests).long_doc(
             "Walk into tests too. By default, entities in test files and test directories \
-(tests/, test_*.py, *_test.py, conftest.py; on a --compat locagent index LocAgent's rule: \
+(tests/, test_*.py, *_test.py, tests.py, conftest.py; on a --compat locagent index LocAgent's rule: \
 any path piece starting with \"test\") are left out.",
         ),
         Flag::new("limit", "Stop after N entities (default 200; 0: no limit)", limit)
@@ -242,13 +244,14 @@ the limit cuts the walk, cds-trav says so on stderr, the entities whose neighbou
 out carry cut=N (\"cut\" in JSON), and the tree ends with a \"... cut at --limit\" line. The \
 default is 200; 0 means no limit.",
             ),
-        Flag::new("fanout", "Take at most N new neighbours per entity (default 100)", fanout)
+        Flag::new("fanout", "Max new neighbours per entity and relation (100)", fanout)
             .value("N")
             .long_doc(
-                "Take at most N new neighbours from any one entity, so that a hub (a base class \
-with thousands of subclasses, a helper called from everywhere) cannot fill the output. The \
-rest are counted in cut=N (\"cut\" in JSON; a \"... N more\" line in --tree) and reported on \
-stderr. The default is 100; 0 means no limit.",
+                "Take at most N new neighbours from any one entity through one relation in one \
+direction, so that a hub (a base class with thousands of subclasses, a helper called from \
+everywhere) cannot fill the output, and a class's many methods cannot crowd out its callers. \
+The rest are counted in cut=N (\"cut\" in JSON; a \"... N more\" line in --tree) and reported \
+on stderr. The default is 100; 0 means no limit.",
             ),
         Flag::new("no-roots", "Leave the start entities out of the output", no_roots).long_doc(
             "Do not print the start entities (hop 0) in the line, JSON and ID views; they are \
@@ -288,10 +291,7 @@ entities are bold; guessed edges are dashed, one-of-N edges dotted.",
             "Callers' code",
             "cds-trav -h1 -r invoke -d up --no-roots shop/pricing.py:apply_discount | cds-get",
         ),
-        (
-            "LocAgent's tree, both directions",
-            "cds-trav --tree -h2 -d both shop/cart.py:Cart.total",
-        ),
+        ("LocAgent's tree, both directions", "cds-trav --tree -h2 -d both shop/cart.py:Cart.total"),
         ("The repository's layout", "cds-trav --tree -h -1 -r contain -t directory,file /"),
         (
             "Only the first hop of a two-hop walk, through jq",
@@ -299,9 +299,12 @@ entities are bold; guessed edges are dashed, one-of-N edges dotted.",
         ),
         (
             "Guessed calls only",
-            "cds-trav --edges --json -r invoke shop/views.py | jq -c 'select(.meta==1)'",
+            "cds-trav --edges --json -h2 -r contain,invoke shop/views.py | jq -c 'select(.meta==1)'",
         ),
-        ("The functions around grep hits, and who calls them", "rg -n 'TODO' | cds-trav -d up -r invoke"),
+        (
+            "The functions around grep hits, and who calls them",
+            "rg -n 'raise ' | cds-trav -d up -r invoke",
+        ),
         (
             "Who uses the files rg finds",
             "rg -l 'import html' | cds-trav -d up -r import --ids | sort -u",
@@ -320,7 +323,7 @@ entities are bold; guessed edges are dashed, one-of-N edges dotted.",
 };
 
 /// Runs `cds-trav`.
-pub fn run(args: TravArgs) -> crate::Result<Status> {
+pub fn run(mut args: TravArgs) -> crate::Result<Status> {
     let format = args.common.format;
     match (args.view, format) {
         (TravView::Tree | TravView::Dot, Format::Json | Format::Ids)
@@ -336,7 +339,7 @@ pub fn run(args: TravArgs) -> crate::Result<Status> {
     let ix = Index::discover(args.common.index_override().as_deref())?;
     let resolver = Resolver::new(&ix);
     let mut roots = Vec::new();
-    for rec in cli::entity_inputs(args.ids) {
+    for rec in cli::entity_inputs(std::mem::take(&mut args.ids)) {
         let rec = rec?;
         match resolver.entity(&rec.id) {
             Some(n) => roots.push(n),
@@ -542,7 +545,8 @@ mod tests {
 
     #[test]
     fn filters() {
-        let a = parse(&["-t", "class,function", "-r", "invokes", "-r", "inherit", "-d", "upstream"]);
+        let a =
+            parse(&["-t", "class,function", "-r", "invokes", "-r", "inherit", "-d", "upstream"]);
         assert_eq!(a.walk.kinds, 0b1100);
         assert_eq!(a.walk.rels, 0b1100);
         assert_eq!(a.walk.direction, Direction::Up);

@@ -14,8 +14,9 @@
 //! LocAgent's byte for byte.
 //!
 //! Output is bounded: `limit` caps the entities (BFS) or lines (tree), and `fanout` caps how
-//! many new neighbours one entity contributes, so a hub with thousands of callers cannot flood
-//! the output. What was cut is counted per entity ([`Step::cut`]) and reported by the CLI.
+//! many new neighbours one entity contributes through one relation in one direction, so a hub
+//! with thousands of callers cannot flood the output, nor a class's many methods crowd out its
+//! callers. What was cut is counted per entity ([`Step::cut`]) and reported by the CLI.
 
 pub mod cli;
 
@@ -63,7 +64,7 @@ pub struct Walk {
     pub tests: bool,
     /// At most this many entities besides the start ones (BFS) or tree lines; 0: no limit.
     pub limit: usize,
-    /// At most this many new neighbours per entity; 0: no limit.
+    /// At most this many new neighbours per entity, relation and direction; 0: no limit.
     pub fanout: usize,
 }
 
@@ -181,7 +182,9 @@ pub fn bfs(ix: &Index, roots: &[u32], w: &Walk) -> Reach {
         let up = matches!(dir, Direction::Up | Direction::Both);
         let outs = ix.out_edges(n).filter(|_| down).map(|e| (e, false));
         let ins = ix.in_edges(n).filter(|_| up).map(|e| (e, true));
-        let mut added = 0usize;
+        // New neighbours taken so far, per direction and relation: the cap applies to each
+        // group, so a class's hundred methods cannot crowd out its callers.
+        let mut added = [[0usize; 4]; 2];
         let mut fanned = false;
         cut.clear();
         for (e, is_up) in outs.chain(ins) {
@@ -196,7 +199,8 @@ pub fn bfs(ix: &Index, roots: &[u32], w: &Walk) -> Reach {
                 }
                 continue;
             }
-            if w.fanout > 0 && added >= w.fanout {
+            let group = &mut added[usize::from(is_up)][e.kind as usize];
+            if w.fanout > 0 && *group >= w.fanout {
                 fanned = true;
                 cut.insert(e.node);
                 continue;
@@ -206,7 +210,7 @@ pub fn bfs(ix: &Index, roots: &[u32], w: &Walk) -> Reach {
                 cut.insert(e.node);
                 continue;
             }
-            added += 1;
+            *group += 1;
             index_of.insert(e.node, r.steps.len());
             let via = Via { from: n, rel: e.kind, up: is_up, meta: e.meta };
             r.steps.push(Step { node: e.node, hop: hop + 1, via: Some(via), cut: 0 });
@@ -361,14 +365,23 @@ pub fn tree(ix: &Index, root: u32, w: &Walk, locagent: bool) -> Tree {
             }
         }
         let more = if w.fanout > 0 && children.len() > w.fanout {
-            let more = children.len() - w.fanout;
-            children.truncate(w.fanout);
+            // At most `fanout` children per direction and relation, in their order.
+            let mut taken = [[0usize; 4]; 2];
+            let before = children.len();
+            children.retain(|&(_, rel, up)| {
+                let group = &mut taken[usize::from(up)][rel as usize];
+                *group += 1;
+                *group <= w.fanout
+            });
+            before - children.len()
+        } else {
+            0
+        };
+        if more > 0 {
             t.hubs += 1;
             stack.push(Item::More { prefix: new_prefix.clone(), count: more });
-            true
-        } else {
-            false
-        };
+        }
+        let more = more > 0;
         let n = children.len();
         for (i, &(child, rel, up)) in children.iter().enumerate().rev() {
             stack.push(Item::Visit {

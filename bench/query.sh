@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The query tools on the Django 4.2 index: whole-process medians with hyperfine, and
+# universal-ctags' readtags looking up one name in the same run, as the reference for a
+# per-process lookup.
+#
+#   bench/query.sh [CORPUS_DIR]        (make bench-query)
+#
+# CORPUS_DIR defaults to an unpacked Django 4.2 sdist in the cache ($CDS_BENCH_CACHE, default
+# ~/.cache/cds/bench), downloaded with pip on first use; it is never copied into the repository.
+# The index and the tags file go to a temporary directory. RUNS (default 100) sets hyperfine's
+# runs per command; CARGO_TARGET_DIR is honoured. Targets (DESIGN.md §7): cds-get and cds-trav -h1 under 2 ms, cds-trav -h2
+# -d both from a hub and the three-stage pipeline under 10 ms.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cache=${CDS_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cds/bench}
+runs=${RUNS:-100}
+bin=${CARGO_TARGET_DIR:-$here/target}/release
+
+need() { command -v "$1" >/dev/null 2>&1 || { echo "installing $2" >&2; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null; }; }
+need hyperfine hyperfine
+need ctags universal-ctags
+need readtags universal-ctags
+need jq jq
+
+corpus=${1:-}
+if [ -z "$corpus" ]; then
+    corpus=$cache/Django-4.2
+    if [ ! -d "$corpus" ]; then
+        mkdir -p "$cache"
+        pip download --no-deps --no-binary :all: django==4.2 -d "$cache" >/dev/null
+        tar xzf "$cache"/Django-4.2.tar.gz -C "$cache"
+    fi
+fi
+for b in cds-build cds-trav cds-get cds-fmt; do
+    [ -x "$bin/$b" ] || { (cd "$here" && cargo build --release --bins); break; }
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export CDS_INDEX=$work/idx
+export PATH=$bin:$PATH
+cds-build -q --index "$CDS_INDEX" "$corpus"
+(cd "$corpus" && ctags -R --languages=Python -f "$work/tags" .)
+
+method=django/db/models/query.py:QuerySet.filter
+hub=django/db/models/query.py:QuerySet
+cd "$corpus"
+# The walks must find what they are meant to, or the timings mean nothing.
+[ "$(cds-get --ids "$method")" = "$method" ] || { echo "no $method in the index" >&2; exit 2; }
+readtags -t "$work/tags" QuerySet | grep -q 'django/db/models/query.py' || { echo "readtags found no QuerySet" >&2; exit 2; }
+
+echo "corpus: $corpus ($(find . -name '*.py' | wc -l) .py files); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "outputs: cds-get $(cds-get "$method" | wc -l) lines, cds-trav -h1 $(cds-trav -h1 "$method" | wc -l) entities," \
+     "-h2 -d both $(cds-trav -h2 -d both "$hub" 2>/dev/null | wc -l) entities" \
+     "($(cds-trav -h2 -d both --limit 0 --fanout 0 "$hub" | wc -l) unbounded)," \
+     "pipeline $(cds-trav --ids -h0 "$method" | cds-trav -h1 | cds-get | wc -l) lines"
+echo
+
+# -N: no shell for single commands; the pipelines run in sh, whose own start hyperfine
+# measures and subtracts.
+hyperfine -N --warmup 10 --runs "$runs" --style basic --export-json "$work/single.json" \
+    -n "cds-get ID" "cds-get $method" \
+    -n "cds-trav -h1 ID" "cds-trav -h1 $method" \
+    -n "cds-trav -h2 -d both HUB" "cds-trav -h2 -d both $hub" \
+    -n "cds-trav -h2 -d both HUB --limit 0 --fanout 0" "cds-trav -h2 -d both --limit 0 --fanout 0 $hub" \
+    -n "readtags NAME (ctags)" "readtags -t $work/tags QuerySet" >/dev/null 2>"$work/log" ||
+    { cat "$work/log" >&2; exit 1; }
+hyperfine --warmup 10 --runs "$runs" --style basic --export-json "$work/pipe.json" \
+    -n "cds-trav --ids | cds-trav -h1 | cds-get" \
+    "cds-trav --ids -h0 $method | cds-trav -h1 | cds-get > /dev/null" \
+    -n "callers' code: ... | cds-trav -h1 -r invoke -d up | cds-get" \
+    "cds-trav --ids -h0 $method | cds-trav -h1 -r invoke -d up | cds-get > /dev/null" \
+    >/dev/null 2>"$work/log" || { cat "$work/log" >&2; exit 1; }
+
+printf '%-58s %9s %9s\n' "command (whole process, $runs runs)" "median" "mean"
+jq -r '.results[] | [.command, (.median * 1000), (.mean * 1000)] | @tsv' "$work/single.json" "$work/pipe.json" |
+    while IFS=$'\t' read -r name median mean; do
+        printf '%-58s %6.2f ms %6.2f ms\n' "$name" "$median" "$mean"
+    done

@@ -1,0 +1,357 @@
+//! cds-get: the numbered view, previews and skeletons, context and line ranges, JSON, staleness,
+//! and bad input.
+
+use crate::util::Dir;
+
+fn demo(name: &str) -> Dir {
+    let d = Dir::demo(name);
+    d.cmd("cds-build").stderr_of(0);
+    d
+}
+
+fn get(d: &Dir, args: &[&str]) -> String {
+    d.cmd("cds-get").args(args).ok()
+}
+
+#[test]
+fn numbered_view_with_a_header() {
+    let d = demo("get-full");
+    eqnice!(
+        "\
+shop/cart.py:Cart.total\tfunction\tshop/cart.py:21-24
+```
+21 |     def total(self, discount=0, region=\"default\"):
+22 |         amount = apply_discount(self.subtotal(), discount)
+23 |         rate = self.taxes.rate_for(region)
+24 |         return Money(amount.cents * (100 + rate) // 100)
+```
+",
+        get(&d, &["shop/cart.py:Cart.total"])
+    );
+    // Several entities: blocks separated by a blank line; numbers right-aligned to the widest.
+    let got = get(&d, &["shop/pricing.py:Money.__init__", "shop/security.py:require_login"]);
+    eqnice!(
+        "\
+shop/pricing.py:Money.__init__\tfunction\tshop/pricing.py:5-6
+```
+5 |     def __init__(self, cents):
+6 |         self.cents = cents
+```
+
+shop/security.py:require_login\tfunction\tshop/security.py:20-28
+```
+20 | def require_login(view):
+21 |     \"\"\"Decorator: refuse anonymous users.\"\"\"
+22 | 
+23 |     def wrapper(request, *args, **kwargs):
+24 |         if request.user is None:
+25 |             raise PermissionError(\"login required\")
+26 |         return view(request, *args, **kwargs)
+27 | 
+28 |     return wrapper
+```
+",
+        got
+    );
+}
+
+#[test]
+fn decorators_belong_to_the_entity() {
+    let d = demo("get-deco");
+    let got = get(&d, &["shop/views.py:profile_page"]);
+    assert!(got.starts_with("shop/views.py:profile_page\tfunction\tshop/views.py:8-12\n```\n 8 | @require_login\n 9 | def profile_page(request):\n"), "{got}");
+}
+
+#[test]
+fn fold_and_ids_views() {
+    let d = demo("get-fold");
+    eqnice!(
+        "shop/views.py:checkout\tfunction\t22-26\tdef checkout(request):\n",
+        get(&d, &["--view", "fold", "shop/views.py:checkout"])
+    );
+    eqnice!("shop/views.py:checkout\n", get(&d, &["--ids", "shop/views.py:checkout"]));
+}
+
+/// A file long enough to be previewed as a skeleton.
+fn big_class() -> String {
+    let mut s = String::from(
+        "\"\"\"A module.\"\"\"\n\nimport os\n\n\nclass Big:\n    \"\"\"Many methods.\"\"\"\n\n    LIMIT = 3\n",
+    );
+    for i in 0..8 {
+        s.push_str(&format!(
+            "\n    def m{i}(self, x):\n        \"\"\"Method {i}.\"\"\"\n        y = x + {i}\n        z = y * 2\n        w = z - 1\n        v = w + y\n        return v\n"
+        ));
+    }
+    s.push_str("\n\ndef long_function(a):\n    \"\"\"Does a lot.\"\"\"\n");
+    for i in 0..40 {
+        s.push_str(&format!("    a = a + {i}\n"));
+    }
+    s.push_str("    return a\n");
+    s
+}
+
+#[test]
+fn preview_shows_a_skeleton_of_a_large_class() {
+    let d = Dir::new("get-preview");
+    d.write("big.py", big_class());
+    d.cmd("cds-build").stderr_of(0);
+    let got = get(&d, &["--view", "preview", "big.py:Big"]);
+    let head = "\
+big.py:Big\tclass\tbig.py:6-73\tskeleton: bodies omitted, ask for their lines
+```
+ 6 | class Big:
+ 7 |     \"\"\"Many methods.\"\"\"
+ 8 | 
+ 9 |     LIMIT = 3
+10 | 
+11 |     def m0(self, x):
+12 |         \"\"\"Method {i}.\"\"\"
+   |         ...  # lines 13-17 omitted
+18 | 
+19 |     def m1(self, x):
+";
+    let head = head.replace("{i}", "0");
+    eqnice!(head, got[..head.len()].to_string());
+    assert!(got.ends_with("   |         ...  # lines 69-73 omitted\n```\n"), "{got}");
+    // A long function: signature, docstring and ten lines, then the rest omitted.
+    let got = get(&d, &["--view", "preview", "big.py:long_function"]);
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(
+        lines[0],
+        "big.py:long_function\tfunction\tbig.py:76-118\tpreview: the rest omitted, ask for its lines"
+    );
+    assert_eq!(
+        lines[1..4],
+        ["```", "76 | def long_function(a):", "77 |     \"\"\"Does a lot.\"\"\""]
+    );
+    assert_eq!(lines[13], "87 |     a = a + 9");
+    assert_eq!(lines[14], "   |     ...  # lines 88-118 omitted");
+    // Short entities are previewed whole.
+    eqnice!(get(&d, &["big.py:Big.m3"]), get(&d, &["--view", "preview", "big.py:Big.m3"]));
+    // The whole file: functions' bodies go, the module's own lines stay.
+    let got = get(&d, &["--view", "preview", "big.py"]);
+    assert!(got.contains("\n 1 | \"\"\"A module.\"\"\"\n 2 | \n 3 | import os\n"), "{got}");
+    assert!(got.contains("   |     ...  # lines 78-118 omitted\n"), "{got}");
+    // JSON carries the same text, elisions included.
+    let json = get(&d, &["--json", "--view", "preview", "big.py:long_function"]);
+    let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(v["elided"], true);
+    assert!(
+        v["code"].as_str().unwrap().ends_with("    a = a + 9\n    ...  # lines 88-118 omitted")
+    );
+}
+
+#[test]
+fn context_and_line_ranges() {
+    let d = demo("get-ranges");
+    let got = get(&d, &["-C", "1", "shop/pricing.py:round_money"]);
+    eqnice!(
+        "\
+shop/pricing.py:round_money\tfunction\tshop/pricing.py:12-13
+```
+11 | 
+12 | def round_money(amount):
+13 |     return Money(int(round(amount.cents)))
+14 | 
+```
+",
+        got
+    );
+    eqnice!(
+        "\
+shop/views.py:24-25\trange\tin shop/views.py:checkout
+```
+24 |     for name, price in request.params[\"items\"]:
+25 |         cart.add(sanitize_user_input(name), price)
+```
+",
+        get(&d, &["shop/views.py:24-25"])
+    );
+    // One line, with context; the range's entity is the innermost around it.
+    let got = get(&d, &["-C2", "shop/security.py:25"]);
+    assert!(
+        got.starts_with(
+            "shop/security.py:25\trange\tin shop/security.py:require_login.wrapper\n```\n23 | "
+        ),
+        "{got}"
+    );
+    assert!(got.ends_with("27 | \n```\n"), "{got}");
+    // rg -n and rg --vimgrep lines.
+    let a = get(&d, &["shop/views.py:25:        cart.add(sanitize_user_input(name), price)"]);
+    let b = get(&d, &["shop/views.py:25:9:cart.add"]);
+    eqnice!(a, b);
+    assert!(a.starts_with("shop/views.py:25\trange\tin shop/views.py:checkout\n"), "{a}");
+    // The end of a range is clamped to the file; a start past it names nothing.
+    let got = get(&d, &["shop/pricing.py:24-999"]);
+    assert!(
+        got.ends_with("25 |         return self.RATES.get(region, self.RATES[\"default\"])\n```\n"),
+        "{got}"
+    );
+    let err = d.cmd("cds-get").arg("shop/pricing.py:26").stderr_of(1);
+    assert_eq!(err, "cds-get: no line 26 in shop/pricing.py: it has 25 lines\n");
+    d.cmd("cds-get").arg("shop/nope.py:3").stderr_of(1);
+    d.cmd("cds-get").arg("shop/views.py:0").stderr_of(1);
+}
+
+#[test]
+fn loose_spellings() {
+    let d = demo("get-loose");
+    let want = get(&d, &["--ids", "shop/cart.py"]);
+    for spelling in ["./shop/cart.py", "/shop/cart.py/", "shop/cart.py.", " shop/cart.py "] {
+        eqnice!(want, get(&d, &["--ids", spelling]));
+    }
+    let abs = d.path("shop/cart.py");
+    eqnice!(want, get(&d, &["--ids", abs.to_str().unwrap()]));
+    // Relative to the current directory, as rg -l prints it there.
+    let out = d.cmd("cds-get").arg("--ids").arg("cart.py").output();
+    assert_eq!(out.status.code(), Some(1), "cart.py is not a path from the root");
+    let mut cmd = crate::util::TestCommand::new("cds-get", &d.path("shop"));
+    eqnice!(want, cmd.args(["--ids", "cart.py"]).ok());
+    // A native index keeps __init__ as a node; shop.__init__ is the package, as in LocAgent.
+    eqnice!("shop/cart.py:Cart.__init__\n", get(&d, &["--ids", "shop/cart.py:Cart.__init__"]));
+    eqnice!("shop\n", get(&d, &["--ids", "shop.__init__"]));
+}
+
+#[test]
+fn json_has_the_code() {
+    let d = demo("get-json");
+    let out = get(&d, &["--json", "shop/pricing.py:round_money", "shop"]);
+    let recs: Vec<serde_json::Value> =
+        out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(recs.len(), 2);
+    let r = &recs[0];
+    assert_eq!(r["id"], "shop/pricing.py:round_money");
+    assert_eq!(r["code"], "def round_money(amount):\n    return Money(int(round(amount.cents)))");
+    assert_eq!((r["code_start"].as_u64(), r["code_end"].as_u64()), (Some(12), Some(13)));
+    assert_eq!(
+        (r["start"].as_u64(), r["end"].as_u64(), r["view"].as_str()),
+        (Some(12), Some(13), Some("full"))
+    );
+    assert_eq!(recs[1]["kind"], "directory");
+    assert!(recs[1]["entries"].as_array().unwrap().iter().any(|e| e == "shop/cart.py"));
+    let range = get(&d, &["--json", "shop/views.py:24-25"]);
+    let v: serde_json::Value = serde_json::from_str(range.trim()).unwrap();
+    assert_eq!(
+        (v["id"].as_str(), v["range"].as_str()),
+        (Some("shop/views.py:checkout"), Some("shop/views.py:24-25"))
+    );
+}
+
+#[test]
+fn directories_list_their_entries() {
+    let d = demo("get-dir");
+    eqnice!(
+        "\
+shop\tdirectory\tshop/
+```
+shop/__init__.py
+shop/cart.py
+shop/models.py
+shop/pricing.py
+shop/security.py
+shop/views.py
+```
+",
+        get(&d, &["shop"])
+    );
+}
+
+#[test]
+fn plain_code_and_nul_separated_blocks() {
+    let d = demo("get-plain");
+    eqnice!(
+        "def round_money(amount):\n    return Money(int(round(amount.cents)))\n",
+        get(&d, &["--plain", "shop/pricing.py:round_money"])
+    );
+    let got = get(&d, &["-0", "shop/pricing.py:round_money", "shop/pricing.py:Money.__init__"]);
+    assert_eq!(got.matches('\0').count(), 2, "{got:?}");
+    assert!(!got.contains("```\n\n"), "no blank separator with -0: {got:?}");
+    let ids = get(&d, &["-0", "--ids", "shop/pricing.py:round_money", "shop"]);
+    assert_eq!(ids, "shop/pricing.py:round_money\0shop\0");
+}
+
+#[test]
+fn a_stale_index_is_reported_once_per_file() {
+    let d = demo("get-stale");
+    let p = d.path("shop/pricing.py");
+    let mut text = std::fs::read_to_string(&p).unwrap();
+    // Only touched: same content, no warning.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&p, &text).unwrap();
+    let out = d.cmd("cds-get").arg("shop/pricing.py:round_money").output();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    // Changed: one warning for two entities of the file, and the indexed code is shown.
+    text.insert_str(0, "# a new first line\n");
+    std::fs::write(&p, &text).unwrap();
+    let out = d
+        .cmd("cds-get")
+        .args(["shop/pricing.py:round_money", "shop/pricing.py:Money", "shop/cart.py:Cart.add"])
+        .output();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err,
+        "cds-get: warning: shop/pricing.py changed since the index was built: run cds-build (showing the indexed code)\n"
+    );
+    let got = String::from_utf8_lossy(&out.stdout);
+    assert!(got.starts_with("shop/pricing.py:round_money\tfunction\tshop/pricing.py:12-13\tstale index: run cds-build\n```\n12 | def round_money(amount):\n"), "{got}");
+    // JSON says so too; -q silences the warning.
+    let json = d.cmd("cds-get").args(["--json", "shop/pricing.py:round_money"]).output();
+    assert!(String::from_utf8_lossy(&json.stdout).contains("\"stale\":true"));
+    let quiet = d.cmd("cds-get").args(["-q", "shop/pricing.py:round_money"]).output();
+    assert_eq!(
+        (quiet.status.code(), String::from_utf8_lossy(&quiet.stderr).as_ref()),
+        (Some(0), "")
+    );
+    // A removed file.
+    std::fs::remove_file(d.path("shop/cart.py")).unwrap();
+    let err = d.cmd("cds-get").arg("shop/cart.py:Cart.add").stderr_of(0);
+    assert!(err.contains("shop/cart.py was removed since the index was built"), "{err}");
+}
+
+#[test]
+fn unknown_ids_and_exit_statuses() {
+    let d = demo("get-unknown");
+    let out =
+        d.cmd("cds-get").args(["--ids", "shop/models.py:Profile.rendr", "shop/cart.py"]).output();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "shop/cart.py\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("cds-get: no entity 'shop/models.py:Profile.rendr'; did you mean: shop/models.py:Profile.render"), "{err}");
+    assert!(err.lines().count() == 1);
+    // Up to five candidates.
+    let err = d.cmd("cds-get").arg("__init_").stderr_of(1);
+    let names = err.trim_end().rsplit("did you mean: ").next().unwrap();
+    assert_eq!(names.split(", ").count(), 5, "{err}");
+    // Nothing found at all: 1. Empty input: 1. Bad JSON input: reported, 2.
+    d.cmd("cds-get").arg("zzz_no_such_thing").stderr_of(1);
+    assert_eq!(d.cmd("cds-get").stdin("").expect_code(1), "");
+    let err = d.cmd("cds-get").arg("--ids").stdin("{not json\nshop\n").stderr_of(2);
+    assert!(err.starts_with("cds-get: stdin line 1: invalid JSON"), "{err}");
+}
+
+#[test]
+fn files_with_syntax_errors_are_still_shown() {
+    let d = Dir::new("get-syntax");
+    d.write("ok.py", "def fine():\n    return broken()\n");
+    d.write("broken.py", "def broken(:\n    return 1\n\nclass Half\n    x = 1\n");
+    d.cmd("cds-build").stderr_of(0);
+    let got = get(&d, &["broken.py"]);
+    assert!(got.starts_with("broken.py\tfile\tbroken.py:1-5\n```\n1 | def broken(:\n"), "{got}");
+    d.cmd("cds-trav").args(["--ids", "-d", "both", "broken.py"]).ok();
+}
+
+#[test]
+fn missing_and_corrupt_index() {
+    let d = Dir::new("get-noindex");
+    let err = d.cmd("cds-get").arg("x.py").stderr_of(2);
+    assert!(err.starts_with("cds-get: "), "{err}");
+    let d = demo("get-corrupt");
+    let current = std::fs::read_to_string(d.path(".cds/CURRENT")).unwrap();
+    let content = d.path(".cds").join(current.trim()).join("content.bin");
+    std::fs::write(&content, b"garbage").unwrap();
+    let err = d.cmd("cds-get").arg("shop/cart.py:Cart").stderr_of(2);
+    assert!(err.starts_with("cds-get: ") && err.contains("content.bin"), "{err}");
+    // The graph alone still answers --ids (content is mapped only when needed).
+    d.cmd("cds-get").args(["--ids", "shop/cart.py:Cart"]).ok();
+}
