@@ -15,7 +15,7 @@ RELEASE := target/release
 DEMO := examples/demo-repo
 
 .PHONY: all build test lint fmt man completions check-generated demo install uninstall clean \
-	bench bench-build bench-query
+	bench bench-build bench-query bench-loc
 
 all: build
 
@@ -86,6 +86,10 @@ bench-build: build
 
 bench-query: build
 	bench/query.sh
+
+# GIT_ROOT: a directory of git mirrors (see bench/loc/README.md).
+bench-loc: build
+	python3 bench/loc/run.py $(if $(GIT_ROOT),--git-root $(GIT_ROOT))
 
 clean:
 	$(CARGO) clean
