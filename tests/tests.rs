@@ -7,6 +7,7 @@ mod util;
 mod build;
 mod fmt;
 mod generated;
+mod loc;
 mod get;
 mod parity;
 mod pipeline;

@@ -33,8 +33,6 @@ pub struct Weights {
     pub file_spread: f32,
     /// How many of a file's other entities count.
     pub file_top: usize,
-    /// Weight of a file's best entity in its score (its own document weighs 1).
-    pub file_best: f32,
     /// Share of a class's score given to its methods.
     pub class_to_method: f32,
     /// Multiplier for documentation, examples and benchmarks.
@@ -47,33 +45,41 @@ pub struct Weights {
     pub name: f32,
     /// Multiplier for file and directory name matches.
     pub file_name: f32,
-    /// Multiplier for prefix and fuzzy name matches.
-    pub loose: f32,
     /// Share of the other name signals added to the best one.
     pub name_spread: f32,
     /// Path evidence (query words in a file's directories and name) scaled to [0, path_span].
     pub path_span: f32,
     /// Share of a file's path evidence given to its entities.
     pub path_to_entity: f32,
+    /// How many of the best entities pass evidence to their graph neighbours.
+    pub graph_k: usize,
+    /// Share passed to callees and base classes.
+    pub graph_out: f32,
+    /// Share passed to callers and subclasses.
+    pub graph_in: f32,
+    /// A module's file score, scaled to [0, module_file], added to the module's own score.
+    pub module_file: f32,
 }
 
 impl Default for Weights {
     fn default() -> Self {
         Weights {
-            bm25_span: 40.0,
+            bm25_span: 100.0,
             file_spread: 0.3,
-            file_top: 10,
-            file_best: 1.0,
+            file_top: 3,
             class_to_method: 0.3,
             aux_penalty: 0.4,
-            path: 1.0,
+            path: 0.6,
             qualified: 1.0,
             name: 1.0,
             file_name: 1.0,
-            loose: 1.0,
             name_spread: 0.25,
             path_span: 40.0,
             path_to_entity: 0.3,
+            graph_k: 20,
+            graph_out: 0.1,
+            graph_in: 0.1,
+            module_file: 70.0,
         }
     }
 }
@@ -89,17 +95,19 @@ impl Weights {
                 "bm25_span" => self.bm25_span = v,
                 "file_spread" => self.file_spread = v,
                 "file_top" => self.file_top = v as usize,
-                "file_best" => self.file_best = v,
                 "class_to_method" => self.class_to_method = v,
                 "aux_penalty" => self.aux_penalty = v,
                 "path" => self.path = v,
                 "qualified" => self.qualified = v,
                 "name" => self.name = v,
                 "file_name" => self.file_name = v,
-                "loose" => self.loose = v,
                 "name_spread" => self.name_spread = v,
                 "path_span" => self.path_span = v,
                 "path_to_entity" => self.path_to_entity = v,
+                "graph_k" => self.graph_k = v as usize,
+                "graph_out" => self.graph_out = v,
+                "graph_in" => self.graph_in = v,
+                "module_file" => self.module_file = v,
                 _ => return Err(format!("unknown weight '{k}'")),
             }
         }
@@ -112,8 +120,8 @@ impl Weights {
             Reason::Qualified => self.qualified,
             Reason::Name { .. } | Reason::Joined => self.name,
             Reason::FileName => self.file_name,
-            Reason::Prefix | Reason::Fuzzy(_) => self.loose,
-            Reason::Bm25(_) => 1.0,
+            // Prefix and fuzzy matches only arise for short queries, never for an issue.
+            Reason::Prefix | Reason::Fuzzy(_) | Reason::Bm25(_) => 1.0,
         }
     }
 
@@ -189,7 +197,10 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
     let mut why: HashMap<u32, Vec<Reason>> = HashMap::default();
     for c in &cands {
         let n = c.node;
-        if ix.flags(n) & FLAG_TEST != 0 || ix.kind(n) == NodeKind::Directory {
+        if ix.flags(n) & FLAG_TEST != 0 {
+            continue;
+        }
+        if ix.kind(n) == NodeKind::Directory {
             continue;
         }
         let k = ix.kind(n) as usize;
@@ -207,6 +218,44 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
             r.push(Reason::Bm25(Vec::new()));
         }
         why.insert(n, r);
+    }
+
+    // Graph expansion: the best entities pass evidence to their neighbours (the change is often
+    // one call away from what the issue names).
+    if w.graph_out > 0.0 || w.graph_in > 0.0 {
+        let mut top: Vec<(u32, f32)> = score
+            .iter()
+            .filter(|(n, _)| matches!(ix.kind(**n), NodeKind::Function | NodeKind::Class))
+            .map(|(n, s)| (*n, *s))
+            .collect();
+        top.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        top.truncate(w.graph_k);
+        let mut add: Vec<(u32, f32)> = Vec::new();
+        for (n, s) in top {
+            for e in ix.out_edges(n) {
+                if matches!(
+                    e.kind,
+                    crate::graph::EdgeKind::Invoke | crate::graph::EdgeKind::Inherit
+                ) {
+                    add.push((e.node, s * w.graph_out));
+                }
+            }
+            for e in ix.in_edges(n) {
+                if matches!(
+                    e.kind,
+                    crate::graph::EdgeKind::Invoke | crate::graph::EdgeKind::Inherit
+                ) {
+                    add.push((e.node, s * w.graph_in));
+                }
+            }
+        }
+        for (n, s) in add {
+            if ix.flags(n) & FLAG_TEST != 0 || is_auxiliary(id_path(ix.id(n))) || s <= 0.0 {
+                continue;
+            }
+            *score.entry(n).or_insert(0.0) += s;
+            why.entry(n).or_default();
+        }
     }
 
     // Path evidence: query words among a file's directory names and its name.
@@ -265,13 +314,20 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
         ents.sort_by(|a, b| b.total_cmp(a));
         let best = ents.first().copied().unwrap_or(0.0);
         let rest: f32 = ents.iter().skip(1).take(w.file_top).sum();
-        let best = best * w.file_best;
         let s = own.max(best) + w.file_spread * (rest + own.min(best));
         files.push(Location { node: f, score: s, reasons: reasons(why.get(&f)) });
     }
     sort(ix, &mut files);
 
-    // Modules: the top-level definition of each scored entity.
+    // How a file ranks, in [0, 1], for the levels below it.
+    let max_file = files.first().map_or(0.0, |l| l.score);
+    let file_share: HashMap<u32, f32> = files
+        .iter()
+        .map(|l| (l.node, if max_file > 0.0 { l.score / max_file } else { 0.0 }))
+        .collect();
+    let file_of = |n: u32| ix.file_node(n).and_then(|f| file_share.get(&f).copied()).unwrap_or(0.0);
+
+    // Modules: the top-level definition of each scored entity, helped by its file's rank.
     let mut modules: HashMap<u32, f32> = HashMap::default();
     for (&n, &s) in &score {
         if let Some(t) = top_level(ix, n) {
@@ -281,7 +337,11 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
     }
     let mut modules: Vec<Location> = modules
         .into_iter()
-        .map(|(n, s)| Location { node: n, score: s, reasons: reasons(why.get(&n)) })
+        .map(|(n, s)| Location {
+            node: n,
+            score: s + w.module_file * file_of(n),
+            reasons: reasons(why.get(&n)),
+        })
         .collect();
     sort(ix, &mut modules);
 

@@ -136,7 +136,11 @@ fn parse_with(text: &str, words_as_names: bool) -> Query {
     let mut in_fence = false;
     let mut title = !short;
     for line in text.lines() {
-        b.boost = if title && !line.trim().is_empty() { TITLE_BOOST } else { 1.0 };
+        b.boost = if (title && !line.trim().is_empty()) || is_exception_line(line) {
+            TITLE_BOOST
+        } else {
+            1.0
+        };
         if !line.trim().is_empty() {
             title = false;
         }
@@ -323,6 +327,16 @@ pub fn frames(text: &str) -> Vec<Frame> {
     out
 }
 
+/// `ValueError: message`, `E   TypeError: RST.__init__() got ...`: the line naming what went
+/// wrong at the end of a traceback.
+fn is_exception_line(line: &str) -> bool {
+    let l = line.trim_start_matches(|c: char| c == 'E' || c.is_whitespace());
+    let Some((head, _)) = l.split_once(": ") else { return false };
+    let name = head.rsplit('.').next().unwrap_or(head);
+    is_identifier(name)
+        && (name.ends_with("Error") || name.ends_with("Exception") || name.ends_with("Warning"))
+}
+
 /// `path/x.py:12: in func` (pytest's traceback lines).
 fn pytest_frame(l: &str) -> Option<Frame> {
     let (file, rest) = l.split_once(".py:")?;
@@ -395,6 +409,15 @@ mod tests {
         let q = parse("Isotonic output breaks\n\nsome body text mentioning isotonic once\n");
         let w = |t: &str| q.terms.iter().find(|(x, _)| x == t).map(|x| x.1).unwrap_or(0.0);
         assert!(w("breaks") > w("body"), "{:?}", q.terms);
+    }
+
+    #[test]
+    fn exception_lines() {
+        assert!(is_exception_line("ValueError: could not broadcast"));
+        assert!(is_exception_line("E   TypeError: RST.__init__() got an unexpected keyword"));
+        assert!(is_exception_line("django.db.utils.IntegrityError: duplicate key"));
+        assert!(!is_exception_line("Error handling is wrong: it fails"));
+        assert!(!is_exception_line("see: the docs"));
     }
 
     #[test]
