@@ -17,7 +17,8 @@ use std::time::Instant;
 use crate::error::{Error, Result};
 use crate::extract::FileFacts;
 use crate::graph::{self, EdgeKind, Mode, NodeKind, Source};
-use crate::index::format::{self, FactsFile, MAGIC_FACTS, Meta};
+use crate::index::facts::FactsView;
+use crate::index::format::{self, MAGIC_FACTS, Meta};
 use crate::index::read::Mapped;
 use crate::index::write::{FileRecord, WriteInput};
 use crate::index::{self, BuildLock, Index};
@@ -138,10 +139,15 @@ impl Phases {
 /// A file on its way through the pipeline.
 struct Item {
     found: walk::Found,
+    /// The content read from disk (empty when it comes from the previous generation).
     content: Vec<u8>,
+    /// The previous generation's file-table entry holding this file's unchanged content.
+    prev_content: Option<usize>,
     hash: u32,
     facts: Option<FileFacts>,
     terms: Option<FileTerms>,
+    /// The previous generation's cache entry, when the facts came from it unchanged.
+    cached: Option<usize>,
     skip: Option<String>,
 }
 
@@ -219,9 +225,11 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
             Mutex::new(Some(Item {
                 found: f.clone(),
                 content: Vec::new(),
+                prev_content: None,
                 hash: 0,
                 facts: None,
                 terms: None,
+                cached: None,
                 skip: None,
             }))
         })
@@ -262,7 +270,6 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
             });
         }
     });
-    drop(previous);
     phases.mark("read and extract");
 
     let mut skipped = walked.skipped;
@@ -283,9 +290,6 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
         .iter()
         .map(|it| Source { rel: &it.found.rel, facts: it.facts.as_ref().expect("processed") })
         .collect();
-    let g = graph::build(&sources, &walked.dirs, opts.mode);
-    phases.mark("link");
-
     let records: Vec<FileRecord> = kept
         .iter()
         .map(|it| FileRecord {
@@ -294,9 +298,13 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
             mtime_ns: it.found.mtime_ns,
             hash: it.hash,
             lang: it.found.lang.code(),
-            content: &it.content,
+            content: it
+                .prev_content
+                .and_then(|i| previous.as_ref()?.content(i))
+                .unwrap_or(&it.content),
             facts: it.facts.as_ref().expect("processed"),
             terms: it.terms.as_ref().expect("processed"),
+            cached: it.cached.and_then(|i| previous.as_ref()?.archive(i)),
         })
         .collect();
     let meta = Meta {
@@ -308,8 +316,40 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
         options,
         tool_version: env!("CARGO_PKG_VERSION").as_bytes().to_vec(),
     };
-    let written =
-        index::write::write(&index_dir, &WriteInput { graph: &g, files: &records, meta })?;
+
+    // Pipelined: contents and the facts cache need only the files, and the BM25 postings only
+    // the nodes, so they are written while the main thread links the graph.
+    let generation = index::write::Generation::create(&index_dir)?;
+    let dir = generation.path();
+    let native = (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources));
+    let (g, bytes) = std::thread::scope(|s| -> Result<(graph::Graph, u64)> {
+        let join = |h: std::thread::ScopedJoinHandle<Result<u64>>| {
+            h.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")))
+        };
+        let rest = s.spawn(|| index::write::write_content_and_facts(dir, &records));
+        let (g, posting_bytes) = match &native {
+            Some((nodes, defs)) => {
+                let postings =
+                    s.spawn(|| index::write::write_postings(dir, &nodes.nodes, &records));
+                let edges = graph::link::edges(nodes, &sources, defs);
+                let bytes = join(postings)?;
+                // The node graph holds the contain edges; linking adds the rest after them.
+                let mut g = nodes.clone();
+                g.edges.extend(edges);
+                (g, bytes)
+            }
+            None => {
+                let g = graph::build(&sources, &walked.dirs, opts.mode);
+                let bytes = index::write::write_postings(dir, &g.nodes, &records)?;
+                (g, bytes)
+            }
+        };
+        phases.mark("link and postings");
+        let input = WriteInput { graph: &g, files: &records, meta };
+        let bytes = posting_bytes + index::write::write_graph(dir, &input)? + join(rest)?;
+        Ok((g, bytes))
+    })?;
+    let written = generation.commit(bytes)?;
     phases.mark("write");
 
     let mut s = Summary {
@@ -348,16 +388,18 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
         && let Some(c) = p.lookup(&f.rel)
         && c.size == f.size
         && c.mtime_ns == f.mtime_ns
-        && let Some(bytes) = p.content(c.index)
+        && p.content(c.index).is_some()
     {
-        item.content = bytes.to_vec();
+        item.prev_content = Some(c.index);
         item.hash = c.hash;
         if let Some((facts, terms)) = p.facts(c.index) {
             item.facts = Some(facts);
             item.terms = Some(terms);
+            item.cached = Some(c.index);
             return false;
         }
     }
+    item.prev_content = None;
     let content = match std::fs::read(&f.abs) {
         Ok(c) => c,
         Err(e) => {
@@ -384,6 +426,7 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
     {
         item.facts = Some(facts);
         item.terms = Some(terms);
+        item.cached = Some(c.index);
         return false;
     }
     let facts = ex.extract(f.lang, &item.content);
@@ -424,20 +467,19 @@ impl Previous {
         let ix = Index::open(index_dir).ok()?;
         let gen_dir = ix.generation_dir().to_path_buf();
         let facts = Mapped::open(&gen_dir.join(format::FACTS_FILE), MAGIC_FACTS, index_dir).ok()?;
-        let archived =
-            rkyv::access::<rkyv::Archived<FactsFile>, rkyv::rancor::Error>(facts.payload()).ok()?;
+        let view = FactsView::new(facts.payload())?;
         let g = ix.graph();
         let content =
             Mapped::open(&gen_dir.join(format::CONTENT_FILE), format::MAGIC_CONTENT, index_dir)
                 .ok();
         // The cache and the file table list the same files in the same order.
-        let content_off: Vec<u64> = if g.file_node.len() == archived.files.len() {
+        let content_off: Vec<u64> = if g.file_node.len() == view.entries().len() {
             g.content_off.iter().map(|x| x.to_native()).collect()
         } else {
             Vec::new()
         };
-        let mut entries: Vec<(Vec<u8>, u64, i64, u32, usize)> = archived
-            .files
+        let mut entries: Vec<(Vec<u8>, u64, i64, u32, usize)> = view
+            .entries()
             .iter()
             .enumerate()
             .map(|(i, f)| {
@@ -447,6 +489,11 @@ impl Previous {
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let options = g.meta.options.to_vec();
         Some(Previous { facts, content, content_off, options, entries })
+    }
+
+    /// The facts cache (validated in `load`; cheap to validate again).
+    fn view(&self) -> Option<FactsView<'_>> {
+        FactsView::new(self.facts.payload())
     }
 
     fn same_files(&self, files: &[walk::Found]) -> bool {
@@ -471,13 +518,12 @@ impl Previous {
     }
 
     fn facts(&self, i: usize) -> Option<(FileFacts, FileTerms)> {
-        // SAFETY: validated in `load`; the mapped bytes are immutable.
-        let archived =
-            unsafe { rkyv::access_unchecked::<rkyv::Archived<FactsFile>>(self.facts.payload()) };
-        let f = archived.files.get(i)?;
-        let facts = rkyv::deserialize::<FileFacts, rkyv::rancor::Error>(&f.facts).ok()?;
-        let terms = rkyv::deserialize::<FileTerms, rkyv::rancor::Error>(&f.terms).ok()?;
-        Some((facts, terms))
+        self.view()?.load(i)
+    }
+
+    /// The archive bytes of cache entry `i`, to copy into the next generation.
+    fn archive(&self, i: usize) -> Option<&[u8]> {
+        self.view()?.archive(i)
     }
 }
 

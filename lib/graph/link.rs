@@ -141,11 +141,19 @@ enum Binding {
 
 /// Adds the import, invoke and inherit edges of cds's own resolution to `g`.
 pub fn link(g: &mut Graph, files: &[Source], defs: &DefNodes) {
-    let lx = Linker::new(g, files, defs);
-    let edges = lx.run();
-    for (src, dst, kind, meta) in edges {
-        g.add_edge(src, dst, kind, meta);
+    for e in edges(g, files, defs) {
+        g.edges.push(e);
     }
+}
+
+/// The import, invoke and inherit edges of cds's own resolution, for the nodes of `g`
+/// (which is only read, so other work can use the nodes meanwhile).
+pub fn edges(g: &Graph, files: &[Source], defs: &DefNodes) -> Vec<crate::graph::Edge> {
+    Linker::new(g, files, defs)
+        .run()
+        .into_iter()
+        .map(|(src, dst, kind, meta)| crate::graph::Edge { src, dst, kind, meta })
+        .collect()
 }
 
 struct Linker<'a> {

@@ -234,7 +234,7 @@ pub type DefNodes = Vec<Vec<u32>>;
 /// Nodes and contain edges for cds's own graph: directories that hold indexed files, files,
 /// and every definition (`__init__` included). Definitions sharing a qualified name (a property
 /// and its setter, `if`/`else` alternatives) become one node: the first definition's span.
-fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
+pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
     let mut g = Graph::default();
     let mut defs: DefNodes = vec![Vec::new(); files.len()];
     let packages = package_dirs(files);

@@ -17,7 +17,6 @@
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-use crate::extract::FileFacts;
 
 /// Bumped whenever any file's layout or meaning changes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -221,30 +220,4 @@ pub struct PostingsFile {
     pub post_doc: Vec<u32>,
     /// Term frequency in the document (saturating).
     pub post_tf: Vec<u16>,
-}
-
-/// `facts.rkyv`: the builder's cache of per-file facts, for incremental rebuilds.
-#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
-pub struct FactsFile {
-    /// One entry per indexed file.
-    pub files: Vec<CachedFile>,
-}
-
-/// One cached file.
-#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
-pub struct CachedFile {
-    /// Relative path.
-    pub rel: Vec<u8>,
-    /// Size when extracted.
-    pub size: u64,
-    /// Modification time when extracted.
-    pub mtime_ns: i64,
-    /// CRC-32 of the content.
-    pub hash: u32,
-    /// Language code.
-    pub lang: u8,
-    /// The facts.
-    pub facts: FileFacts,
-    /// Term counts of the file's segments, for the BM25 index (see `search::bm25`).
-    pub terms: crate::search::bm25::FileTerms,
 }

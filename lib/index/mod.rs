@@ -14,6 +14,7 @@
 //! removed by the next build. The previous generation is kept until the build after next, so a
 //! reader that has just read `CURRENT` still finds its files.
 
+pub mod facts;
 pub mod format;
 pub mod read;
 pub mod write;

@@ -535,13 +535,14 @@ impl Index {
                             problems.push(format!("{name}: {e}"));
                         }
                     }
-                    FACTS_FILE => {
-                        if let Err(e) = rkyv::access::<Archived<FactsFile>, rkyv::rancor::BoxedError>(
-                            m.payload(),
-                        ) {
-                            problems.push(format!("{name}: {e}"));
+                    FACTS_FILE => match crate::index::facts::FactsView::new(m.payload()) {
+                        Some(v) => {
+                            if let Err(e) = v.verify() {
+                                problems.push(format!("{name}: {e}"));
+                            }
                         }
-                    }
+                        None => problems.push(format!("{name}: its table failed validation")),
+                    },
                     _ => {}
                 },
                 Err(e) => problems.push(e.to_string()),

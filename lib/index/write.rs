@@ -7,13 +7,13 @@
 use fxhash::FxHashMap as HashMap;
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use fst::MapBuilder;
 
 use crate::error::{Error, Result};
 use crate::extract::FileFacts;
-use crate::graph::{Graph, NONE, NodeKind, id_name, id_qual};
+use crate::graph::{Graph, NONE, NodeKind, id_name};
 use crate::index::format::*;
 use crate::index::{self, current_generation, generation_number, is_generation_name};
 use crate::search::bm25::{FileDocs, FileTerms, PostingsBuilder};
@@ -36,6 +36,8 @@ pub struct FileRecord<'a> {
     pub facts: &'a FileFacts,
     /// Term counts.
     pub terms: &'a FileTerms,
+    /// The file's archive in the previous generation's `facts.rkyv`, when it is unchanged.
+    pub cached: Option<&'a [u8]>,
 }
 
 /// What the writer needs.
@@ -57,73 +59,94 @@ pub struct Written {
     pub bytes: u64,
 }
 
-/// Writes a new generation into `index_dir` and makes it live.
-pub fn write(index_dir: &Path, input: &WriteInput) -> Result<Written> {
-    fs::create_dir_all(index_dir).map_err(|e| Error::io("cannot create", index_dir, e))?;
-    let previous = current_generation(index_dir).ok();
-    let mut next = previous.as_deref().and_then(generation_number).unwrap_or(0);
-    if let Ok(rd) = fs::read_dir(index_dir) {
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if is_generation_name(&name) {
-                next = next.max(generation_number(&name).unwrap_or(0));
-            }
-        }
-    }
-    next += 1;
-    let generation = format!("gen-{next:06}");
-    let tmp = index_dir.join(format!("tmp-{}-{next}", std::process::id()));
-    let _ = fs::remove_dir_all(&tmp);
-    fs::create_dir(&tmp).map_err(|e| Error::io("cannot create", &tmp, e))?;
-
-    let result = write_files(&tmp, input);
-    let bytes = match result {
-        Ok(b) => b,
-        Err(e) => {
-            let _ = fs::remove_dir_all(&tmp);
-            return Err(e);
-        }
-    };
-    index::sync_dir(&tmp);
-    let dest = index_dir.join(&generation);
-    fs::rename(&tmp, &dest).map_err(|e| Error::io("cannot rename", &tmp, e))?;
-    index::sync_dir(index_dir);
-    index::swap_current(index_dir, &generation)?;
-    let mut keep = vec![generation.as_str()];
-    if let Some(p) = previous.as_deref() {
-        keep.push(p);
-    }
-    index::remove_stale_generations(index_dir, &keep);
-    Ok(Written { generation, bytes })
+/// A generation being written: a `tmp-<pid>-<n>` directory that [`Generation::commit`] makes
+/// live, or that is removed if the build fails or is dropped.
+pub struct Generation {
+    index_dir: PathBuf,
+    tmp: PathBuf,
+    name: String,
+    previous: Option<String>,
+    committed: bool,
 }
 
-/// Writes the generation's files: three independent groups, in parallel.
-fn write_files(dir: &Path, input: &WriteInput) -> Result<u64> {
-    let timing = std::env::var_os("CDS_TIMINGS").is_some();
-    let timed = |what: &str, f: &dyn Fn() -> Result<u64>| -> Result<u64> {
-        let t = std::time::Instant::now();
-        let r = f();
-        if timing {
-            eprintln!("cds-build: timing:   {what}: {:.3}s", t.elapsed().as_secs_f64());
+impl Generation {
+    /// Starts a new generation next to the live one.
+    pub fn create(index_dir: &Path) -> Result<Generation> {
+        fs::create_dir_all(index_dir).map_err(|e| Error::io("cannot create", index_dir, e))?;
+        let previous = current_generation(index_dir).ok();
+        let mut next = previous.as_deref().and_then(generation_number).unwrap_or(0);
+        if let Ok(rd) = fs::read_dir(index_dir) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if is_generation_name(&name) {
+                    next = next.max(generation_number(&name).unwrap_or(0));
+                }
+            }
         }
-        r
-    };
-    std::thread::scope(|s| {
-        let graph = s.spawn(|| timed("graph.rkyv, names.fst", &|| write_graph(dir, input)));
-        let postings =
-            s.spawn(|| timed("postings.rkyv, terms.fst", &|| write_postings(dir, input)));
-        let rest = timed("content.bin, facts.rkyv", &|| write_content_and_facts(dir, input));
+        next += 1;
+        let tmp = index_dir.join(format!("tmp-{}-{next}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        fs::create_dir(&tmp).map_err(|e| Error::io("cannot create", &tmp, e))?;
+        Ok(Generation {
+            index_dir: index_dir.to_path_buf(),
+            tmp,
+            name: format!("gen-{next:06}"),
+            previous,
+            committed: false,
+        })
+    }
+
+    /// The directory to write the generation's files into.
+    pub fn path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Makes the generation live: sync, rename into place, swap `CURRENT`, remove stale ones.
+    pub fn commit(mut self, bytes: u64) -> Result<Written> {
+        index::sync_dir(&self.tmp);
+        let dest = self.index_dir.join(&self.name);
+        fs::rename(&self.tmp, &dest).map_err(|e| Error::io("cannot rename", &self.tmp, e))?;
+        self.committed = true;
+        index::sync_dir(&self.index_dir);
+        index::swap_current(&self.index_dir, &self.name)?;
+        let mut keep = vec![self.name.as_str()];
+        if let Some(p) = self.previous.as_deref() {
+            keep.push(p);
+        }
+        index::remove_stale_generations(&self.index_dir, &keep);
+        Ok(Written { generation: self.name.clone(), bytes })
+    }
+}
+
+impl Drop for Generation {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.tmp);
+        }
+    }
+}
+
+/// Writes a whole new generation into `index_dir` and makes it live (the three file groups in
+/// parallel). cds-build pipelines the same steps with linking; see `build::build`.
+pub fn write(index_dir: &Path, input: &WriteInput) -> Result<Written> {
+    let generation = Generation::create(index_dir)?;
+    let dir = generation.path();
+    let bytes = std::thread::scope(|s| {
+        let graph = s.spawn(|| write_graph(dir, input));
+        let postings = s.spawn(|| write_postings(dir, &input.graph.nodes, input.files));
+        let rest = write_content_and_facts(dir, input.files);
         let join = |h: std::thread::ScopedJoinHandle<Result<u64>>| {
             h.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")))
         };
-        Ok(join(graph)? + join(postings)? + rest?)
-    })
+        Ok::<u64, Error>(join(graph)? + join(postings)? + rest?)
+    })?;
+    generation.commit(bytes)
 }
 
 /// `graph.rkyv` and `names.fst`.
-fn write_graph(dir: &Path, input: &WriteInput) -> Result<u64> {
+pub fn write_graph(dir: &Path, input: &WriteInput) -> Result<u64> {
     let mut graph = graph_file(input);
-    // Names: every node under its lower-cased name, qualified name and path.
+    // Names: every node under its lower-cased name (and path, stem for files).
     let (names, multi_off, multi_ids) = name_keys(input.graph);
     graph.multi_off = multi_off;
     graph.multi_ids = multi_ids;
@@ -132,15 +155,14 @@ fn write_graph(dir: &Path, input: &WriteInput) -> Result<u64> {
     Ok(total)
 }
 
-/// `postings.rkyv` and `terms.fst`: the BM25 index.
-fn write_postings(dir: &Path, input: &WriteInput) -> Result<u64> {
-    let g = input.graph;
-    let kinds: Vec<u8> = g.nodes.iter().map(|n| n.kind as u8).collect();
-    let mut pb = PostingsBuilder::new(g.nodes.len());
-    let mut def_nodes: Vec<Vec<u32>> =
-        input.files.iter().map(|f| vec![NONE; f.facts.defs.len()]).collect();
-    let mut file_nodes = vec![NONE; input.files.len()];
-    for (n, node) in g.nodes.iter().enumerate() {
+/// `postings.rkyv` and `terms.fst`: the BM25 index. It needs the nodes, not the edges, so it
+/// can run while the graph is being linked.
+pub fn write_postings(dir: &Path, nodes: &[crate::graph::Node], files: &[FileRecord]) -> Result<u64> {
+    let kinds: Vec<u8> = nodes.iter().map(|n| n.kind as u8).collect();
+    let mut pb = PostingsBuilder::new(nodes.len());
+    let mut def_nodes: Vec<Vec<u32>> = files.iter().map(|f| vec![NONE; f.facts.defs.len()]).collect();
+    let mut file_nodes = vec![NONE; files.len()];
+    for (n, node) in nodes.iter().enumerate() {
         if node.file == NONE {
             continue;
         }
@@ -155,7 +177,7 @@ fn write_postings(dir: &Path, input: &WriteInput) -> Result<u64> {
         }
     }
     // Definitions merged into one node (same qualified name) share that node.
-    for (fi, f) in input.files.iter().enumerate() {
+    for (fi, f) in files.iter().enumerate() {
         let nodes = &mut def_nodes[fi];
         let mut by_qual: HashMap<String, u32> = HashMap::default();
         for (d, &n) in nodes.iter().enumerate() {
@@ -171,8 +193,8 @@ fn write_postings(dir: &Path, input: &WriteInput) -> Result<u64> {
             }
         }
     }
-    let id_of = |n: u32| -> &[u8] { &g.nodes[n as usize].id };
-    for (fi, f) in input.files.iter().enumerate() {
+    let id_of = |n: u32| -> &[u8] { &nodes[n as usize].id };
+    for (fi, f) in files.iter().enumerate() {
         if file_nodes[fi] == NONE {
             continue;
         }
@@ -207,31 +229,90 @@ fn write_postings(dir: &Path, input: &WriteInput) -> Result<u64> {
     Ok(total)
 }
 
-/// `content.bin` and the builder's cache `facts.rkyv`.
-fn write_content_and_facts(dir: &Path, input: &WriteInput) -> Result<u64> {
-    let mut content = Vec::with_capacity(input.files.iter().map(|f| f.content.len()).sum());
-    for f in input.files {
-        content.extend_from_slice(f.content);
-    }
-    let mut total = write_payload(&dir.join(CONTENT_FILE), MAGIC_CONTENT, &content)?;
-    drop(content);
-    let facts = FactsFile {
-        files: input
-            .files
-            .iter()
-            .map(|f| CachedFile {
+/// `content.bin` and the builder's cache `facts.rkyv`: they need only the files, so they can be
+/// written while the graph is being built. Both are streamed to disk, never held whole.
+pub fn write_content_and_facts(dir: &Path, files: &[FileRecord]) -> Result<u64> {
+    let mut total = write_streamed(&dir.join(CONTENT_FILE), MAGIC_CONTENT, |w| {
+        for f in files {
+            w.write_all(f.content)?;
+        }
+        Ok(())
+    })?;
+    let entries = files
+        .iter()
+        .map(|f| crate::index::facts::Encode {
+            entry: crate::index::facts::FactsEntry {
                 rel: f.rel.to_vec(),
                 size: f.size,
                 mtime_ns: f.mtime_ns,
                 hash: f.hash,
                 lang: f.lang,
-                facts: f.facts.clone(),
-                terms: f.terms.clone(),
-            })
-            .collect(),
-    };
-    total += write_rkyv(&dir.join(FACTS_FILE), MAGIC_FACTS, &facts)?;
+                off: 0,
+                len: 0,
+            },
+            archive: f.cached,
+            facts: f.facts,
+            terms: f.terms,
+        })
+        .collect();
+    total += write_streamed(&dir.join(FACTS_FILE), MAGIC_FACTS, |w| {
+        crate::index::facts::encode_into(entries, w).map_err(|e| match e {
+            crate::index::facts::EncodeError::Io(e) => e,
+            other => std::io::Error::other(other.to_string()),
+        })
+    })?;
     Ok(total)
+}
+
+/// A payload sink that counts and checksums what passes through it.
+struct Streamed {
+    file: std::io::BufWriter<fs::File>,
+    crc: crc32fast::Hasher,
+    len: u64,
+}
+
+impl Write for Streamed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.crc.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Writes a file whose payload `fill` produces piece by piece: a placeholder header, the
+/// payload (checksummed on the way), then the real header, then fsync.
+fn write_streamed(
+    path: &Path,
+    magic: &[u8; 8],
+    fill: impl FnOnce(&mut Streamed) -> std::io::Result<()>,
+) -> Result<u64> {
+    use std::io::{Seek, SeekFrom};
+    let io = |e| Error::io("cannot write", path, e);
+    let f = fs::File::create(path).map_err(|e| Error::io("cannot create", path, e))?;
+    let mut w = Streamed {
+        file: std::io::BufWriter::with_capacity(1 << 20, f),
+        crc: crc32fast::Hasher::new(),
+        len: 0,
+    };
+    w.file.write_all(&[0u8; HEADER_LEN]).map_err(io)?;
+    fill(&mut w).map_err(io)?;
+    let header = Header {
+        magic: *magic,
+        version: FORMAT_VERSION,
+        layout: LAYOUT,
+        len: w.len,
+        crc: w.crc.finalize(),
+    };
+    let mut f = w.file.into_inner().map_err(|e| io(e.into_error()))?;
+    f.seek(SeekFrom::Start(0)).map_err(io)?;
+    f.write_all(&header.to_bytes()).map_err(io)?;
+    f.sync_all().map_err(io)?;
+    Ok(HEADER_LEN as u64 + header.len)
 }
 
 /// The graph columns (without the name postings).
@@ -372,7 +453,7 @@ pub fn node_keys(id: &[u8], kind: NodeKind, mut push: impl FnMut(Vec<u8>)) {
         return;
     }
     // Paths are keys; an entity's full ID is found exactly through `by_id`, so only its name
-    // and qualified name are keys (lower-casing 40k long IDs doubled the fst's build time).
+    // is a key (lower-casing 40k long IDs doubled the fst's build time).
     if matches!(kind, NodeKind::File | NodeKind::Directory) {
         push(id.to_lowercase());
     }
@@ -386,14 +467,9 @@ pub fn node_keys(id: &[u8], kind: NodeKind, mut push: impl FnMut(Vec<u8>)) {
                 push(stem.to_lowercase());
             }
         }
-        NodeKind::Class | NodeKind::Function => {
-            if let Some(q) = id_qual(id)
-                && q.len() != name.len()
-            {
-                push(q.to_lowercase());
-            }
-        }
-        NodeKind::Directory => {}
+        // Qualified names are not keys: `Cls.meth` is found through `meth` and checked against
+        // the ID (30k fewer keys, a third of the fst's build time).
+        NodeKind::Class | NodeKind::Function | NodeKind::Directory => {}
     }
 }
 

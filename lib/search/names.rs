@@ -1,9 +1,9 @@
 //! Name lookups over `names.fst`: exact, prefix and fuzzy (Levenshtein), and the "did you mean"
 //! suggestions every tool gives for an unknown ID.
 //!
-//! Keys are lower-cased names (`filter`), qualified names (`queryset.filter`), file names and
-//! stems (`query.py`, `query`) and paths (`django/db/models/query.py`); see
-//! `index::write::node_keys`.
+//! Keys are lower-cased names (`filter`), file names and stems (`query.py`, `query`) and paths
+//! (`django/db/models/query.py`); see `index::write::node_keys`. A qualified name is found
+//! through its last component and checked against the ID.
 //!
 //! The fst crate builds a Levenshtein automaton eagerly, and its cost grows quickly with the
 //! term's length and the distance (27 ms for 16 characters at distance 2 on our machine), so
