@@ -5,25 +5,38 @@
 #   make lint         rustfmt and clippy, warnings denied
 #   make man completions   regenerate man/ and completions/ from the flag tables
 #   make bench-build  cds-build on the Django 4.2 sdist, against ctags (downloads it)
+#   make bench-mcp    100 sequential tools/call requests to cds-mcp on the Django 4.2 index
 #   make install      PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
 DESTDIR ?=
 CARGO ?= cargo
-BINS := cds-build cds-search cds-trav cds-get cds-fmt cds-loc
+BINS := cds-build cds-search cds-trav cds-get cds-fmt cds-loc cds-mcp
 RELEASE := target/release
 DEMO := examples/demo-repo
+# The MCP Python SDK the cds-mcp tests drive it with (tests/mcp/requirements.txt), in a venv.
+PYTHON ?= python3
+MCP_VENV := target/mcp-venv
 
-.PHONY: all build test lint fmt man completions check-generated demo install uninstall clean \
-	bench bench-build bench-query bench-loc
+.PHONY: all build test test-deps lint fmt man completions check-generated demo install uninstall \
+	clean bench bench-build bench-query bench-loc bench-mcp
 
 all: build
 
 build:
 	$(CARGO) build --release --locked --bins
 
-test:
-	$(CARGO) test --locked --all-targets
+test: test-deps
+	CDS_MCP_PYTHON=$(CURDIR)/$(MCP_VENV)/bin/python $(CARGO) test --locked --all-targets
+
+# Installs the test dependencies that are not Rust crates, once (fails loudly if it cannot).
+test-deps: $(MCP_VENV)/.installed
+
+$(MCP_VENV)/.installed: tests/mcp/requirements.txt
+	rm -rf $(MCP_VENV)
+	$(PYTHON) -m venv $(MCP_VENV)
+	$(MCP_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r tests/mcp/requirements.txt
+	touch $@
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -86,6 +99,9 @@ bench-build: build
 
 bench-query: build
 	bench/query.sh
+
+bench-mcp: build
+	$(PYTHON) bench/mcp.py
 
 # GIT_ROOT: a directory of git mirrors (see bench/loc/README.md).
 bench-loc: build

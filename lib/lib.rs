@@ -20,6 +20,8 @@ pub mod id;
 pub mod index;
 pub mod lang;
 pub mod loc;
+pub mod locagent;
+pub mod mcp;
 pub mod record;
 pub mod search;
 pub mod trav;

@@ -4,11 +4,14 @@
 #[macro_use]
 mod util;
 
+mod agents;
 mod build;
 mod fmt;
 mod generated;
-mod loc;
 mod get;
+mod loc;
+mod locagent;
+mod mcp;
 mod parity;
 mod pipeline;
 mod resolve;

@@ -97,6 +97,7 @@ pub fn bin(name: &str) -> PathBuf {
         "cds-trav" => env!("CARGO_BIN_EXE_cds-trav"),
         "cds-get" => env!("CARGO_BIN_EXE_cds-get"),
         "cds-fmt" => env!("CARGO_BIN_EXE_cds-fmt"),
+        "cds-mcp" => env!("CARGO_BIN_EXE_cds-mcp"),
         other => panic!("unknown binary {other}"),
     };
     PathBuf::from(p)

@@ -136,7 +136,8 @@ impl<'a> FactsView<'a> {
         let n = payload.len();
         let off = u64::from_le_bytes(payload.get(n.checked_sub(8)?..)?.try_into().ok()?) as usize;
         let table_bytes = payload.get(off..n - 8)?;
-        let table = rkyv::access::<rkyv::Archived<FactsTable>, rkyv::rancor::Error>(table_bytes).ok()?;
+        let table =
+            rkyv::access::<rkyv::Archived<FactsTable>, rkyv::rancor::Error>(table_bytes).ok()?;
         Some(FactsView { payload, table })
     }
 
@@ -182,8 +183,13 @@ mod tests {
         let facts = Extractor::new().extract(src);
         let terms = crate::search::bm25::file_terms(src, &facts);
         let entry = |rel: &[u8]| FactsEntry { rel: rel.to_vec(), size: 1, ..Default::default() };
-        let first = encode(vec![Encode { entry: entry(b"a.py"), archive: None, facts: &facts, terms: &terms }])
-            .unwrap();
+        let first = encode(vec![Encode {
+            entry: entry(b"a.py"),
+            archive: None,
+            facts: &facts,
+            terms: &terms,
+        }])
+        .unwrap();
         // The payload sits behind a 32-byte header in the file: keep that alignment here.
         let mut aligned = rkyv::util::AlignedVec::<16>::new();
         aligned.extend_from_slice(&first);
@@ -193,7 +199,12 @@ mod tests {
         let empty_terms = FileTerms::default();
         let second = encode(vec![
             Encode { entry: entry(b"new.py"), archive: None, facts: &empty, terms: &empty_terms },
-            Encode { entry: entry(b"a.py"), archive: Some(&copied), facts: &empty, terms: &empty_terms },
+            Encode {
+                entry: entry(b"a.py"),
+                archive: Some(&copied),
+                facts: &empty,
+                terms: &empty_terms,
+            },
         ])
         .unwrap();
         let mut aligned = rkyv::util::AlignedVec::<16>::new();

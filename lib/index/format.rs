@@ -17,7 +17,6 @@
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-
 /// Bumped whenever any file's layout or meaning changes.
 pub const FORMAT_VERSION: u32 = 1;
 

@@ -157,10 +157,15 @@ pub fn write_graph(dir: &Path, input: &WriteInput) -> Result<u64> {
 
 /// `postings.rkyv` and `terms.fst`: the BM25 index. It needs the nodes, not the edges, so it
 /// can run while the graph is being linked.
-pub fn write_postings(dir: &Path, nodes: &[crate::graph::Node], files: &[FileRecord]) -> Result<u64> {
+pub fn write_postings(
+    dir: &Path,
+    nodes: &[crate::graph::Node],
+    files: &[FileRecord],
+) -> Result<u64> {
     let kinds: Vec<u8> = nodes.iter().map(|n| n.kind as u8).collect();
     let mut pb = PostingsBuilder::new(nodes.len());
-    let mut def_nodes: Vec<Vec<u32>> = files.iter().map(|f| vec![NONE; f.facts.defs.len()]).collect();
+    let mut def_nodes: Vec<Vec<u32>> =
+        files.iter().map(|f| vec![NONE; f.facts.defs.len()]).collect();
     let mut file_nodes = vec![NONE; files.len()];
     for (n, node) in nodes.iter().enumerate() {
         if node.file == NONE {

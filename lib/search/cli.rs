@@ -169,7 +169,11 @@ all of its code, with line numbers.",
             "Print the results as LocAgent's SearchEntity tool (search_code_snippets) does: per \
 term a '##Searching for term' header, then complete code for an exact ID, a preview for up to \
 three name matches, folded lines for more, and LocAgent's Source: and Hint: lines, so prompts \
-written for LocAgent work unchanged.",
+written for LocAgent work unchanged. Each QUERY argument is one search term (quote a phrase), or \
+each line of -f FILE or stdin; the last -g GLOB is LocAgent's file_path_or_pattern (default \
+**/*.py, which, as in LocAgent, leaves out files at the repository root). Where LocAgent falls \
+back to its BM25 indexes, cds's own search stands in. With --json, one object: output (the text) \
+and entities (the IDs shown); with --ids, the IDs.",
         ),
         common::index(),
         common::json(),
@@ -202,6 +206,9 @@ written for LocAgent work unchanged.",
 
 /// Runs `cds-search`.
 pub fn run(mut args: SearchArgs) -> Result<Status> {
+    if args.locagent {
+        return run_locagent(&mut args);
+    }
     let text = query_text(&mut args)?;
     if text.trim().is_empty() {
         return Err(Error::usage("empty query: give words, -f FILE, or text on stdin"));
@@ -217,11 +224,6 @@ pub fn run(mut args: SearchArgs) -> Result<Status> {
     let ix = Index::discover(args.common.index_override().as_deref())?;
     if !args.limit_set {
         args.opts.limit = 10;
-    }
-    if args.locagent {
-        return Err(Error::msg(
-            "--locagent is not available in this build yet: use the default view",
-        ));
     }
     let res = rank::search(&ix, &q, &args.opts)?;
     let mut out = Out::new(&args.common);
@@ -262,6 +264,55 @@ pub fn run(mut args: SearchArgs) -> Result<Status> {
         return Ok(Status::NotFound);
     }
     Ok(Status::Found)
+}
+
+/// `--locagent`: LocAgent's `search_code_snippets`, with each query word (or each line of `-f`
+/// or stdin) one of its `search_terms` and the last `-g` its `file_path_or_pattern`.
+fn run_locagent(args: &mut SearchArgs) -> Result<Status> {
+    let terms: Vec<String> = if args.file.is_none() && !args.words.is_empty() {
+        args.words.iter().map(|w| w.to_string_lossy().into_owned()).collect()
+    } else {
+        let words = std::mem::take(&mut args.words);
+        let text = query_text(args)?;
+        let mut terms: Vec<String> = text.lines().map(String::from).collect();
+        terms.extend(words.iter().map(|w| w.to_string_lossy().into_owned()));
+        terms
+    };
+    if terms.iter().all(|t| t.trim().is_empty()) {
+        return Err(Error::usage("empty query: give search terms, -f FILE, or lines on stdin"));
+    }
+    let ix = Index::discover(args.common.index_override().as_deref())?;
+    let pattern = args.opts.globs.last().cloned();
+    let la = crate::locagent::SearchArgs {
+        search_terms: terms,
+        line_nums: Vec::new(),
+        file_path_or_pattern: Some(
+            pattern.unwrap_or_else(|| crate::locagent::DEFAULT_PATTERN.to_string()),
+        ),
+    };
+    let found = crate::locagent::search_code_snippets(&ix, &la)?;
+    let mut out = Out::new(&args.common);
+    match args.common.format {
+        Format::Json => out.json_line(&serde_json::json!({
+            "output": found.text,
+            "entities": found.entities,
+        }))?,
+        Format::Ids => {
+            for id in &found.entities {
+                out.write_id(&crate::id::parse(id.as_bytes()))?;
+                out.record_end()?;
+            }
+        }
+        Format::Text => {
+            use std::io::Write;
+            if !found.text.is_empty() {
+                out.write_all(found.text.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+        }
+    }
+    out.finish()?;
+    Ok((!found.entities.is_empty()).into())
 }
 
 fn short(text: &str) -> String {

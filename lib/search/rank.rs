@@ -178,24 +178,25 @@ pub fn candidates(ix: &Index, q: &Query) -> Result<(Vec<Scored>, Terms)> {
     let named =
         q.short && cands.values().any(|c| c.names.iter().any(|(r, _)| *r == Reason::ExactId));
     let bm = if named { Vec::new() } else { bm25_scores(ix, &terms)? };
-    for (node, s) in bm {
-        cands.entry(node).or_default().bm25 = s;
+    // BM25 documents outnumber name matches by far: they stay a plain list, joined with the
+    // (few) name candidates, instead of growing a map.
+    let mut out: Vec<Scored> = Vec::with_capacity(bm.len() + cands.len());
+    for (node, score) in bm {
+        let c = cands.remove(&node).unwrap_or_default();
+        out.push(scored(node, c, score));
     }
-    let out = cands
-        .into_iter()
-        .map(|(node, c)| {
-            let mut names = c.names.clone();
-            names.sort_by(|a, b| b.1.total_cmp(&a.1));
-            Scored {
-                node,
-                name: c.name_score(),
-                bm25: c.bm25,
-                reasons: names.iter().map(|x| x.0.clone()).collect(),
-                parts: names,
-            }
-        })
-        .collect();
+    for (node, c) in cands {
+        let bm25 = c.bm25;
+        out.push(scored(node, c, bm25));
+    }
     Ok((out, terms))
+}
+
+fn scored(node: u32, c: Cand, bm25: f32) -> Scored {
+    let name = c.name_score();
+    let mut parts = c.names;
+    parts.sort_by(|a, b| b.1.total_cmp(&a.1));
+    Scored { node, name, bm25, reasons: parts.iter().map(|x| x.0.clone()).collect(), parts }
 }
 
 /// Runs a search.
@@ -211,7 +212,7 @@ pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
         if !opts.kinds.is_empty() && !opts.kinds.contains(&kind) {
             continue;
         }
-        if !globs.matches(id_path(ix.id(node))) {
+        if !opts.globs.is_empty() && !globs.matches(id_path(ix.id(node))) {
             continue;
         }
         if !opts.tests && ix.flags(node) & FLAG_TEST != 0 {
@@ -226,16 +227,21 @@ pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
         hits.push(Hit { node, score: c.name + bm_part, reasons, bm25: c.bm25 });
     }
     // Ties: classes and functions before files and directories, then shorter IDs.
-    hits.sort_by(|a, b| {
+    let order = |a: &Hit, b: &Hit| {
         b.score
             .total_cmp(&a.score)
             .then_with(|| kind_rank(ix.kind(a.node)).cmp(&kind_rank(ix.kind(b.node))))
             .then_with(|| ix.id(a.node).len().cmp(&ix.id(b.node).len()))
             .then_with(|| ix.id(a.node).cmp(ix.id(b.node)))
-    });
+    };
     let limit = if opts.limit == 0 { usize::MAX } else { opts.limit };
     let more = hits.len().saturating_sub(limit);
-    hits.truncate(limit);
+    // Only the shown hits need sorting (the rest would touch thousands of IDs for nothing).
+    if hits.len() > limit {
+        hits.select_nth_unstable_by(limit, order);
+        hits.truncate(limit);
+    }
+    hits.sort_by(order);
     // Name the terms that made each BM25 hit (only for what is shown).
     for h in &mut hits {
         if let Some(Reason::Bm25(t)) = h.reasons.last_mut() {
@@ -308,7 +314,9 @@ fn name_candidates(
                         }
                     }
                 }
-                let d = names::max_distance(chars);
+                // Fuzzy matching is the fallback for a name that matched nothing exactly (its
+                // automaton is the costliest lookup, and a typo rarely hits a real name).
+                let d = if classified.is_empty() { names::max_distance(chars) } else { 0 };
                 for h in names::fuzzy(ix, &key, d, 10)? {
                     let spec = specificity(h.nodes.len());
                     for n in h.nodes {
