@@ -139,63 +139,104 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
         e.file_name() != ".git"
     });
 
-    let mut out = Walked::default();
-    for entry in b.build() {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(err) => {
-                out.skipped
-                    .push(Skipped { rel: walk_error_path(&err, root), reason: walk_reason(&err) });
-                continue;
+    // Two threads walk (statting every entry dominates; the order is restored by sorting).
+    let collected = std::sync::Mutex::new(Walked::default());
+    b.threads(2).build_parallel().run(|| {
+        let mut local = Local { acc: Walked::default(), shared: &collected };
+        Box::new(move |entry| {
+            visit(entry, root, opts, locagent, &mut local.acc);
+            if local.acc.files.len() + local.acc.dirs.len() >= 256 {
+                merge(local.shared, &mut local.acc);
             }
-        };
-        let rel = rel_bytes(entry.path(), root);
-        let Some(ft) = entry.file_type() else { continue };
-        if ft.is_dir() {
-            out.dirs.push(rel);
-            continue;
-        }
-        if ft.is_symlink() && !opts.follow {
-            continue;
-        }
-        let Some(lang) = Lang::of_path(entry.path()) else { continue };
-        if locagent && entry.path_is_symlink() {
-            continue;
-        }
-        let md = match entry.metadata() {
-            Ok(m) => m,
-            Err(err) => {
-                out.skipped.push(Skipped { rel, reason: walk_reason(&err) });
-                continue;
-            }
-        };
-        if !md.is_file() {
-            continue;
-        }
-        if md.len() > opts.max_filesize && !locagent {
-            out.too_large += 1;
-            out.skipped.push(Skipped {
-                rel,
-                reason: format!(
-                    "{} bytes is over the --max-filesize limit of {}",
-                    md.len(),
-                    opts.max_filesize
-                ),
-            });
-            continue;
-        }
-        out.files.push(Found {
-            rel,
-            abs: entry.path().to_path_buf(),
-            size: md.len(),
-            mtime_ns: mtime_ns(&md),
-            lang,
-        });
-    }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut out = collected.into_inner().unwrap_or_else(|p| p.into_inner());
     out.files.sort_by(|a, b| path_order(&a.rel, &b.rel));
     out.files.dedup_by(|a, b| a.rel == b.rel);
     out.dirs.sort_by(|a, b| path_order(a, b));
     Ok(out)
+}
+
+/// A walker thread's findings, moved into the shared result in batches and when it ends.
+struct Local<'a> {
+    acc: Walked,
+    shared: &'a std::sync::Mutex<Walked>,
+}
+
+impl Drop for Local<'_> {
+    fn drop(&mut self) {
+        merge(self.shared, &mut self.acc);
+    }
+}
+
+/// Moves a thread's findings into the shared result.
+fn merge(collected: &std::sync::Mutex<Walked>, local: &mut Walked) {
+    let mut all = collected.lock().unwrap_or_else(|p| p.into_inner());
+    all.files.append(&mut local.files);
+    all.dirs.append(&mut local.dirs);
+    all.skipped.append(&mut local.skipped);
+    all.too_large += std::mem::take(&mut local.too_large);
+}
+
+/// Classifies one walk entry into `out`.
+fn visit(
+    entry: Result<ignore::DirEntry, ignore::Error>,
+    root: &Path,
+    opts: &WalkOptions,
+    locagent: bool,
+    out: &mut Walked,
+) {
+    let entry = match entry {
+        Ok(e) => e,
+        Err(err) => {
+            out.skipped
+                .push(Skipped { rel: walk_error_path(&err, root), reason: walk_reason(&err) });
+            return;
+        }
+    };
+    let rel = rel_bytes(entry.path(), root);
+    let Some(ft) = entry.file_type() else { return };
+    if ft.is_dir() {
+        out.dirs.push(rel);
+        return;
+    }
+    if ft.is_symlink() && !opts.follow {
+        return;
+    }
+    let Some(lang) = Lang::of_path(entry.path()) else { return };
+    if locagent && entry.path_is_symlink() {
+        return;
+    }
+    let md = match entry.metadata() {
+        Ok(m) => m,
+        Err(err) => {
+            out.skipped.push(Skipped { rel, reason: walk_reason(&err) });
+            return;
+        }
+    };
+    if !md.is_file() {
+        return;
+    }
+    if md.len() > opts.max_filesize && !locagent {
+        out.too_large += 1;
+        out.skipped.push(Skipped {
+            rel,
+            reason: format!(
+                "{} bytes is over the --max-filesize limit of {}",
+                md.len(),
+                opts.max_filesize
+            ),
+        });
+        return;
+    }
+    out.files.push(Found {
+        rel,
+        abs: entry.path().to_path_buf(),
+        size: md.len(),
+        mtime_ns: mtime_ns(&md),
+        lang,
+    });
 }
 
 /// Orders paths component by component (`a/b` before `a.b`), like a directory listing.

@@ -132,7 +132,10 @@ pub fn write(index_dir: &Path, input: &WriteInput) -> Result<Written> {
     let generation = Generation::create(index_dir)?;
     let dir = generation.path();
     let bytes = std::thread::scope(|s| {
-        let graph = s.spawn(|| write_graph(dir, input));
+        let graph = s.spawn(|| {
+            let (n, names) = write_names(dir, &input.graph.nodes)?;
+            Ok(n + write_graph(dir, input, names)?)
+        });
         let postings = s.spawn(|| write_postings(dir, &input.graph.nodes, input.files));
         let rest = write_content_and_facts(dir, input.files);
         let join = |h: std::thread::ScopedJoinHandle<Result<u64>>| {
@@ -143,16 +146,30 @@ pub fn write(index_dir: &Path, input: &WriteInput) -> Result<Written> {
     generation.commit(bytes)
 }
 
-/// `graph.rkyv` and `names.fst`.
-pub fn write_graph(dir: &Path, input: &WriteInput) -> Result<u64> {
+/// The multi-postings table `names.fst` values point into (stored in `graph.rkyv`).
+#[derive(Debug, Default)]
+pub struct NameTable {
+    /// Offsets into `multi_ids`.
+    pub multi_off: Vec<u32>,
+    /// Nodes of names shared by several nodes.
+    pub multi_ids: Vec<u32>,
+}
+
+/// `names.fst`: every node under its lower-cased name (and path, stem for files). It needs the
+/// nodes only, so it is built while the graph is being linked.
+pub fn write_names(dir: &Path, nodes: &[crate::graph::Node]) -> Result<(u64, NameTable)> {
+    let (names, multi_off, multi_ids) = name_keys(nodes);
+    let bytes = write_fst(&dir.join(NAMES_FILE), MAGIC_NAMES, names.into_iter())?;
+    Ok((bytes, NameTable { multi_off, multi_ids }))
+}
+
+/// `graph.rkyv`: the nodes, edges and file table, with the names' multi-postings.
+pub fn write_graph(dir: &Path, input: &WriteInput, names: NameTable) -> Result<u64> {
     let mut graph = graph_file(input);
-    // Names: every node under its lower-cased name (and path, stem for files).
-    let (names, multi_off, multi_ids) = name_keys(input.graph);
-    graph.multi_off = multi_off;
-    graph.multi_ids = multi_ids;
-    let mut total = write_rkyv(&dir.join(GRAPH_FILE), MAGIC_GRAPH, &graph)?;
-    total += write_fst(&dir.join(NAMES_FILE), MAGIC_NAMES, names.into_iter())?;
-    Ok(total)
+    graph.multi_off = names.multi_off;
+    graph.multi_ids = names.multi_ids;
+    let cap = graph.id_blob.len() + graph.kind.len() * 64 + graph.out_dst.len() * 12 + (1 << 16);
+    write_rkyv(&dir.join(GRAPH_FILE), MAGIC_GRAPH, &graph, cap)
 }
 
 /// `postings.rkyv` and `terms.fst`: the BM25 index. It needs the nodes, not the edges, so it
@@ -199,10 +216,11 @@ pub fn write_postings(
         }
     }
     let id_of = |n: u32| -> &[u8] { &nodes[n as usize].id };
-    for (fi, f) in files.iter().enumerate() {
-        if file_nodes[fi] == NONE {
-            continue;
-        }
+    // In node order, so every postings list comes out sorted by document.
+    let mut order: Vec<usize> = (0..files.len()).filter(|&fi| file_nodes[fi] != NONE).collect();
+    order.sort_unstable_by_key(|&fi| file_nodes[fi]);
+    for fi in order {
+        let f = &files[fi];
         pb.add_file(FileDocs {
             terms: f.terms,
             facts: f.facts,
@@ -230,7 +248,8 @@ pub fn write_postings(
     if std::env::var_os("CDS_TIMINGS").is_some() {
         eprintln!("cds-build: timing:     terms.fst {:.3}s", t0.elapsed().as_secs_f64());
     }
-    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &postings)?;
+    let cap = postings.post_doc.len() * 6 + postings.doc_len.len() * 4 + (1 << 16);
+    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &postings, cap)?;
     Ok(total)
 }
 
@@ -482,9 +501,9 @@ pub fn node_keys(id: &[u8], kind: NodeKind, mut push: impl FnMut(Vec<u8>)) {
 type NameKeys = (Vec<(Vec<u8>, u64)>, Vec<u32>, Vec<u32>);
 
 /// The names fst entries and the multi-postings table.
-fn name_keys(g: &Graph) -> NameKeys {
-    let mut pairs: Vec<(Vec<u8>, u32)> = Vec::with_capacity(g.nodes.len() * 3);
-    for (n, node) in g.nodes.iter().enumerate() {
+fn name_keys(nodes: &[crate::graph::Node]) -> NameKeys {
+    let mut pairs: Vec<(Vec<u8>, u32)> = Vec::with_capacity(nodes.len() * 3);
+    for (n, node) in nodes.iter().enumerate() {
         node_keys(&node.id, node.kind, |k| pairs.push((k, n as u32)));
     }
     pairs.sort_unstable();
@@ -512,7 +531,9 @@ fn name_keys(g: &Graph) -> NameKeys {
     (entries, multi_off, multi_ids)
 }
 
-fn write_rkyv<T>(path: &Path, magic: &[u8; 8], value: &T) -> Result<u64>
+/// Serializes into a buffer of `cap` bytes (a close estimate saves the doubling reallocations
+/// of a growing buffer) and writes it.
+fn write_rkyv<T>(path: &Path, magic: &[u8; 8], value: &T, cap: usize) -> Result<u64>
 where
     T: for<'a> rkyv::Serialize<
             rkyv::api::high::HighSerializer<
@@ -522,7 +543,8 @@ where
             >,
         >,
 {
-    let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(value)
+    let buf = rkyv::util::AlignedVec::<16>::with_capacity(cap);
+    let bytes = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(value, buf)
         .map_err(|e| Error::msg(format!("cannot encode {}: {e}", path.display())))?;
     write_payload(path, magic, &bytes)
 }

@@ -284,10 +284,16 @@ impl PostingsBuilder {
         let mut lists = self.lists;
         let mut terms = self.terms;
         post.post_off.reserve(order.len() + 1);
+        let total: usize = lists.iter().map(Vec::len).sum();
+        post.post_doc.reserve(total);
+        post.post_tf.reserve(total);
         for &t in &order {
             post.post_off.push(post.post_doc.len() as u32);
             let mut list = std::mem::take(&mut lists[t as usize]);
-            list.sort_unstable();
+            // Files added in node order leave every list sorted already.
+            if !list.is_sorted() {
+                list.sort_unstable();
+            }
             for (doc, tf) in list {
                 post.post_doc.push(doc);
                 post.post_tf.push(tf.min(u16::MAX as u32) as u16);
