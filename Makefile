@@ -19,7 +19,7 @@ PYTHON ?= python3
 MCP_VENV := target/mcp-venv
 
 .PHONY: all build test test-deps lint fmt man completions check-generated demo install uninstall \
-	clean bench bench-build bench-query bench-loc bench-mcp
+	clean bench bench-build bench-query bench-search bench-loc bench-mcp
 
 all: build
 
@@ -92,13 +92,16 @@ uninstall:
 	for b in $(BINS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$b $(DESTDIR)$(PREFIX)/share/man/man1/$$b.1; done
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man7/cds.7
 
-bench: bench-build bench-query
+bench: bench-build bench-query bench-search
 
 bench-build: build
 	bench/build.sh
 
 bench-query: build
 	bench/query.sh
+
+bench-search: build
+	bench/search.sh
 
 bench-mcp: build
 	$(PYTHON) bench/mcp.py

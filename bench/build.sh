@@ -8,25 +8,13 @@
 # Prints medians of: cold build (wall, peak RSS), rebuild with nothing changed, rebuild after
 # editing one file, index size, `ctags -R` on the same files, and the ratio.
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-cache=${CDS_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cds/bench}
+source "$(dirname "$0")/common.sh"
 runs=${RUNS:-5}
-bin=$here/target/release
-
-need() { command -v "$1" >/dev/null 2>&1 || { echo "installing $2" >&2; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null; }; }
 need ctags universal-ctags
-[ -x /usr/bin/time ] || need time time
+need /usr/bin/time time
 
-corpus=${1:-}
-if [ -z "$corpus" ]; then
-    corpus=$cache/Django-4.2
-    if [ ! -d "$corpus" ]; then
-        mkdir -p "$cache"
-        pip download --no-deps --no-binary :all: django==4.2 -d "$cache" >/dev/null
-        tar xzf "$cache"/Django-4.2.tar.gz -C "$cache"
-    fi
-fi
-[ -x "$bin/cds-build" ] || (cd "$here" && cargo build --release --bins)
+corpus=$(django_corpus "${1:-}")
+built cds-build
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

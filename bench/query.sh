@@ -11,29 +11,15 @@
 # runs per command; CARGO_TARGET_DIR is honoured. Targets (DESIGN.md §7): cds-get and cds-trav -h1 under 2 ms, cds-trav -h2
 # -d both from a hub and the three-stage pipeline under 10 ms.
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-cache=${CDS_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cds/bench}
+source "$(dirname "$0")/common.sh"
 runs=${RUNS:-100}
-bin=${CARGO_TARGET_DIR:-$here/target}/release
-
-need() { command -v "$1" >/dev/null 2>&1 || { echo "installing $2" >&2; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null; }; }
 need hyperfine hyperfine
 need ctags universal-ctags
 need readtags universal-ctags
 need jq jq
 
-corpus=${1:-}
-if [ -z "$corpus" ]; then
-    corpus=$cache/Django-4.2
-    if [ ! -d "$corpus" ]; then
-        mkdir -p "$cache"
-        pip download --no-deps --no-binary :all: django==4.2 -d "$cache" >/dev/null
-        tar xzf "$cache"/Django-4.2.tar.gz -C "$cache"
-    fi
-fi
-for b in cds-build cds-trav cds-get cds-fmt; do
-    [ -x "$bin/$b" ] || { (cd "$here" && cargo build --release --bins); break; }
-done
+corpus=$(django_corpus "${1:-}")
+built cds-build cds-trav cds-get cds-fmt
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

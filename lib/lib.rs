@@ -1,13 +1,29 @@
 //! cds (Codebase DeepSearch): a code graph and search index for a source repository, queried by
 //! small composable tools.
 //!
-//! Data flow, one module per stage:
+//! Building the index, one module per stage of the data flow:
 //!
 //! * [`walk`]: the repository's files, with ignore rules;
-//! * [`extract`] (through [`lang`]): file bytes -> per-file facts (definitions, imports, calls);
-//! * [`graph`]: facts of all files -> the linked graph (name resolution);
-//! * [`index`]: the on-disk index (write atomically, read by memory-mapping);
-//! * [`build`]: the `cds-build` pipeline tying the above together, incrementally.
+//! * [`extract`] (through [`lang`]): file bytes -> per-file facts (definitions, imports, calls,
+//!   bindings), with tree-sitter and `queries/`;
+//! * [`graph`]: facts of all files -> the linked graph (cds's resolution in `graph::link`,
+//!   LocAgent v2.3's in `graph::compat`);
+//! * [`index`]: the on-disk index: columns in rkyv archives, fst maps, BM25 postings, contents,
+//!   written atomically as generations and read by memory-mapping;
+//! * [`build`]: the `cds-build` pipeline tying the above together, incrementally and in
+//!   parallel.
+//!
+//! Answering from it:
+//!
+//! * [`search`]: the code-aware tokenizer, BM25, name lookups, query understanding and the
+//!   hierarchical ranking of `cds-search`;
+//! * [`trav`], [`get`], [`fmt`]: walks over the graph, code views, renderings;
+//! * [`loc`]: `cds-loc`, issue -> ranked files, modules and functions;
+//! * [`locagent`]: LocAgent's three tools (its exact text formats) over a cds index;
+//! * [`mcp`]: `cds-mcp`, the same operations as MCP tools over stdio;
+//! * [`record`], [`id`]: the entity record and ID form every tool reads and writes;
+//! * [`cli`]: the command-line layer all binaries share (flag tables, help, man pages,
+//!   completions, output, messages, exit codes), and [`error`]: the one error type.
 
 pub mod build;
 pub mod cli;

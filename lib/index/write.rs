@@ -411,22 +411,8 @@ fn graph_file(input: &WriteInput) -> GraphFile {
         let first = *first_pair.entry((e.src, e.dst)).or_insert(i);
         edges.push((first, i, e));
     }
-    let mut out: Vec<&(usize, usize, &crate::graph::Edge)> = edges.iter().collect();
-    out.sort_by_key(|(first, i, e)| (e.src, *first, *i));
-    gf.out_off = offsets(n, out.iter().map(|(_, _, e)| e.src));
-    for (_, _, e) in &out {
-        gf.out_dst.push(e.dst);
-        gf.out_kind.push(e.kind as u8);
-        gf.out_meta.push(e.meta);
-    }
-    let mut inn: Vec<&(usize, usize, &crate::graph::Edge)> = edges.iter().collect();
-    inn.sort_by_key(|(first, i, e)| (e.dst, *first, *i));
-    gf.in_off = offsets(n, inn.iter().map(|(_, _, e)| e.dst));
-    for (_, _, e) in &inn {
-        gf.in_src.push(e.src);
-        gf.in_kind.push(e.kind as u8);
-        gf.in_meta.push(e.meta);
-    }
+    (gf.out_off, gf.out_dst, gf.out_kind, gf.out_meta) = csr(n, &edges, |e| (e.src, e.dst));
+    (gf.in_off, gf.in_src, gf.in_kind, gf.in_meta) = csr(n, &edges, |e| (e.dst, e.src));
 
     let mut by_id: Vec<u32> = (0..n as u32).collect();
     by_id.sort_by(|&a, &b| g.nodes[a as usize].id.cmp(&g.nodes[b as usize].id));
@@ -453,6 +439,23 @@ fn graph_file(input: &WriteInput) -> GraphFile {
         gf.content_off.push(off);
     }
     gf
+}
+
+/// One direction of the adjacency in compressed sparse rows: `ends(edge)` gives (the node the
+/// row belongs to, the node at the other end). Rows list neighbours in the order their first
+/// edge was added, then edges in insertion order. Returns (offsets, other ends, kinds, metas).
+fn csr(
+    n: usize,
+    edges: &[(usize, usize, &crate::graph::Edge)],
+    ends: impl Fn(&crate::graph::Edge) -> (u32, u32),
+) -> (Vec<u32>, Vec<u32>, Vec<u8>, Vec<u8>) {
+    let mut rows: Vec<&(usize, usize, &crate::graph::Edge)> = edges.iter().collect();
+    rows.sort_by_key(|(first, i, e)| (ends(e).0, *first, *i));
+    let off = offsets(n, rows.iter().map(|(_, _, e)| ends(e).0));
+    let other = rows.iter().map(|(_, _, e)| ends(e).1).collect();
+    let kind = rows.iter().map(|(_, _, e)| e.kind as u8).collect();
+    let meta = rows.iter().map(|(_, _, e)| e.meta).collect();
+    (off, other, kind, meta)
 }
 
 /// CSR offsets (n + 1 entries) from the sorted sequence of source nodes.
