@@ -9,6 +9,8 @@
 
 pub mod cli;
 
+use std::io::Write;
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -130,7 +132,9 @@ impl Phases {
     fn mark(&mut self, what: &str) {
         if self.on {
             let now = Instant::now();
-            eprintln!("cds-build: timing: {what}: {:.3}s", (now - self.last).as_secs_f64());
+            // Diagnostics only: a failed write to stderr must not stop (or panic) a build.
+            let secs = (now - self.last).as_secs_f64();
+            let _ = writeln!(std::io::stderr(), "cds-build: timing: {what}: {secs:.3}s");
             self.last = now;
         }
     }

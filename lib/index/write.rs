@@ -229,25 +229,12 @@ pub fn write_postings(
             id_of: &id_of,
         });
     }
-    let t0 = std::time::Instant::now();
     let (terms, postings) = pb.finish(&kinds);
-    if std::env::var_os("CDS_TIMINGS").is_some() {
-        eprintln!(
-            "cds-build: timing:     finish {:.3}s terms {} postings {}",
-            t0.elapsed().as_secs_f64(),
-            terms.len(),
-            postings.post_doc.len()
-        );
-    }
-    let t0 = std::time::Instant::now();
     let mut total = write_fst(
         &dir.join(TERMS_FILE),
         MAGIC_TERMS,
         terms.into_iter().enumerate().map(|(i, t)| (t, i as u64)),
     )?;
-    if std::env::var_os("CDS_TIMINGS").is_some() {
-        eprintln!("cds-build: timing:     terms.fst {:.3}s", t0.elapsed().as_secs_f64());
-    }
     let cap = postings.post_doc.len() * 6 + postings.doc_len.len() * 4 + (1 << 16);
     total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &postings, cap)?;
     Ok(total)
