@@ -15,4 +15,5 @@ mod mcp;
 mod parity;
 mod pipeline;
 mod resolve;
+mod search;
 mod trav;

@@ -37,8 +37,10 @@ pub struct Weights {
     pub class_to_method: f32,
     /// Multiplier for documentation, examples and benchmarks.
     pub aux_penalty: f32,
-    /// Multiplier for matches of a path or traceback frame (often library frames).
+    /// Multiplier for matches of a path (often library paths in a traceback).
     pub path: f32,
+    /// Multiplier for traceback-frame matches (a function named in a frame of the issue).
+    pub frame: f32,
     /// Multiplier for qualified-name matches.
     pub qualified: f32,
     /// Multiplier for exact-name matches.
@@ -70,6 +72,7 @@ impl Default for Weights {
             class_to_method: 0.3,
             aux_penalty: 0.4,
             path: 0.6,
+            frame: 0.34,
             qualified: 1.0,
             name: 1.0,
             file_name: 1.0,
@@ -98,6 +101,7 @@ impl Weights {
                 "class_to_method" => self.class_to_method = v,
                 "aux_penalty" => self.aux_penalty = v,
                 "path" => self.path = v,
+                "frame" => self.frame = v,
                 "qualified" => self.qualified = v,
                 "name" => self.name = v,
                 "file_name" => self.file_name = v,
@@ -116,7 +120,8 @@ impl Weights {
 
     fn reason(&self, r: &Reason) -> f32 {
         match r {
-            Reason::ExactId | Reason::PathSuffix | Reason::Frame => self.path,
+            Reason::ExactId | Reason::PathSuffix => self.path,
+            Reason::Frame => self.frame,
             Reason::Qualified => self.qualified,
             Reason::Name { .. } | Reason::Joined => self.name,
             Reason::FileName => self.file_name,

@@ -55,7 +55,8 @@ impl Reason {
         match self {
             Reason::ExactId => 100.0,
             Reason::PathSuffix => 95.0,
-            Reason::Frame => 90.0,
+            // A frame names a file, a function and a line: the most specific signal there is.
+            Reason::Frame => 100.0,
             Reason::Qualified => 80.0,
             Reason::Name { case: true } => 60.0,
             Reason::Name { case: false } => 55.0,
@@ -429,7 +430,8 @@ fn frame_candidates(
             // Prefer the definition whose lines hold the frame's line.
             let (a, b) = ix.lines(n);
             let inside = f.line == 0 || (a..=b).contains(&f.line);
-            let s = Reason::Frame.tier() * if inside { 1.0 } else { 0.8 };
+            let w = crate::search::query::W_FRAME / W_IDENT;
+            let s = Reason::Frame.tier() * w * if inside { 1.0 } else { 0.8 };
             cands.entry(n).or_default().add(Reason::Frame, s);
         }
     }
