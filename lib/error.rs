@@ -131,7 +131,7 @@ impl fmt::Display for Error {
 }
 
 /// The OS error text without Rust's "(os error N)" suffix.
-fn io_reason(e: &io::Error) -> String {
+pub fn io_reason(e: &io::Error) -> String {
     let s = e.to_string();
     match s.find(" (os error") {
         Some(i) => s[..i].to_string(),

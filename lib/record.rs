@@ -89,17 +89,26 @@ pub fn write_line(out: &mut crate::cli::Out, ix: &Index, n: u32, extra: &str) ->
     out.record_end()
 }
 
-/// Writes the JSON object of node `n`, merged with a tool's extra fields.
+/// The fields of node `n`'s [`Entity`], as a JSON object.
+pub fn fields(ix: &Index, n: u32) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(Entity::of(ix, n)) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// Writes the JSON object of node `n` with a tool's extra fields after its own. The entity's
+/// own fields always come from the index: an extra field of the same name (from a record read
+/// on stdin) is dropped.
 pub fn write_json(
     out: &mut crate::cli::Out,
     ix: &Index,
     n: u32,
     extra: serde_json::Map<String, serde_json::Value>,
 ) -> crate::Result<()> {
-    let mut v = match serde_json::to_value(Entity::of(ix, n)) {
-        Ok(serde_json::Value::Object(m)) => m,
-        _ => serde_json::Map::new(),
-    };
-    v.extend(extra);
+    let mut v = fields(ix, n);
+    for (k, x) in extra {
+        v.entry(k).or_insert(x);
+    }
     out.json_line(&serde_json::Value::Object(v))
 }

@@ -287,10 +287,7 @@ fn walk_reason(err: &ignore::Error) -> String {
         ignore::Error::Loop { ancestor, .. } => {
             format!("symbolic link loop back to {}", ancestor.display())
         }
-        ignore::Error::Io(e) => {
-            let s = e.to_string();
-            s.split(" (os error").next().unwrap_or(&s).to_string()
-        }
+        ignore::Error::Io(e) => crate::error::io_reason(e),
         other => other.to_string(),
     }
 }

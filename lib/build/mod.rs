@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, io_reason};
 use crate::extract::FileFacts;
 use crate::graph::{self, EdgeKind, Mode, NodeKind, Source};
 use crate::index::facts::FactsView;
@@ -87,6 +87,18 @@ pub struct Summary {
     pub bytes: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
+}
+
+impl Summary {
+    /// Counts one distinct edge by kind and confidence.
+    fn count_edge(&mut self, kind: EdgeKind, meta: u8) {
+        self.edges[kind as usize] += 1;
+        match meta {
+            0 => {}
+            1 => self.guessed += 1,
+            _ => self.ambiguous += 1,
+        }
+    }
 }
 
 /// What a running build reports, for a progress line.
@@ -169,12 +181,6 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
             Error::io("cannot read", &opts.root, e)
         }
     })?;
-    if !root.is_dir() {
-        return Err(Error::msg(format!(
-            "{} is not a directory: give cds-build the repository's root directory",
-            opts.root.display()
-        )));
-    }
     let index_dir = opts.index_dir.clone().unwrap_or_else(|| root.join(index::INDEX_DIR));
     let index_dir = index_dir.canonicalize().unwrap_or(index_dir);
 
@@ -312,7 +318,7 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
         })
         .collect();
     let meta = Meta {
-        mode: if opts.mode == Mode::LocAgent { 1 } else { 0 },
+        mode: opts.mode.code(),
         root: root.as_os_str().as_encoded_bytes().to_vec(),
         built_ns: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -389,12 +395,7 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
     let mut seen = std::collections::HashSet::with_capacity(g.edges.len());
     for e in &g.edges {
         if seen.insert((e.src, e.dst, e.kind)) {
-            s.edges[e.kind as usize] += 1;
-            match e.meta {
-                0 => {}
-                1 => s.guessed += 1,
-                _ => s.ambiguous += 1,
-            }
+            s.count_edge(e.kind, e.meta);
         }
     }
     s.seconds = started.elapsed().as_secs_f64();
@@ -466,14 +467,11 @@ fn is_binary(content: &[u8]) -> bool {
     content[..content.len().min(8192)].contains(&0)
 }
 
-fn io_reason(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    s.split(" (os error").next().unwrap_or(&s).to_string()
-}
-
 /// The previous generation, as far as the builder reuses it.
 struct Previous {
     facts: Mapped,
+    /// Where each cached file's archive lies in the facts payload (validated once, in `load`).
+    archives: Vec<std::ops::Range<usize>>,
     content: Option<Mapped>,
     content_off: Vec<u64>,
     options: Vec<u8>,
@@ -513,13 +511,16 @@ impl Previous {
             })
             .collect();
         entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let archives = view
+            .entries()
+            .iter()
+            .map(|f| {
+                let off = f.off.to_native() as usize;
+                off..off.saturating_add(f.len.to_native() as usize)
+            })
+            .collect();
         let options = g.meta.options.to_vec();
-        Some(Previous { facts, content, content_off, options, entries })
-    }
-
-    /// The facts cache (validated in `load`; cheap to validate again).
-    fn view(&self) -> Option<FactsView<'_>> {
-        FactsView::new(self.facts.payload())
+        Some(Previous { facts, archives, content, content_off, options, entries })
     }
 
     fn same_files(&self, files: &[walk::Found]) -> bool {
@@ -544,12 +545,12 @@ impl Previous {
     }
 
     fn facts(&self, i: usize) -> Option<(FileFacts, FileTerms)> {
-        self.view()?.load(i)
+        crate::index::facts::load(self.archive(i)?)
     }
 
     /// The archive bytes of cache entry `i`, to copy into the next generation.
     fn archive(&self, i: usize) -> Option<&[u8]> {
-        self.view()?.archive(i)
+        self.facts.payload().get(self.archives.get(i)?.clone())
     }
 }
 
@@ -566,12 +567,7 @@ pub fn summarize(ix: &Index) -> Summary {
             s.entities += 1;
         }
         for e in ix.out_edges(node) {
-            s.edges[e.kind as usize] += 1;
-            match e.meta {
-                0 => {}
-                1 => s.guessed += 1,
-                _ => s.ambiguous += 1,
-            }
+            s.count_edge(e.kind, e.meta);
         }
     }
     s

@@ -108,12 +108,14 @@ pub struct Common {
 }
 
 impl Common {
-    /// The index directory the user asked for: `--index DIR`, else a non-empty `CDS_INDEX`;
-    /// `None` means "look for `.cds` upward from the current directory".
+    /// The index directory the user asked for (see [`crate::index::requested`]).
     pub fn index_override(&self) -> Option<PathBuf> {
-        self.index
-            .clone()
-            .or_else(|| std::env::var_os("CDS_INDEX").filter(|v| !v.is_empty()).map(PathBuf::from))
+        crate::index::requested(self.index.as_deref())
+    }
+
+    /// Opens the index the user asked for, or the one found upward from the current directory.
+    pub fn open_index(&self) -> crate::Result<crate::index::Index> {
+        crate::index::Index::discover(self.index.as_deref())
     }
 }
 

@@ -137,11 +137,6 @@ impl Out {
         self.color
     }
 
-    /// True with `-q/--quiet`: output is dropped, so a tool may stop at its first result.
-    pub fn is_quiet(&self) -> bool {
-        matches!(self.sink, Sink::Null)
-    }
-
     /// The byte that ends a record: `\n`, or NUL with `-0/--null`.
     pub fn terminator(&self) -> u8 {
         self.terminator

@@ -10,7 +10,6 @@ use crate::cli::{
 };
 use crate::get::cli::{BlockOpts, Blocks};
 use crate::get::{Code, Resolver, Target, View};
-use crate::index::Index;
 
 /// The views `cds-fmt` renders.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,7 +182,7 @@ pub fn run(args: FmtArgs) -> crate::Result<Status> {
     if view == FmtView::Graph && markdown {
         return Err(crate::Error::usage("--graph cannot be combined with --markdown"));
     }
-    let ix = Index::discover(args.common.index_override().as_deref())?;
+    let ix = args.common.open_index()?;
     let mut out = Out::new(&args.common);
     if view == FmtView::Graph {
         write_graph(&mut out, &ix)?;
@@ -199,35 +198,25 @@ pub fn run(args: FmtArgs) -> crate::Result<Status> {
             None => resolver.report_missing(&rec.id),
         }
     }
-    let entity = |t: &Target| match *t {
-        Target::Entity(n) => n,
-        Target::Lines { file, start, end } => crate::get::enclosing(&ix, file, start, end),
-    };
     match view {
         FmtView::Fold if format == Format::Json => {
             for (t, json) in &records {
-                let mut extra = serde_json::Map::new();
-                if let Some(serde_json::Value::Object(m)) = json {
-                    // Keep what other tools added (score, hop, code...); the entity's own
-                    // fields are recomputed from the index.
-                    const OWN: &[&str] =
-                        &["id", "kind", "path", "name", "start", "end", "fold", "test"];
-                    extra.extend(
-                        m.iter()
-                            .filter(|(k, _)| !OWN.contains(&k.as_str()))
-                            .map(|(k, v)| (k.clone(), v.clone())),
-                    );
-                }
-                crate::record::write_json(&mut out, &ix, entity(t), extra)?;
+                // Keep what other tools added (score, hop, code...); the entity's own fields
+                // are recomputed from the index.
+                let extra = match json {
+                    Some(serde_json::Value::Object(m)) => m.clone(),
+                    _ => serde_json::Map::new(),
+                };
+                crate::record::write_json(&mut out, &ix, t.entity(&ix), extra)?;
             }
         }
         FmtView::Fold if !markdown => {
             for (t, _) in &records {
                 if format == Format::Ids {
-                    out.write_id(ix.id(entity(t)))?;
+                    out.write_id(ix.id(t.entity(&ix)))?;
                     out.record_end()?;
                 } else {
-                    crate::record::write_line(&mut out, &ix, entity(t), "")?;
+                    crate::record::write_line(&mut out, &ix, t.entity(&ix), "")?;
                 }
             }
         }
@@ -254,7 +243,7 @@ pub fn run(args: FmtArgs) -> crate::Result<Status> {
         }
         FmtView::Tree => {
             let list: Vec<(u32, Option<&serde_json::Value>)> =
-                records.iter().map(|(t, j)| (entity(t), j.as_ref())).collect();
+                records.iter().map(|(t, j)| (t.entity(&ix), j.as_ref())).collect();
             let nodes = record_tree(&ix, &list, |id| resolver.entity(id)).unwrap_or_else(|| {
                 containment_tree(&ix, &list.iter().map(|(n, _)| *n).collect::<Vec<_>>())
             });
@@ -265,7 +254,7 @@ pub fn run(args: FmtArgs) -> crate::Result<Status> {
             let mut seen = fxhash::FxHashSet::default();
             let mut nodes: Vec<(u32, bool)> = Vec::new();
             for (t, json) in &records {
-                let n = entity(t);
+                let n = t.entity(&ix);
                 if seen.insert(n) {
                     let start = json
                         .as_ref()

@@ -165,7 +165,7 @@ feeding the code to another program (ast-grep --stdin, a formatter, a file).",
 
 /// Runs `cds-get`.
 pub fn run(args: GetArgs) -> crate::Result<Status> {
-    let ix = Index::discover(args.common.index_override().as_deref())?;
+    let ix = args.common.open_index()?;
     let resolver = Resolver::new(&ix);
     let mut out = Out::new(&args.common);
     let mut blocks = Blocks::new(&ix, &args.common);
@@ -222,18 +222,11 @@ impl<'i> Blocks<'i> {
     pub fn write(&mut self, out: &mut Out, t: Target, opts: &BlockOpts) -> crate::Result<()> {
         let ix = self.ix;
         if self.format == Format::Ids {
-            let n = match t {
-                Target::Entity(n) => n,
-                Target::Lines { file, start, end } => super::enclosing(ix, file, start, end),
-            };
-            out.write_id(ix.id(n))?;
+            out.write_id(ix.id(t.entity(ix)))?;
             return out.record_end();
         }
         if opts.view == View::Fold {
-            let n = match t {
-                Target::Entity(n) => n,
-                Target::Lines { file, start, end } => super::enclosing(ix, file, start, end),
-            };
+            let n = t.entity(ix);
             if self.format == Format::Json {
                 return crate::record::write_json(out, ix, n, serde_json::Map::new());
             }
@@ -350,9 +343,7 @@ pub fn write_numbered(out: &mut Out, ix: &Index, code: &Code) -> crate::Result<(
     Ok(())
 }
 
-/// The JSON record: the entity's fields plus `code` (the shown text, elisions as marker
-/// lines), `code_start` / `code_end` (the first and last line shown), `view`, and `range`,
-/// `elided`, `stale` and `entries` (a directory's) when they apply.
+/// Writes the JSON record: the entity's fields plus [`code_fields`].
 pub fn write_json(
     out: &mut Out,
     ix: &Index,
@@ -360,6 +351,18 @@ pub fn write_json(
     view: View,
     stale: bool,
 ) -> crate::Result<()> {
+    crate::record::write_json(out, ix, code.node, code_fields(ix, code, view, stale))
+}
+
+/// The fields a code block adds to its entity's JSON record: `code` (the shown text, elisions
+/// as marker lines), `code_start` / `code_end` (the first and last line shown), `view`, and
+/// `range`, `elided`, `stale` and `entries` (a directory's) when they apply.
+pub fn code_fields(
+    ix: &Index,
+    code: &Code,
+    view: View,
+    stale: bool,
+) -> serde_json::Map<String, serde_json::Value> {
     use serde_json::{Value, json};
     let mut extra = serde_json::Map::new();
     let (a, b) = code.bounds();
@@ -386,7 +389,7 @@ pub fn write_json(
     if stale {
         extra.insert("stale".into(), json!(true));
     }
-    crate::record::write_json(out, ix, code.node, extra)
+    extra
 }
 
 #[cfg(test)]

@@ -45,6 +45,16 @@ pub enum Target {
     },
 }
 
+impl Target {
+    /// The entity a target names: a line range names the innermost entity around its lines.
+    pub fn entity(self, ix: &Index) -> u32 {
+        match self {
+            Target::Entity(n) => n,
+            Target::Lines { file, start, end } => enclosing(ix, file, start, end),
+        }
+    }
+}
+
 /// Resolves input IDs against one index (see the module docs for what it accepts).
 pub struct Resolver<'a> {
     ix: &'a Index,
@@ -76,21 +86,23 @@ impl<'a> Resolver<'a> {
 
     /// The entity `raw` names; a line reference names the innermost entity around its lines.
     pub fn entity(&self, raw: &[u8]) -> Option<u32> {
-        match self.resolve(raw)? {
-            Target::Entity(n) => Some(n),
-            Target::Lines { file, start, end } => Some(enclosing(self.ix, file, start, end)),
-        }
+        Some(self.resolve(raw)?.entity(self.ix))
     }
 
-    /// Prints `tool: no entity 'X'; did you mean: A, B` (up to 5 candidates from the name index)
-    /// on stderr. It does not change the exit status: the tool goes on with the next ID.
+    /// Prints [`Resolver::missing`] on stderr. It does not change the exit status: the tool
+    /// goes on with the next ID.
     pub fn report_missing(&self, raw: &[u8]) {
+        msg::error(self.missing(raw));
+    }
+
+    /// Why `raw` names nothing: `no entity 'X'; did you mean: A, B` (up to 5 candidates from
+    /// the name index), or `no line N in path` for a line reference past the end of its file.
+    pub fn missing(&self, raw: &[u8]) -> String {
         let shown = crate::id::display(raw);
         if let Some((file, start, _)) = self.line_ref(raw) {
             let last = self.ix.lines(file).1;
             let path = crate::id::display(self.ix.id(file));
-            msg::error(format_args!("no line {start} in {path}: it has {last} lines"));
-            return;
+            return format!("no line {start} in {path}: it has {last} lines");
         }
         let mut found = crate::search::names::suggest(self.ix, raw, 5).unwrap_or_default();
         // `file.py:Clas.method` with a typo: the file itself is a poor first guess when a
@@ -101,9 +113,9 @@ impl<'a> Resolver<'a> {
         let hints: Vec<String> =
             found.into_iter().map(|n| crate::id::display(self.ix.id(n)).into_owned()).collect();
         if hints.is_empty() {
-            msg::error(format_args!("no entity '{shown}'"));
+            format!("no entity '{shown}'")
         } else {
-            msg::error(format_args!("no entity '{shown}'; did you mean: {}", hints.join(", ")));
+            format!("no entity '{shown}'; did you mean: {}", hints.join(", "))
         }
     }
 

@@ -141,9 +141,8 @@ enum Binding {
 
 /// Adds the import, invoke and inherit edges of cds's own resolution to `g`.
 pub fn link(g: &mut Graph, files: &[Source], defs: &DefNodes) {
-    for e in edges(g, files, defs) {
-        g.edges.push(e);
-    }
+    let linked = edges(g, files, defs);
+    g.edges.extend(linked);
 }
 
 /// The import, invoke and inherit edges of cds's own resolution, for the nodes of `g`

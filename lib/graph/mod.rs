@@ -187,9 +187,9 @@ pub struct Source<'a> {
 pub enum Mode {
     /// cds's own resolution.
     #[default]
-    Native,
+    Native = 0,
     /// LocAgent v2.3's graph, quirks included.
-    LocAgent,
+    LocAgent = 1,
 }
 
 impl Mode {
@@ -199,6 +199,16 @@ impl Mode {
             Mode::Native => "native",
             Mode::LocAgent => "locagent",
         }
+    }
+
+    /// Code stored in the index (`Meta::mode`).
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The mode of a stored code (an unknown code reads as native).
+    pub fn from_code(c: u8) -> Mode {
+        if c == Mode::LocAgent as u8 { Mode::LocAgent } else { Mode::Native }
     }
 }
 

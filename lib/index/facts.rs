@@ -124,6 +124,13 @@ pub fn encode_into(files: Vec<Encode>, out: &mut impl std::io::Write) -> Result<
     Ok(())
 }
 
+/// The facts and term counts of one file's archive, validated and deserialized.
+pub fn load(archive: &[u8]) -> Option<(FileFacts, FileTerms)> {
+    let a = rkyv::access::<rkyv::Archived<CachedFacts>, rkyv::rancor::Error>(archive).ok()?;
+    let c = rkyv::deserialize::<CachedFacts, rkyv::rancor::Error>(a).ok()?;
+    Some((c.facts, c.terms))
+}
+
 /// A validated view of a facts payload.
 pub struct FactsView<'a> {
     payload: &'a [u8],
@@ -155,10 +162,7 @@ impl<'a> FactsView<'a> {
 
     /// The facts and term counts of entry `i`, validated and deserialized.
     pub fn load(&self, i: usize) -> Option<(FileFacts, FileTerms)> {
-        let bytes = self.archive(i)?;
-        let a = rkyv::access::<rkyv::Archived<CachedFacts>, rkyv::rancor::Error>(bytes).ok()?;
-        let c = rkyv::deserialize::<CachedFacts, rkyv::rancor::Error>(a).ok()?;
-        Some((c.facts, c.terms))
+        load(self.archive(i)?)
     }
 
     /// Checks every archive; the first problem found.

@@ -40,8 +40,7 @@ pub const ENV_INDEX: &str = "CDS_INDEX";
 /// `.cds` holding a `CURRENT` in the current directory or above it. An explicit path may name
 /// the index directory itself or a repository containing one.
 pub fn discover(explicit: Option<&Path>) -> Result<PathBuf> {
-    let env = std::env::var_os(ENV_INDEX).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(dir) = explicit.map(Path::to_path_buf).or(env) {
+    if let Some(dir) = requested(explicit) {
         if dir.join(CURRENT).is_file() {
             return Ok(dir);
         }
@@ -63,6 +62,14 @@ pub fn discover(explicit: Option<&Path>) -> Result<PathBuf> {
             None => return Err(Error::index(&cwd, IndexProblem::Missing)),
         }
     }
+}
+
+/// The index directory a user asked for: `explicit` (from `--index`), else a non-empty
+/// `$CDS_INDEX`; `None` means "look for `.cds` upward from the current directory".
+pub fn requested(explicit: Option<&Path>) -> Option<PathBuf> {
+    explicit
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os(ENV_INDEX).filter(|v| !v.is_empty()).map(PathBuf::from))
 }
 
 /// Reads `CURRENT`: the live generation's directory name.

@@ -128,20 +128,11 @@ impl Index {
         let generation = current_generation(dir)?;
         let gen_dir = dir.join(&generation);
         let graph = match Mapped::open(&gen_dir.join(GRAPH_FILE), MAGIC_GRAPH, dir) {
-            Err(Error::Index { problem: IndexProblem::Corrupt(ref w), .. })
-                if w.ends_with("is missing") =>
-            {
-                // A build may have swapped CURRENT and removed our generation in between.
-                let again = current_generation(dir)?;
-                if again == generation {
-                    return Err(Error::index(
-                        dir,
-                        IndexProblem::Corrupt(format!("{generation}/{GRAPH_FILE} is missing")),
-                    ));
-                }
-                return Index::open(dir);
-            }
-            other => other?,
+            Ok(g) => g,
+            // Builds may have swapped CURRENT and removed this generation in between: open the
+            // one that is live now.
+            Err(e) if current_generation(dir)? == generation => return Err(e),
+            Err(_) => return Index::open(dir),
         };
         if rkyv::access::<ArchivedGraph, rkyv::rancor::Error>(graph.payload()).is_err() {
             return Err(Error::index(
@@ -242,11 +233,7 @@ impl Index {
 
     /// Graph mode the index was built with.
     pub fn mode(&self) -> crate::graph::Mode {
-        if self.graph().meta.mode == 1 {
-            crate::graph::Mode::LocAgent
-        } else {
-            crate::graph::Mode::Native
-        }
+        crate::graph::Mode::from_code(self.graph().meta.mode)
     }
 
     /// The indexed repository's root.
@@ -369,16 +356,6 @@ impl Index {
         self.edges(&g.in_off, &g.in_src, &g.in_kind, &g.in_meta, n)
     }
 
-    /// Number of out- and in-edges.
-    pub fn degree(&self, n: u32) -> (usize, usize) {
-        let g = self.graph();
-        let d = |off: &[Archived<u32>]| match (off.get(n as usize), off.get(n as usize + 1)) {
-            (Some(a), Some(b)) => b.to_native().saturating_sub(a.to_native()) as usize,
-            _ => 0,
-        };
-        (d(&g.out_off), d(&g.in_off))
-    }
-
     /// Exact lookup by ID (binary search over the sorted ID permutation).
     pub fn lookup_id(&self, id: &[u8]) -> Option<u32> {
         let by_id = &self.graph().by_id;
@@ -395,7 +372,8 @@ impl Index {
         None
     }
 
-    /// The name index (lower-cased names, qualified names and IDs -> nodes).
+    /// The name index (lower-cased names, file names and stems, paths -> nodes; see
+    /// `index::write::node_keys`).
     pub fn names(&self) -> Result<&fst::Map<Mapped>> {
         if let Some(m) = self.names.get() {
             return Ok(m);

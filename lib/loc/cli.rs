@@ -128,7 +128,7 @@ pub fn run(args: LocArgs) -> Result<Status> {
         }
     }
     let text = String::from_utf8_lossy(&bytes);
-    let ix = Index::discover(args.common.index_override().as_deref())?;
+    let ix = args.common.open_index()?;
     let limit = args.limit.unwrap_or(10);
     let located = loc::locate(&ix, &text, limit, &args.weights)?;
     let mut out = Out::new(&args.common);
@@ -176,7 +176,9 @@ pub fn to_json(ix: &Index, l: &Located) -> serde_json::Value {
     })
 }
 
-fn write_text(out: &mut Out, ix: &Index, l: &Located) -> Result<()> {
+/// The text view: a section per level, one location per line with its score, lines, fold
+/// and strongest reason.
+pub fn write_text(out: &mut Out, ix: &Index, l: &Located) -> Result<()> {
     let sections: [(&str, &[Location]); 3] = [
         ("Files", &l.files),
         ("Classes and functions", &l.modules),

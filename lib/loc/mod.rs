@@ -19,7 +19,7 @@ pub mod cli;
 use fxhash::FxHashMap as HashMap;
 
 use crate::error::Result;
-use crate::graph::{FLAG_TEST, NONE, NodeKind, id_path};
+use crate::graph::{EdgeKind, FLAG_TEST, NONE, NodeKind, id_path};
 use crate::index::Index;
 use crate::search::query;
 use crate::search::rank::{self, Reason};
@@ -237,20 +237,10 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
         top.truncate(w.graph_k);
         let mut add: Vec<(u32, f32)> = Vec::new();
         for (n, s) in top {
-            for e in ix.out_edges(n) {
-                if matches!(
-                    e.kind,
-                    crate::graph::EdgeKind::Invoke | crate::graph::EdgeKind::Inherit
-                ) {
-                    add.push((e.node, s * w.graph_out));
-                }
-            }
-            for e in ix.in_edges(n) {
-                if matches!(
-                    e.kind,
-                    crate::graph::EdgeKind::Invoke | crate::graph::EdgeKind::Inherit
-                ) {
-                    add.push((e.node, s * w.graph_in));
+            let outs = ix.out_edges(n).map(|e| (e, w.graph_out));
+            for (e, share) in outs.chain(ix.in_edges(n).map(|e| (e, w.graph_in))) {
+                if matches!(e.kind, EdgeKind::Invoke | EdgeKind::Inherit) {
+                    add.push((e.node, s * share));
                 }
             }
         }
@@ -290,7 +280,7 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
         .collect();
     for (c, s) in classes {
         for e in ix.out_edges(c) {
-            if e.kind == crate::graph::EdgeKind::Contain && ix.kind(e.node) == NodeKind::Function {
+            if e.kind == EdgeKind::Contain && ix.kind(e.node) == NodeKind::Function {
                 let entry = score.entry(e.node).or_insert(0.0);
                 *entry += s * w.class_to_method;
                 why.entry(e.node).or_default();
@@ -438,9 +428,6 @@ pub fn top_level(ix: &Index, mut n: u32) -> Option<u32> {
     }
     loop {
         let p = ix.parent(n)?;
-        if p == NONE {
-            return None;
-        }
         if ix.kind(p) == NodeKind::File {
             return Some(n);
         }

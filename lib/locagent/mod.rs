@@ -67,8 +67,7 @@ impl std::fmt::Display for InvalidInput {
 /// LocAgent's `is_test_file`: a piece of the path part of `id`, split on spaces, `_` and `/`,
 /// starts with `test` (lower-cased).
 pub fn is_test_file(id: &str) -> bool {
-    let path = id.split(':').next().unwrap_or("");
-    path.to_lowercase().split([' ', '_', '/']).any(|w| w.starts_with("test"))
+    crate::graph::is_locagent_test(id.as_bytes())
 }
 
 /// Python's `str.strip()` whitespace (`str.isspace`), which includes the ASCII separators

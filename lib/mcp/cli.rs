@@ -4,7 +4,6 @@ use std::ffi::OsStr;
 
 use crate::cli::flags::value_parse;
 use crate::cli::{Args, Common, Flag, Status, Tool, common};
-use crate::index::Index;
 
 /// Parsed flags.
 #[derive(Debug, Default)]
@@ -92,7 +91,7 @@ saying how to narrow the call), and its structured content to about as much JSON
 
 /// Runs `cds-mcp` until stdin ends.
 pub fn run(args: McpArgs) -> crate::Result<Status> {
-    let ix = Index::discover(args.common.index_override().as_deref())?;
+    let ix = args.common.open_index()?;
     let opts =
         super::Options { max_chars: args.max_chars.unwrap_or(super::tools::DEFAULT_MAX_CHARS) };
     let stdin = std::io::stdin();

@@ -7,7 +7,7 @@
 //! * `initialize` negotiates the protocol version: the client's, when it is one the official
 //!   Python SDK speaks through the handshake ([`VERSIONS`]), else the latest of them; the
 //!   answer carries the server's capabilities (tools) and a few lines of instructions;
-//!   `notifications/initialized` is taken note of; requests before `initialize` are served
+//!   `notifications/initialized` needs no answer; requests before `initialize` are served
 //!   anyway (a lenient server is easier to drive by hand, and nothing depends on the order);
 //! * `ping`, `tools/list`, `tools/call` ([`tools`]); `notifications/cancelled` and any other
 //!   notification are accepted silently (calls are answered in milliseconds and one at a time,
@@ -81,8 +81,6 @@ pub struct Server<'i> {
     opts: Options,
     /// The negotiated protocol version, once `initialize` was answered.
     version: Option<String>,
-    /// Set by `notifications/initialized`.
-    initialized: bool,
 }
 
 /// A JSON-RPC error response.
@@ -98,17 +96,7 @@ fn result(id: Value, result: Value) -> Value {
 impl<'i> Server<'i> {
     /// A server over `ix`.
     pub fn new(ix: &'i Index, opts: Options) -> Server<'i> {
-        Server { ix, opts, version: None, initialized: false }
-    }
-
-    /// The negotiated protocol version (`None` before `initialize`).
-    pub fn version(&self) -> Option<&str> {
-        self.version.as_deref()
-    }
-
-    /// True once the client sent `notifications/initialized`.
-    pub fn is_initialized(&self) -> bool {
-        self.initialized
+        Server { ix, opts, version: None }
     }
 
     /// Answers one line of input: `None` when no answer is due (a notification, a blank line).
@@ -203,23 +191,14 @@ impl<'i> Server<'i> {
                 error(id, code::INVALID_REQUEST, "invalid request: \"params\" must be an object")
             });
         }
-        let Some(id) = id else {
-            self.notification(method);
-            return None;
-        };
+        // A notification needs no answer. notifications/cancelled included: requests are
+        // answered one at a time, in order, before the next line is read, so a cancelled
+        // request has always been answered already.
+        let id = id?;
         Some(match self.request(method, &params) {
             Ok(r) => result(id, r),
             Err((code, message)) => error(id, code, message),
         })
-    }
-
-    /// Takes note of a notification (none needs an answer).
-    fn notification(&mut self, method: &str) {
-        if method == "notifications/initialized" {
-            self.initialized = true;
-        }
-        // notifications/cancelled: requests are answered one at a time, in order, before the
-        // next line is read, so a cancelled request has always been answered already.
     }
 
     /// Runs a request: its result, or a JSON-RPC error (code, message).

@@ -23,7 +23,7 @@ use crate::get::{Code, Resolver, Target, View};
 use crate::graph::{Mode, NodeKind};
 use crate::index::Index;
 use crate::locagent;
-use crate::record::Entity;
+use crate::search::cli as search_cli;
 use crate::search::{query, rank};
 use crate::trav::{self, Direction, Walk};
 
@@ -409,26 +409,6 @@ fn kind_list() -> Value {
     json!({"type": "array", "items": {"type": "string", "enum": KINDS}})
 }
 
-/// "no entity 'X'; did you mean: A, B" for an ID that names nothing.
-fn missing(ix: &Index, raw: &str) -> String {
-    let found = crate::search::names::suggest(ix, raw.as_bytes(), 5).unwrap_or_default();
-    let hints: Vec<String> =
-        found.into_iter().map(|n| crate::id::display(ix.id(n)).into_owned()).collect();
-    if hints.is_empty() {
-        format!("no entity '{raw}' in the index")
-    } else {
-        format!("no entity '{raw}'; did you mean: {}", hints.join(", "))
-    }
-}
-
-/// The fields of an entity's JSON record.
-fn entity_json(ix: &Index, n: u32) -> Map<String, Value> {
-    match serde_json::to_value(Entity::of(ix, n)) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // cds_search
 
@@ -496,27 +476,20 @@ fn search(ix: &Index, a: &Map<String, Value>, _: &Budget) -> Answer {
     let mut out = cap.out();
     let mut hits = Vec::new();
     for h in &res.hits {
-        let reason = h.reasons.first().map(|r| r.text()).unwrap_or_default();
-        rendered(crate::record::write_line(
-            &mut out,
-            ix,
-            h.node,
-            &format!("{:.1} {reason}", h.score),
-        ))?;
+        rendered(crate::record::write_line(&mut out, ix, h.node, &search_cli::tag(h)))?;
         if let Some(view) = view {
             let code = Code::of(ix, Target::Entity(h.node), view, 0).map_err(|e| e.to_string())?;
             rendered(crate::get::cli::write_numbered(&mut out, ix, &code))?;
         }
-        let mut m = entity_json(ix, h.node);
-        m.insert("score".into(), json!((f64::from(h.score) * 1000.0).round() / 1000.0));
-        m.insert("reasons".into(), json!(h.reasons.iter().map(|r| r.text()).collect::<Vec<_>>()));
+        let mut m = crate::record::fields(ix, h.node);
+        m.extend(search_cli::json_extra(h));
         hits.push(Value::Object(m));
     }
     let mut text_out = cap.text();
     if res.hits.is_empty() {
         text_out = format!(
             "no match for '{}': try other words, a shorter name, or tests: true\n",
-            short(&text)
+            search_cli::short(&text)
         );
     }
     if res.more > 0 {
@@ -529,15 +502,6 @@ fn search(ix: &Index, a: &Map<String, Value>, _: &Budget) -> Answer {
         ));
     }
     Ok((text_out, json!({"hits": hits, "more": res.more, "hidden_tests": res.hidden_tests})))
-}
-
-fn short(text: &str) -> String {
-    let t = text.trim().replace('\n', " ");
-    if t.chars().count() > 60 {
-        format!("{}...", t.chars().take(57).collect::<String>())
-    } else {
-        t
-    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -607,7 +571,7 @@ fn traverse(ix: &Index, a: &Map<String, Value>, _: &Budget) -> Answer {
         match resolver.entity(id.as_bytes()) {
             Some(n) => roots.push(n),
             None => {
-                notes.push(missing(ix, id));
+                notes.push(resolver.missing(id.as_bytes()));
                 missed.push(id.clone());
             }
         }
@@ -634,7 +598,7 @@ fn traverse(ix: &Index, a: &Map<String, Value>, _: &Budget) -> Answer {
         text.push_str(&trees.join("\n\n"));
         text.push('\n');
         let entities: Vec<Value> =
-            roots.iter().map(|&n| Value::Object(entity_json(ix, n))).collect();
+            roots.iter().map(|&n| Value::Object(crate::record::fields(ix, n))).collect();
         return Ok((text, json!({"entities": entities, "missing": missed, "limited": limited})));
     }
     let reach = trav::bfs(ix, &roots, &walk);
@@ -642,25 +606,9 @@ fn traverse(ix: &Index, a: &Map<String, Value>, _: &Budget) -> Answer {
     let mut out = cap.out();
     let mut entities = Vec::new();
     for s in &reach.steps {
-        let mut extra = format!("hop={}", s.hop);
-        let mut m = entity_json(ix, s.node);
-        m.insert("hop".into(), json!(s.hop));
-        if let Some(v) = s.via {
-            let from = crate::id::display(ix.id(v.from)).into_owned();
-            extra.push_str(&format!(" {}={from}", trav::relation_phrase(v.rel, v.up)));
-            if v.meta != 0 {
-                extra.push_str(&format!(" conf={}", trav::conf_name(v.meta)));
-            }
-            m.insert("via".into(), json!(v.rel.name()));
-            m.insert("dir".into(), json!(if v.up { "up" } else { "down" }));
-            m.insert("from".into(), json!(from));
-            m.insert("conf".into(), json!(trav::conf_name(v.meta)));
-        }
-        if s.cut > 0 {
-            extra.push_str(&format!(" cut={}", s.cut));
-            m.insert("cut".into(), json!(s.cut));
-        }
-        rendered(crate::record::write_line(&mut out, ix, s.node, &extra))?;
+        rendered(crate::record::write_line(&mut out, ix, s.node, &trav::cli::step_tag(ix, s)))?;
+        let mut m = crate::record::fields(ix, s.node);
+        m.extend(trav::cli::step_fields(ix, s));
         entities.push(Value::Object(m));
     }
     text.push_str(&cap.text());
@@ -727,17 +675,14 @@ fn retrieve(ix: &Index, a: &Map<String, Value>, _: &Budget) -> Answer {
     let mut missed = Vec::new();
     for id in &raw {
         let Some(t) = resolver.resolve(id.as_bytes()) else {
-            notes.push(missing(ix, id));
+            notes.push(resolver.missing(id.as_bytes()));
             missed.push(id.clone());
             continue;
         };
         if view == View::Fold {
-            let n = match t {
-                Target::Entity(n) => n,
-                Target::Lines { file, start, end } => crate::get::enclosing(ix, file, start, end),
-            };
+            let n = t.entity(ix);
             rendered(crate::record::write_line(&mut out, ix, n, ""))?;
-            entities.push(Value::Object(entity_json(ix, n)));
+            entities.push(Value::Object(crate::record::fields(ix, n)));
             continue;
         }
         let code = Code::of(ix, t, view, context).map_err(|e| e.to_string())?;
@@ -746,20 +691,8 @@ fn retrieve(ix: &Index, a: &Map<String, Value>, _: &Budget) -> Answer {
         }
         rendered(crate::get::cli::write_header(&mut out, ix, &code, false))?;
         rendered(crate::get::cli::write_numbered(&mut out, ix, &code))?;
-        let mut m = entity_json(ix, code.node);
-        m.insert("view".into(), json!(view.name()));
-        if code.file.is_some() {
-            let (s, e) = code.bounds();
-            m.insert("code".into(), json!(code.text_joined()));
-            m.insert("code_start".into(), json!(s));
-            m.insert("code_end".into(), json!(e));
-        }
-        if let (Some((s, e)), Some(f)) = (code.range, code.file) {
-            m.insert("range".into(), json!(format!("{}:{s}-{e}", crate::id::display(ix.id(f)))));
-        }
-        if code.elided {
-            m.insert("elided".into(), json!(true));
-        }
+        let mut m = crate::record::fields(ix, code.node);
+        m.extend(crate::get::cli::code_fields(ix, &code, view, false));
         entities.push(Value::Object(m));
     }
     if entities.is_empty() {
@@ -811,29 +744,9 @@ fn locate(ix: &Index, a: &Map<String, Value>, _: &Budget) -> Answer {
     let limit = integer(a, "limit", 1, 50)?.unwrap_or(10) as usize;
     let located = crate::loc::locate(ix, &issue, limit, &crate::loc::Weights::default())
         .map_err(|e| e.to_string())?;
-    let mut text = String::new();
-    let sections: [(&str, &[crate::loc::Location]); 3] = [
-        ("Files", &located.files),
-        ("Classes and functions", &located.modules),
-        ("Functions and methods", &located.entities),
-    ];
-    for (i, (title, items)) in sections.iter().enumerate() {
-        if i > 0 {
-            text.push('\n');
-        }
-        text.push_str(&format!("# {title}\n"));
-        for x in items.iter() {
-            text.push_str(&format!("{:6.1}  {}", x.score, crate::id::display(ix.id(x.node))));
-            if ix.kind(x.node) != NodeKind::File {
-                let (s, e) = ix.lines(x.node);
-                text.push_str(&format!("  {s}-{e}  {}", ix.fold(x.node)));
-            }
-            if let Some(r) = x.reasons.first() {
-                text.push_str(&format!("  ({r})"));
-            }
-            text.push('\n');
-        }
-    }
+    let cap = Capture::default();
+    rendered(crate::loc::cli::write_text(&mut cap.out(), ix, &located))?;
+    let mut text = cap.text();
     if located.files.is_empty() {
         text = "nothing in the issue matches this repository: give names, paths or a traceback\n"
             .to_string();

@@ -9,6 +9,7 @@ use crate::cli::{
     self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Tool, common,
 };
 use crate::error::{Error, Result};
+use crate::get;
 use crate::graph::NodeKind;
 use crate::index::Index;
 use crate::record;
@@ -225,7 +226,7 @@ pub fn run(mut args: SearchArgs) -> Result<Status> {
         ));
         return Ok(Status::NotFound);
     }
-    let ix = Index::discover(args.common.index_override().as_deref())?;
+    let ix = args.common.open_index()?;
     if !args.limit_set {
         args.opts.limit = 10;
     }
@@ -285,7 +286,7 @@ fn run_locagent(args: &mut SearchArgs) -> Result<Status> {
     if terms.iter().all(|t| t.trim().is_empty()) {
         return Err(Error::usage("empty query: give search terms, -f FILE, or lines on stdin"));
     }
-    let ix = Index::discover(args.common.index_override().as_deref())?;
+    let ix = args.common.open_index()?;
     let pattern = args.opts.globs.last().cloned();
     let la = crate::locagent::SearchArgs {
         search_terms: terms,
@@ -319,7 +320,8 @@ fn run_locagent(args: &mut SearchArgs) -> Result<Status> {
     Ok((!found.entities.is_empty()).into())
 }
 
-fn short(text: &str) -> String {
+/// `text` on one line, cut to 60 characters, for messages.
+pub fn short(text: &str) -> String {
     let t = text.trim().replace('\n', " ");
     if t.chars().count() > 60 {
         format!("{}...", t.chars().take(57).collect::<String>())
@@ -363,12 +365,13 @@ fn query_text(args: &mut SearchArgs) -> Result<String> {
 }
 
 /// The short tag in the text view: score and strongest reason.
-fn tag(hit: &Hit) -> String {
+pub fn tag(hit: &Hit) -> String {
     let reason = hit.reasons.first().map(|r| r.text()).unwrap_or_default();
     format!("{:.1} {reason}", hit.score)
 }
 
-fn json_extra(hit: &Hit) -> serde_json::Map<String, serde_json::Value> {
+/// The fields a hit adds to its entity's JSON record: `score` and `reasons`.
+pub fn json_extra(hit: &Hit) -> serde_json::Map<String, serde_json::Value> {
     let mut m = serde_json::Map::new();
     m.insert("score".into(), serde_json::json!((f64::from(hit.score) * 1000.0).round() / 1000.0));
     m.insert(
@@ -378,27 +381,11 @@ fn json_extra(hit: &Hit) -> serde_json::Map<String, serde_json::Value> {
     m
 }
 
-/// Preview and full views: numbered code under the hit's line.
+/// Preview and full views: cds-get's numbered code block under the hit's line.
 fn write_code(out: &mut Out, ix: &Index, n: u32, view: View) -> Result<()> {
-    use std::io::Write;
-    let text = ix.text(n)?;
-    let (start, _) = ix.lines(n);
-    let text = String::from_utf8_lossy(text);
-    let lines: Vec<&str> = text.lines().collect();
-    let shown = match view {
-        View::Full => lines.len(),
-        _ => lines.len().min(12),
-    };
-    let first = start.max(1);
-    let width = (first as usize + shown).to_string().len();
-    for (i, l) in lines.iter().take(shown).enumerate() {
-        writeln!(out, "{:>width$} | {l}", first as usize + i)?;
-    }
-    if shown < lines.len() {
-        writeln!(out, "{:>width$} | ...", "")?;
-    }
-    out.write_all(b"\n")?;
-    Ok(())
+    let view = if view == View::Full { get::View::Full } else { get::View::Preview };
+    let code = get::Code::of(ix, get::Target::Entity(n), view, 0)?;
+    get::cli::write_numbered(out, ix, &code)
 }
 
 #[cfg(test)]

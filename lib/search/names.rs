@@ -151,19 +151,10 @@ pub fn suggest(ix: &Index, text: &[u8], limit: usize) -> Result<Vec<u32>> {
     Ok(out)
 }
 
-/// Levenshtein distance over bytes (keys are short; a two-row table is plenty).
+/// Levenshtein distance in characters, as the fst automaton counts them (a byte that is not
+/// UTF-8 counts as one U+FFFD).
 pub fn edit_distance(a: &[u8], b: &[u8]) -> u32 {
-    let mut prev: Vec<u32> = (0..=b.len() as u32).collect();
-    let mut cur = vec![0u32; b.len() + 1];
-    for (i, &ca) in a.iter().enumerate() {
-        cur[0] = i as u32 + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let sub = prev[j] + u32::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    strsim::levenshtein(&String::from_utf8_lossy(a), &String::from_utf8_lossy(b)) as u32
 }
 
 #[cfg(test)]

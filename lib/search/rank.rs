@@ -281,14 +281,12 @@ fn name_candidates(
             let classified: Vec<(u32, Reason)> = nodes
                 .iter()
                 .map(|&n| {
-                    let name = ix.name(n);
+                    // An entity's only key is its lower-cased name, so it matched ignoring
+                    // case at least.
                     let r = match ix.kind(n) {
                         NodeKind::File | NodeKind::Directory => Reason::FileName,
                         _ if term.shape == NameShape::Joined => Reason::Joined,
-                        _ if name == term.text.as_bytes() => Reason::Name { case: true },
-                        _ if name.eq_ignore_ascii_case(&key) => Reason::Name { case: false },
-                        // The key was a qualified name (`Cls.meth` typed without a dot).
-                        _ => Reason::Qualified,
+                        _ => Reason::Name { case: ix.name(n) == term.text.as_bytes() },
                     };
                     (n, r)
                 })

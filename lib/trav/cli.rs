@@ -13,7 +13,7 @@
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 
-use super::{Direction, Reach, Walk, bfs, conf_name, relation_phrase, tree};
+use super::{Direction, Reach, Step, Walk, bfs, conf_name, relation_phrase, tree};
 use crate::cli::flags::{value_parse, value_str};
 use crate::cli::{
     self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Tool, common,
@@ -336,7 +336,7 @@ pub fn run(mut args: TravArgs) -> crate::Result<Status> {
         }
         _ => {}
     }
-    let ix = Index::discover(args.common.index_override().as_deref())?;
+    let ix = args.common.open_index()?;
     let resolver = Resolver::new(&ix);
     let mut roots = Vec::new();
     for rec in cli::entity_inputs(std::mem::take(&mut args.ids)) {
@@ -400,42 +400,47 @@ fn write_steps(out: &mut Out, ix: &Index, reach: &Reach, args: &TravArgs) -> cra
                 out.write_id(ix.id(s.node))?;
                 out.record_end()?;
             }
-            Format::Json => {
-                use serde_json::json;
-                let mut m = serde_json::Map::new();
-                m.insert("hop".into(), json!(s.hop));
-                if let Some(v) = s.via {
-                    m.insert("via".into(), json!(v.rel.name()));
-                    m.insert("dir".into(), json!(if v.up { "up" } else { "down" }));
-                    m.insert("from".into(), json!(crate::id::display(ix.id(v.from))));
-                    m.insert("meta".into(), json!(v.meta));
-                    m.insert("conf".into(), json!(conf_name(v.meta)));
-                }
-                if s.cut > 0 {
-                    m.insert("cut".into(), json!(s.cut));
-                }
-                crate::record::write_json(out, ix, s.node, m)?;
-            }
-            Format::Text => {
-                let mut extra = format!("hop={}", s.hop);
-                if let Some(v) = s.via {
-                    extra.push_str(&format!(
-                        " {}={}",
-                        relation_phrase(v.rel, v.up),
-                        crate::id::display(ix.id(v.from))
-                    ));
-                    if v.meta != 0 {
-                        extra.push_str(&format!(" conf={}", conf_name(v.meta)));
-                    }
-                }
-                if s.cut > 0 {
-                    extra.push_str(&format!(" cut={}", s.cut));
-                }
-                crate::record::write_line(out, ix, s.node, &extra)?;
-            }
+            Format::Json => crate::record::write_json(out, ix, s.node, step_fields(ix, s))?,
+            Format::Text => crate::record::write_line(out, ix, s.node, &step_tag(ix, s))?,
         }
     }
     Ok(printed)
+}
+
+/// The text view's last field: `hop=N`, how the entity was reached (`invoked-by=ID`), the
+/// edge's confidence when it is a guess, and `cut=N` when neighbours were left out.
+pub fn step_tag(ix: &Index, s: &Step) -> String {
+    let mut tag = format!("hop={}", s.hop);
+    if let Some(v) = s.via {
+        let from = crate::id::display(ix.id(v.from));
+        tag.push_str(&format!(" {}={from}", relation_phrase(v.rel, v.up)));
+        if v.meta != 0 {
+            tag.push_str(&format!(" conf={}", conf_name(v.meta)));
+        }
+    }
+    if s.cut > 0 {
+        tag.push_str(&format!(" cut={}", s.cut));
+    }
+    tag
+}
+
+/// The fields a step adds to its entity's JSON record: `hop`, and `via`, `dir`, `from`, `meta`,
+/// `conf` and `cut` when they apply.
+pub fn step_fields(ix: &Index, s: &Step) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::json;
+    let mut m = serde_json::Map::new();
+    m.insert("hop".into(), json!(s.hop));
+    if let Some(v) = s.via {
+        m.insert("via".into(), json!(v.rel.name()));
+        m.insert("dir".into(), json!(if v.up { "up" } else { "down" }));
+        m.insert("from".into(), json!(crate::id::display(ix.id(v.from))));
+        m.insert("meta".into(), json!(v.meta));
+        m.insert("conf".into(), json!(conf_name(v.meta)));
+    }
+    if s.cut > 0 {
+        m.insert("cut".into(), json!(s.cut));
+    }
+    m
 }
 
 /// The `--edges` view.
