@@ -259,6 +259,10 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         "skipped": s.skipped.iter().map(|k| serde_json::json!({
             "path": crate::id::display(&k.rel), "reason": k.reason,
         })).collect::<Vec<_>>(),
+        "languages": s.languages.iter().map(|l| serde_json::json!({
+            "language": l.name, "files": l.files, "entities": l.entities,
+        })).collect::<Vec<_>>(),
+        "vendored": s.vendored.iter().map(|d| crate::id::display(d).into_owned()).collect::<Vec<_>>(),
         "bytes": s.bytes,
         "seconds": s.seconds,
     })

@@ -83,6 +83,10 @@ pub struct Summary {
     pub syntax_errors: usize,
     /// Files skipped, with the reason.
     pub skipped: Vec<Skipped>,
+    /// Files and entities per language, most files first.
+    pub languages: Vec<LangCount>,
+    /// Dependency directories left out (`node_modules`, `vendor`, `target`).
+    pub vendored: Vec<Vec<u8>>,
     /// Bytes of the index on disk.
     pub bytes: u64,
     /// Wall-clock seconds.
@@ -99,6 +103,46 @@ impl Summary {
             _ => self.ambiguous += 1,
         }
     }
+}
+
+/// Files and entities of one language.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LangCount {
+    /// The language's name (`typescript` counts `.ts` and `.tsx`).
+    pub name: &'static str,
+    /// Files.
+    pub files: usize,
+    /// Classes and functions.
+    pub entities: usize,
+}
+
+/// Counts files and entities per language: `file_lang[f]` is file `f`'s stored code, and
+/// `entity_files` yields the file of every class and function.
+fn count_languages(file_lang: &[u8], entity_files: impl Iterator<Item = u32>) -> Vec<LangCount> {
+    let mut counts: Vec<LangCount> = Vec::new();
+    let name = |code: u8| crate::lang::Lang::from_code(code).map_or("unknown", |l| l.name());
+    let slot = |code: u8, counts: &mut Vec<LangCount>| -> usize {
+        let n = name(code);
+        match counts.iter().position(|c| c.name == n) {
+            Some(i) => i,
+            None => {
+                counts.push(LangCount { name: n, ..Default::default() });
+                counts.len() - 1
+            }
+        }
+    };
+    for &code in file_lang {
+        let i = slot(code, &mut counts);
+        counts[i].files += 1;
+    }
+    for f in entity_files {
+        if let Some(&code) = file_lang.get(f as usize) {
+            let i = slot(code, &mut counts);
+            counts[i].entities += 1;
+        }
+    }
+    counts.sort_by(|a, b| b.files.cmp(&a.files).then(a.name.cmp(b.name)));
+    counts
 }
 
 /// What a running build reports, for a progress line.
@@ -298,7 +342,11 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
 
     let sources: Vec<Source> = kept
         .iter()
-        .map(|it| Source { rel: &it.found.rel, facts: it.facts.as_ref().expect("processed") })
+        .map(|it| Source {
+            rel: &it.found.rel,
+            facts: it.facts.as_ref().expect("processed"),
+            lang: it.found.lang,
+        })
         .collect();
     let records: Vec<FileRecord> = kept
         .iter()
@@ -351,7 +399,7 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
             Some((nodes, defs)) => {
                 let postings =
                     s.spawn(|| index::write::write_postings(dir, &nodes.nodes, &records));
-                let edges = graph::link::edges(nodes, &sources, defs);
+                let edges = graph::link::edges(nodes, &sources, defs, &walked.projects);
                 let bytes = join(postings)?;
                 // The node graph holds the contain edges; linking adds the rest after them.
                 let mut g = nodes.clone();
@@ -359,7 +407,7 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
                 (g, bytes)
             }
             None => {
-                let g = graph::build(&sources, &walked.dirs, opts.mode);
+                let g = graph::build(&sources, &walked.dirs, &walked.projects, opts.mode);
                 let bytes = index::write::write_postings(dir, &g.nodes, &records)?;
                 (g, bytes)
             }
@@ -392,6 +440,15 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
         g.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Class | NodeKind::Function)).count();
     s.syntax_errors =
         kept.iter().filter(|it| it.facts.as_ref().is_some_and(|f| f.syntax_errors > 0)).count();
+    let file_lang: Vec<u8> = kept.iter().map(|it| it.found.lang.code()).collect();
+    s.languages = count_languages(
+        &file_lang,
+        g.nodes
+            .iter()
+            .filter(|n| matches!(n.kind, NodeKind::Class | NodeKind::Function))
+            .map(|n| n.file),
+    );
+    s.vendored = walked.vendored;
     let mut seen = std::collections::HashSet::with_capacity(g.edges.len());
     for e in &g.edges {
         if seen.insert((e.src, e.dst, e.kind)) {
@@ -562,6 +619,13 @@ pub fn summarize(ix: &Index) -> Summary {
     let g = ix.graph();
     s.files = g.file_node.len();
     s.syntax_errors = g.file_errors.iter().filter(|e| e.to_native() > 0).count();
+    let file_lang: Vec<u8> = g.file_lang.iter().copied().collect();
+    s.languages = count_languages(
+        &file_lang,
+        (0..n)
+            .filter(|&node| matches!(ix.kind(node), NodeKind::Class | NodeKind::Function))
+            .filter_map(|node| ix.file_index(node)),
+    );
     for node in 0..n {
         if matches!(ix.kind(node), NodeKind::Class | NodeKind::Function) {
             s.entities += 1;
@@ -593,6 +657,24 @@ pub fn summary_line(s: &Summary) -> String {
     );
     if !s.skipped.is_empty() {
         line.push_str(&format!("; {} skipped", s.skipped.len()));
+    }
+    if !s.vendored.is_empty() {
+        let dirs: Vec<String> =
+            s.vendored.iter().take(3).map(|d| crate::id::display(d).into_owned()).collect();
+        let more = if s.vendored.len() > 3 { ", ..." } else { "" };
+        line.push_str(&format!(
+            "; {} dependency directories left out ({}{more}; --no-ignore includes them)",
+            s.vendored.len(),
+            dirs.join(", ")
+        ));
+    }
+    if s.languages.len() > 1 || s.languages.first().is_some_and(|l| l.name != "python") {
+        let langs: Vec<String> = s
+            .languages
+            .iter()
+            .map(|l| format!("{} {} files {} entities", l.name, l.files, l.entities))
+            .collect();
+        line.push_str(&format!("; {}", langs.join(", ")));
     }
     line.push_str(&format!("; {:.1} MiB in {:.2}s", s.bytes as f64 / (1 << 20) as f64, s.seconds));
     line

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::extract::{
-    Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import,
+    Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm,
 };
 
 /// The facts query, compiled into the binary.
@@ -242,6 +242,8 @@ impl<'s> Builder<'s> {
                 deco_names: Vec::new(),
                 first_param: None,
                 returns: extra.returns.and_then(|t| self.type_name(t)),
+                owner: None,
+                namespace: false,
             };
             if extra.body.is_some_and(|b| !consistent_indent(self.src, b, None)) {
                 self.facts.py3_invalid = true;
@@ -379,6 +381,7 @@ impl<'s> Builder<'s> {
                 alias,
                 line,
                 stmt,
+                form: ImportForm::Plain,
                 depth,
             });
         }
