@@ -273,8 +273,8 @@ impl<'a> Linker<'a> {
             memo_member: RefCell::new(HashMap::default()),
             memo_local: RefCell::new(HashMap::default()),
         };
-        for fi in 0..files.len() {
-            if files[fi].lang == Lang::Python {
+        for (fi, f) in files.iter().enumerate() {
+            if f.lang == Lang::Python {
                 lx.index_file(fi);
             }
         }
