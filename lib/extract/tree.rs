@@ -94,6 +94,13 @@ impl Nest {
     }
 }
 
+/// Whether `n` has a direct child (named or not) of this kind: a keyword such as `static`,
+/// `async` or `default`.
+pub fn has_child_kind(n: Node, kind: &str) -> bool {
+    let mut c = n.walk();
+    n.children(&mut c).any(|k| k.kind() == kind)
+}
+
 /// The text of a node (lossy for bytes that are not UTF-8).
 pub fn text(n: Node, src: &[u8]) -> String {
     String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]).into_owned()

@@ -187,6 +187,9 @@ struct Driver<'a> {
     methods: HashMap<&'a str, Vec<u32>>,
     /// Definition node -> the class it is a method of (lexical or by owner).
     class_of: HashMap<u32, u32>,
+    /// (file, owner as written) -> member name -> definitions whose owner names no class
+    /// (`const helpers = { format() {} }`, `options.vnode = function`): `helpers.format`.
+    owned: HashMap<(u32, &'a str), HashMap<&'a str, Vec<u32>>>,
     memo_import: RefCell<HashMap<(u32, u32), Vec<u32>>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
     memo_pkg: RefCell<HashMap<u32, Vec<u32>>>,
@@ -228,6 +231,7 @@ impl<'a> Driver<'a> {
             attrs: HashMap::default(),
             methods: HashMap::default(),
             class_of: HashMap::default(),
+            owned: HashMap::default(),
             memo_import: RefCell::new(HashMap::default()),
             memo_bases: RefCell::new(HashMap::default()),
             memo_pkg: RefCell::new(HashMap::default()),
@@ -334,6 +338,12 @@ impl<'a> Driver<'a> {
                 }
                 _ => Vec::new(),
             };
+            if classes.is_empty()
+                && d.parent.is_none()
+                && let Some(owner) = &d.owner
+            {
+                push_node(self.owned.entry((f, owner.as_str())).or_default(), &d.name, node);
+            }
             for c in classes {
                 push_node(self.members.entry(c).or_default(), &d.name, node);
                 if d.kind == DefKind::Function {
@@ -628,6 +638,12 @@ impl<'a> Driver<'a> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
+        // `helpers.format` where `helpers` groups top-level definitions of this file.
+        if let Some((owner, last)) = chain.rsplit_once('.')
+            && let Some(ns) = self.owned.get(&(f, owner)).and_then(|m| m.get(last))
+        {
+            return ns.iter().map(|&n| Val::Node(n)).collect();
+        }
         let mut parts = chain.split('.');
         let head = parts.next().unwrap_or("");
         let mut vals = self.resolve_name(f, scope, head, depth);
@@ -851,6 +867,10 @@ impl<'a> Driver<'a> {
             }
             Callee::Chain(c) => {
                 let (head, attr) = c.rsplit_once('.').unwrap_or(("", c));
+                if let Some(ns) = self.owned.get(&(f, head)).and_then(|m| m.get(attr)) {
+                    let m = ambiguity(ns.len());
+                    return (ns.clone(), m);
+                }
                 (self.resolve_chain(f, scope, head, 0), attr)
             }
             Callee::OnCall(c, attr) => {

@@ -1,0 +1,213 @@
+//! JavaScript and TypeScript: entity IDs as DESIGN.md §8 defines them, and import, invoke and
+//! inherit edges resolved through modules (relative, `index`, tsconfig `paths`, workspaces,
+//! re-exports), receivers and declared types.
+
+use crate::resolve::{assert_has, assert_lacks, entity_ids, graph_of, meta};
+
+const UTIL: &str = r#"
+/** Joins two paths. */
+export function join(a, b) {
+  return a + "/" + b;
+}
+export const slug = (s) => s.toLowerCase();
+exports.legacy = function () { return join("a", "b"); };
+"#;
+
+const MODEL: &str = r#"
+import { join } from "../util";
+import * as u from "../util/index.js";
+
+export class Base {
+  save() { return this.write(); }
+  write() { return 1; }
+}
+
+export class User extends Base {
+  constructor(name) {
+    super();
+    this.name = name;
+  }
+  get label() { return join(this.name, "x"); }
+  rename(n) {
+    this.save();
+    u.slug(n);
+    return new User(n);
+  }
+  static create = (n) => new User(n);
+}
+
+User.prototype.legacyName = function () { return this.name; };
+"#;
+
+const TS_SERVICE: &str = r#"
+import { User } from "@app/models/user";
+import type { Store } from "./store";
+import Default from "./store";
+
+export interface Repo<T> extends Iterable<T> {
+  find(id: string): T;
+}
+
+export enum Color { Red, Green }
+
+export namespace Admin {
+  export function ban(u: User): void { u.rename("banned"); }
+}
+
+export function overloaded(x: string): string;
+export function overloaded(x: number): number;
+export function overloaded(x: any): any { return x; }
+
+declare function ambient(x: number): void;
+
+export class Service implements Repo<User> {
+  private store: Store;
+  constructor(private readonly cache: Store) {
+    this.store = new Default();
+  }
+  find(id: string): User {
+    this.store.get(id);
+    this.cache.get(id);
+    return new User(id);
+  }
+  run(): void {
+    const user = this.find("1");
+    user.rename("x");
+    helpers.format(user);
+  }
+}
+
+const helpers = {
+  format(u: User) { return u.label; },
+  parse: (s: string) => s,
+};
+"#;
+
+const STORE: &str = r#"
+export class Store {
+  get(id: string) { return id; }
+}
+export default Store;
+"#;
+
+const OTHER: &str = r#"
+export class Cache { get(k) { return k; } requeue() {} }
+"#;
+
+const OTHER2: &str = r#"
+export class Queue { requeue() {} }
+function drain(q) { q.requeue(); }
+"#;
+
+const TSCONFIG: &str = r#"{
+  // path aliases
+  "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["src/*"] }, },
+}"#;
+
+fn repo() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("tsconfig.json", TSCONFIG),
+        ("src/util/index.js", UTIL),
+        ("src/models/user.js", MODEL),
+        ("src/service.ts", TS_SERVICE),
+        ("src/store.ts", STORE),
+        ("src/cache.js", OTHER),
+        ("src/queue.js", OTHER2),
+        (
+            "src/reexport.ts",
+            "export * from './store';\nexport { join as pathJoin } from './util';\n",
+        ),
+        (
+            "src/use_reexport.ts",
+            "import { Store, pathJoin } from './reexport';\nexport function go() { pathJoin('a', 'b'); return new Store(); }\n",
+        ),
+    ]
+}
+
+#[test]
+fn js_ts_entity_ids() {
+    let (g, _) = graph_of(&repo());
+    let ids = entity_ids(&g);
+    for want in [
+        "src/util/index.js:join",
+        "src/util/index.js:slug",
+        "src/util/index.js:legacy",
+        "src/models/user.js:Base",
+        "src/models/user.js:Base.save",
+        "src/models/user.js:User.constructor",
+        "src/models/user.js:User.label",
+        "src/models/user.js:User.rename",
+        "src/models/user.js:User.create",
+        "src/models/user.js:User.legacyName",
+        "src/service.ts:Repo",
+        "src/service.ts:Repo.find",
+        "src/service.ts:Color",
+        "src/service.ts:Admin",
+        "src/service.ts:Admin.ban",
+        "src/service.ts:overloaded",
+        "src/service.ts:ambient",
+        "src/service.ts:Service.find",
+        "src/service.ts:helpers.format",
+        "src/service.ts:helpers.parse",
+    ] {
+        assert!(ids.iter().any(|i| i == want), "missing {want} in {ids:#?}");
+    }
+    // Overloads are one node; anonymous callbacks are not entities.
+    assert_eq!(ids.iter().filter(|i| *i == "src/service.ts:overloaded").count(), 1);
+    assert!(!ids.iter().any(|i| i.contains("anonymous")));
+    // `User.prototype.legacyName` sits under the class the file defines.
+    let n = g.nodes.iter().position(|n| n.id == b"src/models/user.js:User.legacyName").unwrap();
+    let parent = g.nodes[n].parent as usize;
+    assert_eq!(g.nodes[parent].id, b"src/models/user.js:User");
+}
+
+#[test]
+fn js_ts_imports_and_reexports() {
+    let (_, e) = graph_of(&repo());
+    // Relative with `index` and with a `.js` extension written.
+    assert_has(&e, "src/models/user.js import src/util/index.js:join");
+    assert_has(&e, "src/models/user.js import src/util/index.js");
+    // tsconfig `paths`.
+    assert_has(&e, "src/service.ts import src/models/user.js:User");
+    // A default import of a module whose default export is a class.
+    assert_has(&e, "src/service.ts import src/store.ts");
+    // Through `export *` and `export { x as y } from`.
+    assert_has(&e, "src/use_reexport.ts import src/store.ts:Store");
+    assert_has(&e, "src/use_reexport.ts:go invoke src/util/index.js:join");
+    assert_has(&e, "src/use_reexport.ts:go invoke src/store.ts:Store");
+}
+
+#[test]
+fn js_ts_calls_through_receivers_and_types() {
+    let (_, e) = graph_of(&repo());
+    assert_has(&e, "src/util/index.js:legacy invoke src/util/index.js:join 0");
+    assert_has(&e, "src/models/user.js:User.label invoke src/util/index.js:join 0");
+    // Inherited method through `this`.
+    assert_has(&e, "src/models/user.js:User.rename invoke src/models/user.js:Base.save 0");
+    assert_has(&e, "src/models/user.js:Base.save invoke src/models/user.js:Base.write 0");
+    // Namespace import member, and `new`.
+    assert_has(&e, "src/models/user.js:User.rename invoke src/util/index.js:slug 0");
+    assert_has(&e, "src/models/user.js:User.rename invoke src/models/user.js:User 0");
+    // Declared field and parameter-property types.
+    assert_has(&e, "src/service.ts:Service.find invoke src/store.ts:Store.get 0");
+    // A local typed by the called method's declared return type.
+    assert_has(&e, "src/service.ts:Service.run invoke src/models/user.js:User.rename 0");
+    assert_has(&e, "src/service.ts:Service.run invoke src/service.ts:Service.find 0");
+    // An object literal's method through its name.
+    assert_has(&e, "src/service.ts:Service.run invoke src/service.ts:helpers.format 0");
+    // Typed parameter in a namespace function.
+    assert_has(&e, "src/service.ts:Admin.ban invoke src/models/user.js:User.rename 0");
+    // Inheritance: extends and implements.
+    assert_has(&e, "src/models/user.js:User inherit src/models/user.js:Base");
+    assert_has(&e, "src/service.ts:Service inherit src/service.ts:Repo");
+}
+
+#[test]
+fn js_unknown_receivers_are_not_linked_repository_wide() {
+    let (_, e) = graph_of(&repo());
+    // `q.requeue()` in queue.js: Queue.requeue is visible (same file), Cache.requeue is not;
+    // the edge is marked as a guess.
+    assert_has(&e, "src/queue.js:drain invoke src/queue.js:Queue.requeue");
+    assert_eq!(meta(&e, "src/queue.js:drain invoke src/queue.js:Queue.requeue"), 1);
+    assert_lacks(&e, "src/queue.js:drain invoke src/cache.js:Cache.requeue");
+}
