@@ -74,6 +74,10 @@ demo: build
 	@cd $(DEMO) && ../../$(RELEASE)/cds-search -n1 -t function sanitize user input \
 		| ../../$(RELEASE)/cds-trav -h1 -r invoke -d up --no-roots \
 		| ../../$(RELEASE)/cds-get
+	@echo
+	@echo '$$ cds-search -n1 -t function escape html | cds-trav -h1 -r invoke -d up   # the TypeScript side'
+	@cd $(DEMO) && ../../$(RELEASE)/cds-search -n1 -t function escape html \
+		| ../../$(RELEASE)/cds-trav -h1 -r invoke -d up
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7

@@ -211,3 +211,56 @@ fn js_unknown_receivers_are_not_linked_repository_wide() {
     assert_eq!(meta(&e, "src/queue.js:drain invoke src/queue.js:Queue.requeue"), 1);
     assert_lacks(&e, "src/queue.js:drain invoke src/cache.js:Cache.requeue");
 }
+
+/// The real binaries on a mixed repository with the inputs JavaScript projects are full of.
+#[test]
+fn js_bad_input_and_dependency_directories() {
+    use crate::util::Dir;
+    let d = Dir::new("lang-js-bad-input");
+    let minified = format!("var a=1;{}function last(){{return a}}\n", "a=a+1;".repeat(200_000));
+    d.write("src/app.ts", "import { last } from './vendor.min';\nexport function main(): number { return last(); }\n")
+        .write("src/vendor.min.js", minified)
+        .write("src/types.d.ts", "export declare function typed(x: number): string;\nexport interface Shape { area(): number; }\n")
+        .write("src/crlf.js", "\u{feff}/** Doc. */\r\nexport function crlf() {\r\n  return 1;\r\n}\r\n")
+        .write("src/broken.js", "export function ok() { return 1; }\nfunction broken( {\n")
+        .write("src/latin1.js", b"// caf\xe9\nexport function latin() { return '\xff'; }\n".as_slice())
+        .write("src/lies.ts", "def not_typescript():\n    pass\n")
+        .write("node_modules/dep/index.js", "export function dep() {}\n")
+        .write("main.py", "def main():\n    pass\n");
+    let err = d.cmd("cds-build").stderr_of(0);
+    assert!(err.contains("1 dependency directories left out (node_modules"), "{err}");
+    assert!(err.contains("with syntax errors"), "{err}");
+    let ids = d
+        .cmd("cds-search")
+        .args([
+            "--ids", "-n", "50", "-g", "src/**", "typed", "area", "crlf", "ok", "latin", "last",
+            "main",
+        ])
+        .ok();
+    for want in [
+        "src/types.d.ts:typed",
+        "src/types.d.ts:Shape.area",
+        "src/crlf.js:crlf",
+        "src/broken.js:ok",
+        "src/latin1.js:latin",
+        "src/vendor.min.js:last",
+        "src/app.ts:main",
+    ] {
+        assert!(ids.lines().any(|l| l == want), "missing {want} in:\n{ids}");
+    }
+    assert!(!ids.contains("node_modules"), "{ids}");
+    // The fold line is the signature; the doc comment is part of the entity's code.
+    let fold = d.cmd("cds-get").args(["--view", "fold", "src/crlf.js:crlf"]).ok();
+    assert!(fold.contains("export function crlf()") || fold.contains("function crlf()"), "{fold}");
+    let code = d.cmd("cds-get").arg("src/crlf.js:crlf").ok();
+    assert!(code.contains("/** Doc. */"), "{code}");
+    // Calls link across the import of a one-line, 1 MB file.
+    let callers =
+        d.cmd("cds-trav").args(["-h1", "-d", "up", "-r", "invoke", "src/vendor.min.js:last"]).ok();
+    assert!(callers.contains("src/app.ts:main"), "{callers}");
+    // --no-ignore indexes dependencies too.
+    let err = d.cmd("cds-build").arg("--no-ignore").stderr_of(0);
+    assert!(!err.contains("dependency directories"), "{err}");
+    let ids = d.cmd("cds-search").args(["--ids", "dep"]).ok();
+    assert!(ids.contains("node_modules/dep/index.js:dep"), "{ids}");
+}

@@ -289,10 +289,8 @@ pub fn write_markdown(
         out.write_all(b"\n")?;
         return Ok(());
     }
-    let lang = match code.file.map(|f| ix.id(f)) {
-        Some(p) if p.ends_with(b".py") || p.ends_with(b".pyi") => "python",
-        _ => "",
-    };
+    let lang =
+        code.file.and_then(|f| crate::lang::Lang::of_name(ix.id(f))).map_or("", |l| l.spec().fence);
     // A fence longer than any backtick run in the code, so the code cannot close it.
     let lines = code.lines();
     let longest = lines.iter().map(|(_, l)| max_backticks(l)).max().unwrap_or(0);

@@ -212,7 +212,7 @@ impl<'s> Walker<'s> {
                 }
                 self.children(n, owner, depth, false);
             }
-            "comment" | "string" | "template_string" | "regex" | "number" => {}
+            "comment" | "string" | "regex" | "number" => {}
             _ => self.children(n, owner, depth, false),
         }
     }
@@ -487,7 +487,14 @@ impl<'s> Walker<'s> {
         method: bool,
     ) -> DefIdx {
         let body = f.child_by_field_name("body");
-        let i = self.def(DefKind::Function, name, owner_ty, parent, outer, f, body);
+        // A function expression takes its head from what names it (`const f = () =>`,
+        // `exports.f = function`, `f: () =>`), so the fold line reads as the definition.
+        let head = if outer.id() != f.id() && is_function(f) { outer } else { f };
+        let head = match head.kind() {
+            "export_statement" => head.child_by_field_name("declaration").unwrap_or(f),
+            _ => head,
+        };
+        let i = self.def(DefKind::Function, name, owner_ty, parent, outer, head, body);
         let is_static = tree::has_child_kind(f, "static");
         if method && !is_static {
             self.facts.defs[i as usize].first_param = Some("this".into());
