@@ -191,6 +191,11 @@ struct Driver<'a> {
     /// (`const helpers = { format() {} }`, `options.vnode = function`): `helpers.format`.
     owned: HashMap<(u32, &'a str), HashMap<&'a str, Vec<u32>>>,
     memo_import: RefCell<HashMap<(u32, u32), Vec<u32>>>,
+    /// Values of bindings (file, bind fact); an entry is present, empty, while it is being
+    /// computed, which cuts cycles (`x = x.next`) and makes each binding cost one resolution.
+    memo_bind: RefCell<HashMap<(u32, u32), Vals>>,
+    /// Names resolved at a scope: (file, scope, name).
+    memo_name: RefCell<HashMap<(u32, Option<DefIdx>, String), Vals>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
     memo_pkg: RefCell<HashMap<u32, Vec<u32>>>,
 }
@@ -233,6 +238,8 @@ impl<'a> Driver<'a> {
             class_of: HashMap::default(),
             owned: HashMap::default(),
             memo_import: RefCell::new(HashMap::default()),
+            memo_bind: RefCell::new(HashMap::default()),
+            memo_name: RefCell::new(HashMap::default()),
             memo_bases: RefCell::new(HashMap::default()),
             memo_pkg: RefCell::new(HashMap::default()),
         };
@@ -414,11 +421,23 @@ impl<'a> Driver<'a> {
 
     // ---- lookups
 
-    /// What `name` means at definition `scope` of file `f`.
+    /// What `name` means at definition `scope` of file `f` (memoized; a name met again while
+    /// it is being resolved means nothing more).
     fn resolve_name(&self, f: u32, scope: Option<DefIdx>, name: &str, depth: u32) -> Vals {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
+        let key = (f, scope, name.to_string());
+        if let Some(v) = self.memo_name.borrow().get(&key) {
+            return v.clone();
+        }
+        self.memo_name.borrow_mut().insert(key.clone(), Vec::new());
+        let v = self.resolve_name_uncached(f, scope, name, depth);
+        self.memo_name.borrow_mut().insert(key, v.clone());
+        v
+    }
+
+    fn resolve_name_uncached(&self, f: u32, scope: Option<DefIdx>, name: &str, depth: u32) -> Vals {
         let facts = self.facts(f);
         let mut s = scope;
         while let Some(o) = s {
@@ -583,6 +602,16 @@ impl<'a> Driver<'a> {
     }
 
     fn bind_vals(&self, f: u32, i: u32, depth: u32) -> Vals {
+        if let Some(v) = self.memo_bind.borrow().get(&(f, i)) {
+            return v.clone();
+        }
+        self.memo_bind.borrow_mut().insert((f, i), Vec::new());
+        let v = self.bind_vals_uncached(f, i, depth);
+        self.memo_bind.borrow_mut().insert((f, i), v.clone());
+        v
+    }
+
+    fn bind_vals_uncached(&self, f: u32, i: u32, depth: u32) -> Vals {
         let bind = &self.facts(f).binds[i as usize];
         match &bind.value {
             BindValue::Alias(c) => self.resolve_chain(f, bind.owner, c, depth + 1),
