@@ -134,6 +134,9 @@ enum Val {
 
 type Vals = Vec<Val>;
 
+/// A name looked up at a scope: (file, enclosing definition, name).
+type NameKey = (u32, Option<DefIdx>, String);
+
 /// Where a name is bound.
 #[derive(Debug, Clone, Copy)]
 enum Binding {
@@ -195,7 +198,7 @@ struct Driver<'a> {
     /// computed, which cuts cycles (`x = x.next`) and makes each binding cost one resolution.
     memo_bind: RefCell<HashMap<(u32, u32), Vals>>,
     /// Names resolved at a scope: (file, scope, name).
-    memo_name: RefCell<HashMap<(u32, Option<DefIdx>, String), Vals>>,
+    memo_name: RefCell<HashMap<NameKey, Vals>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
     memo_pkg: RefCell<HashMap<u32, Vec<u32>>>,
 }
