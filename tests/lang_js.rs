@@ -264,3 +264,24 @@ fn js_bad_input_and_dependency_directories() {
     let ids = d.cmd("cds-search").args(["--ids", "dep"]).ok();
     assert!(ids.contains("node_modules/dep/index.js:dep"), "{ids}");
 }
+
+/// cds-loc reads a V8 stack trace: its frames name the file and the method.
+#[test]
+fn js_stack_trace_in_an_issue() {
+    use crate::util::Dir;
+    let d = Dir::new("lang-js-trace");
+    d.write(
+        "lib/core/Axios.js",
+        "class Axios {\n  constructor(config) { this.config = config; }\n  request(config) {\n    return dispatch(config);\n  }\n  getUri(config) { return config.url; }\n}\nfunction dispatch(c) { return c.adapter(c); }\nmodule.exports = Axios;\n",
+    )
+    .write("lib/helpers/other.js", "export function request() { return 1; }\n");
+    d.cmd("cds-build").stderr_of(0);
+    let issue = "Requests crash with a TypeError\n\n```\nTypeError: c.adapter is not a function\n    at dispatch (lib/core/Axios.js:8:33)\n    at Axios.request (lib/core/Axios.js:4:12)\n```\n";
+    let out = d.cmd("cds-loc").arg("--json").stdin(issue).ok();
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["found_files"][0], "lib/core/Axios.js", "{out}");
+    let ents: Vec<&str> =
+        v["found_entities"].as_array().unwrap().iter().filter_map(|x| x.as_str()).collect();
+    assert!(ents[..2].contains(&"lib/core/Axios.js:Axios.request"), "{out}");
+    assert!(ents[..2].contains(&"lib/core/Axios.js:dispatch"), "{out}");
+}

@@ -372,7 +372,7 @@ fn path_scores(ix: &Index, terms: &[(String, f32)]) -> HashMap<u32, f32> {
             continue;
         }
         let path = id_path(ix.id(f));
-        let path = path.strip_suffix(b".py").unwrap_or(path);
+        let path = crate::lang::strip_source_ext(path).unwrap_or(path);
         let mut words: Vec<String> = Vec::new();
         crate::search::tokenize::tokens(path, |_, t| {
             words.push(String::from_utf8_lossy(t).into_owned())
