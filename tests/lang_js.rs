@@ -230,6 +230,7 @@ fn js_bad_input_and_dependency_directories() {
     let err = d.cmd("cds-build").stderr_of(0);
     assert!(err.contains("1 dependency directories left out (node_modules"), "{err}");
     assert!(err.contains("with syntax errors"), "{err}");
+    assert!(err.contains("1 minified or generated"), "{err}");
     let ids = d
         .cmd("cds-search")
         .args([

@@ -256,6 +256,7 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         "ambiguous": s.ambiguous,
         "guessed": s.guessed,
         "syntax_errors": s.syntax_errors,
+        "generated": s.generated,
         "skipped": s.skipped.iter().map(|k| serde_json::json!({
             "path": crate::id::display(&k.rel), "reason": k.reason,
         })).collect::<Vec<_>>(),

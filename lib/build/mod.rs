@@ -81,6 +81,8 @@ pub struct Summary {
     pub guessed: usize,
     /// Files with syntax errors (indexed with what the parser recovered).
     pub syntax_errors: usize,
+    /// Minified or generated files (indexed, ranked below hand-written code).
+    pub generated: usize,
     /// Files skipped, with the reason.
     pub skipped: Vec<Skipped>,
     /// Files and entities per language, most files first.
@@ -440,6 +442,7 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
         g.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Class | NodeKind::Function)).count();
     s.syntax_errors =
         kept.iter().filter(|it| it.facts.as_ref().is_some_and(|f| f.syntax_errors > 0)).count();
+    s.generated = kept.iter().filter(|it| it.facts.as_ref().is_some_and(|f| f.generated)).count();
     let file_lang: Vec<u8> = kept.iter().map(|it| it.found.lang.code()).collect();
     s.languages = count_languages(
         &file_lang,
@@ -657,6 +660,9 @@ pub fn summary_line(s: &Summary) -> String {
     );
     if !s.skipped.is_empty() {
         line.push_str(&format!("; {} skipped", s.skipped.len()));
+    }
+    if s.generated > 0 {
+        line.push_str(&format!("; {} minified or generated", s.generated));
     }
     if !s.vendored.is_empty() {
         let dirs: Vec<String> =

@@ -40,6 +40,9 @@ pub struct FileFacts {
     pub package: Option<String>,
     /// Inheritance written outside a type's own definition: Rust's `impl Trait for Type`.
     pub impls: Vec<Impl>,
+    /// Minified or generated: lines far longer than people write (a bundle, a `.min.js`).
+    /// Indexed all the same, but search and localization rank it below hand-written code.
+    pub generated: bool,
 }
 
 /// Kind of a definition.

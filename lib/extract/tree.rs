@@ -183,10 +183,15 @@ pub fn count_errors(root: Node) -> (u32, u32) {
     (count, first)
 }
 
-/// Facts with the counts every frontend records before reading definitions: lines and
-/// syntax errors (a recovered parse still yields its definitions).
+/// Average line length above which a file counts as minified or generated.
+pub const GENERATED_LINE_BYTES: usize = 250;
+
+/// Facts with the counts every frontend records before reading definitions: lines, syntax
+/// errors (a recovered parse still yields its definitions), and whether it looks generated.
 pub fn base_facts(src: &[u8], root: Option<Node>) -> FileFacts {
-    let mut facts = FileFacts { lines: count_lines(src), ..FileFacts::default() };
+    let lines = count_lines(src);
+    let generated = src.len() > 4096 && src.len() / (lines.max(1) as usize) > GENERATED_LINE_BYTES;
+    let mut facts = FileFacts { lines, generated, ..FileFacts::default() };
     match root {
         None => {
             facts.syntax_errors = 1;

@@ -132,6 +132,8 @@ pub const FLAG_ASYNC: u8 = 4;
 /// Node flag: a class-like node that only groups others (a TS namespace, a Rust inline `mod`);
 /// the module-level entity of its members is cut after it.
 pub const FLAG_NAMESPACE: u8 = 8;
+/// Node flag: the node is (in) a minified or generated file (see `FileFacts::generated`).
+pub const FLAG_GENERATED: u8 = 16;
 
 /// Edge confidence: resolved through scopes and imports.
 pub const META_EXACT: u8 = 0;
@@ -298,7 +300,8 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
                 }
             };
         }
-        let test = if tests[fi] { FLAG_TEST } else { 0 };
+        let test = if tests[fi] { FLAG_TEST } else { 0 }
+            | if f.facts.generated { FLAG_GENERATED } else { 0 };
         let file_flags = test | if f.facts.syntax_errors > 0 { FLAG_SYNTAX_ERROR } else { 0 };
         let file_node = g.add_node(Node {
             kind: NodeKind::File,
