@@ -5,6 +5,7 @@
 #   make lint         rustfmt and clippy, warnings denied
 #   make man completions   regenerate man/ and completions/ from the flag tables
 #   make bench-build  cds-build on the Django 4.2 sdist, against ctags (downloads it)
+#   make bench-build-langs  the same on a large project of each other language
 #   make bench-mcp    100 sequential tools/call requests to cds-mcp on the Django 4.2 index
 #   make install      PREFIX=/usr/local DESTDIR=
 
@@ -19,7 +20,7 @@ PYTHON ?= python3
 MCP_VENV := target/mcp-venv
 
 .PHONY: all build test test-deps lint fmt man completions check-generated demo install uninstall \
-	clean bench bench-build bench-query bench-search bench-loc bench-mcp
+	clean bench bench-build bench-build-langs bench-query bench-search bench-loc bench-mcp
 
 all: build
 
@@ -100,6 +101,10 @@ bench: bench-build bench-query bench-search
 
 bench-build: build
 	bench/build.sh
+
+# A large project of each language (JS, TS, Java, Go, Rust), fetched from registries.
+bench-build-langs: build
+	bench/langs.sh
 
 bench-query: build
 	bench/query.sh

@@ -144,7 +144,7 @@ fn empty_repository_and_bad_paths() {
     let d = Dir::new("build-empty");
     d.write("README.md", "no python here\n");
     let err = d.cmd("cds-build").stderr_of(1);
-    assert!(err.contains("no Python files found"), "{err}");
+    assert!(err.contains("no source files found"), "{err}");
     assert!(!d.path(".cds").exists(), "nothing may be written");
 
     let err = d.cmd("cds-build").arg("does-not-exist").stderr_of(2);

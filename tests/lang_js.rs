@@ -286,3 +286,18 @@ fn js_stack_trace_in_an_issue() {
     assert!(ents[..2].contains(&"lib/core/Axios.js:Axios.request"), "{out}");
     assert!(ents[..2].contains(&"lib/core/Axios.js:dispatch"), "{out}");
 }
+
+/// The demo mixes Python and TypeScript: the graph dump ends with the counts per language.
+#[test]
+fn graph_dump_counts_languages() {
+    use crate::util::Dir;
+    let d = Dir::demo("lang-js-graph-languages");
+    d.cmd("cds-build").stderr_of(0);
+    let dump = d.cmd("cds-fmt").arg("--graph").ok();
+    let last: serde_json::Value = serde_json::from_str(dump.lines().last().unwrap()).unwrap();
+    assert_eq!(last["kind"], "languages");
+    assert_eq!(last["languages"][0]["language"], "python");
+    assert_eq!(last["languages"][0]["files"], 7);
+    assert_eq!(last["languages"][1]["language"], "typescript");
+    assert_eq!(last["languages"][1]["entities"], 8);
+}

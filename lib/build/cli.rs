@@ -101,16 +101,21 @@ pub static TOOL: Tool<BuildArgs> = Tool {
     name: "cds-build",
     about: "Index a repository: its code graph, name index and search index",
     usage: &["cds-build [OPTIONS] [PATH]", "cds-build --verify [--index DIR]"],
-    description: "cds-build walks PATH (default: the current directory), parses every Python \
-file with tree-sitter in parallel, resolves imports, calls and inheritance into a graph of \
-directories, files, classes and functions, and writes a flat-file index into PATH/.cds (or \
---index DIR). The other cds tools find that index by walking up from the current directory, \
-like git finds .git.
+    description: "cds-build walks PATH (default: the current directory), parses every source \
+file of the languages it knows with tree-sitter in parallel (Python .py; JavaScript .js .jsx \
+.mjs .cjs; TypeScript .ts .tsx .mts .cts, declaration files included; Java .java; Go .go; Rust \
+.rs; each file by its extension, and one repository may mix them), resolves imports, calls and \
+inheritance with each language's own rules into a graph of directories, files, classes and \
+functions, and writes a flat-file index into PATH/.cds (or --index DIR). The other cds tools \
+find that index by walking up from the current directory, like git finds .git.
 
 The walk honours .gitignore, .ignore and .cdsignore files (also outside a git checkout), skips \
-hidden files and the .git directory, and skips files over --max-filesize; binary files and \
-unreadable files are reported and skipped. Files with syntax errors are indexed with what the \
-parser recovers, and counted.
+hidden files and the .git directory, skips dependency directories (node_modules, vendor, \
+target) unless --no-ignore, and skips files over --max-filesize; binary files and unreadable \
+files are reported and skipped. It also reads the project files resolution needs (go.mod, \
+Cargo.toml, package.json, tsconfig.json, jsconfig.json). Files with syntax errors are indexed \
+with what the parser recovers, and counted; minified or generated files (bundles, one-line \
+files) are indexed, counted, and ranked below hand-written code.
 
 Building again is incremental: files whose size and modification time did not change are \
 neither read nor parsed, files whose content did not change are not parsed, and when nothing \
@@ -120,8 +125,8 @@ usable; concurrent builds of one index wait for each other.
 
 After the build, one summary line goes to stderr: files (and how many were parsed), entities, \
 edges by kind, edges that are only guesses or one of several candidates, files with syntax \
-errors, files skipped, index size and seconds. With --json the summary is a JSON object on \
-stdout.",
+errors, minified files, dependency directories left out, files and entities per language, \
+files skipped, index size and seconds. With --json the summary is a JSON object on stdout.",
     positional: Some(Positional {
         name: "PATH",
         doc: "Repository root to index (default: .)",
@@ -206,7 +211,7 @@ pub fn run(mut args: BuildArgs) -> Result<Status> {
     }
     if summary.files == 0 {
         cli::msg::error(format_args!(
-            "no Python files found under {}: nothing to index (--hidden and --no-ignore include \
+            "no source files found under {}: nothing to index (--hidden and --no-ignore include \
              more files)",
             opts.root.display()
         ));

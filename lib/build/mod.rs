@@ -86,7 +86,7 @@ pub struct Summary {
     /// Files skipped, with the reason.
     pub skipped: Vec<Skipped>,
     /// Files and entities per language, most files first.
-    pub languages: Vec<LangCount>,
+    pub languages: Vec<crate::lang::LangCount>,
     /// Dependency directories left out (`node_modules`, `vendor`, `target`).
     pub vendored: Vec<Vec<u8>>,
     /// Bytes of the index on disk.
@@ -105,46 +105,6 @@ impl Summary {
             _ => self.ambiguous += 1,
         }
     }
-}
-
-/// Files and entities of one language.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LangCount {
-    /// The language's name (`typescript` counts `.ts` and `.tsx`).
-    pub name: &'static str,
-    /// Files.
-    pub files: usize,
-    /// Classes and functions.
-    pub entities: usize,
-}
-
-/// Counts files and entities per language: `file_lang[f]` is file `f`'s stored code, and
-/// `entity_files` yields the file of every class and function.
-fn count_languages(file_lang: &[u8], entity_files: impl Iterator<Item = u32>) -> Vec<LangCount> {
-    let mut counts: Vec<LangCount> = Vec::new();
-    let name = |code: u8| crate::lang::Lang::from_code(code).map_or("unknown", |l| l.name());
-    let slot = |code: u8, counts: &mut Vec<LangCount>| -> usize {
-        let n = name(code);
-        match counts.iter().position(|c| c.name == n) {
-            Some(i) => i,
-            None => {
-                counts.push(LangCount { name: n, ..Default::default() });
-                counts.len() - 1
-            }
-        }
-    };
-    for &code in file_lang {
-        let i = slot(code, &mut counts);
-        counts[i].files += 1;
-    }
-    for f in entity_files {
-        if let Some(&code) = file_lang.get(f as usize) {
-            let i = slot(code, &mut counts);
-            counts[i].entities += 1;
-        }
-    }
-    counts.sort_by(|a, b| b.files.cmp(&a.files).then(a.name.cmp(b.name)));
-    counts
 }
 
 /// What a running build reports, for a progress line.
@@ -444,7 +404,7 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
         kept.iter().filter(|it| it.facts.as_ref().is_some_and(|f| f.syntax_errors > 0)).count();
     s.generated = kept.iter().filter(|it| it.facts.as_ref().is_some_and(|f| f.generated)).count();
     let file_lang: Vec<u8> = kept.iter().map(|it| it.found.lang.code()).collect();
-    s.languages = count_languages(
+    s.languages = crate::lang::count_languages(
         &file_lang,
         g.nodes
             .iter()
@@ -623,7 +583,7 @@ pub fn summarize(ix: &Index) -> Summary {
     s.files = g.file_node.len();
     s.syntax_errors = g.file_errors.iter().filter(|e| e.to_native() > 0).count();
     let file_lang: Vec<u8> = g.file_lang.iter().copied().collect();
-    s.languages = count_languages(
+    s.languages = crate::lang::count_languages(
         &file_lang,
         (0..n)
             .filter(|&node| matches!(ix.kind(node), NodeKind::Class | NodeKind::Function))

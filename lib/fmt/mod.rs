@@ -386,6 +386,27 @@ pub fn write_graph(out: &mut Out, ix: &Index) -> crate::Result<()> {
         )?;
         out.record_end()?;
     }
+    // cds's own indexes end with the counts per language; a LocAgent-compatible dump stays
+    // exactly LocAgent's.
+    if ix.mode() == crate::graph::Mode::Native {
+        let g = ix.graph();
+        let file_lang: Vec<u8> = g.file_lang.iter().copied().collect();
+        let entities = (0..ix.len() as u32)
+            .filter(|&n| matches!(ix.kind(n), NodeKind::Class | NodeKind::Function))
+            .filter_map(|n| ix.file_index(n));
+        // The same spacing as the other records (Python's json.dumps).
+        let langs: Vec<String> = crate::lang::count_languages(&file_lang, entities)
+            .iter()
+            .map(|l| {
+                format!(
+                    "{{\"language\": \"{}\", \"files\": {}, \"entities\": {}}}",
+                    l.name, l.files, l.entities
+                )
+            })
+            .collect();
+        write!(out, "{{\"kind\": \"languages\", \"languages\": [{}]}}", langs.join(", "))?;
+        out.record_end()?;
+    }
     Ok(())
 }
 

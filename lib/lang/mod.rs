@@ -172,6 +172,46 @@ pub struct ProjectFile {
     pub text: String,
 }
 
+/// Files and entities of one language.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LangCount {
+    /// The language's name (`typescript` counts `.ts` and `.tsx`).
+    pub name: &'static str,
+    /// Files.
+    pub files: usize,
+    /// Classes and functions.
+    pub entities: usize,
+}
+
+/// Counts files and entities per language: `file_lang[f]` is file `f`'s stored code, and
+/// `entity_files` yields the file of every class and function.
+pub fn count_languages(file_lang: &[u8], entity_files: impl Iterator<Item = u32>) -> Vec<LangCount> {
+    let mut counts: Vec<LangCount> = Vec::new();
+    let name = |code: u8| Lang::from_code(code).map_or("unknown", |l| l.name());
+    let slot = |code: u8, counts: &mut Vec<LangCount>| -> usize {
+        let n = name(code);
+        match counts.iter().position(|c| c.name == n) {
+            Some(i) => i,
+            None => {
+                counts.push(LangCount { name: n, ..Default::default() });
+                counts.len() - 1
+            }
+        }
+    };
+    for &code in file_lang {
+        let i = slot(code, &mut counts);
+        counts[i].files += 1;
+    }
+    for f in entity_files {
+        if let Some(&code) = file_lang.get(f as usize) {
+            let i = slot(code, &mut counts);
+            counts[i].entities += 1;
+        }
+    }
+    counts.sort_by(|a, b| b.files.cmp(&a.files).then(a.name.cmp(b.name)));
+    counts
+}
+
 /// Per-thread extractors for every language (tree-sitter parsers are not `Sync`).
 #[derive(Default)]
 pub struct Extractors {
