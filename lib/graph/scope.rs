@@ -115,6 +115,12 @@ pub trait Resolver {
     fn instantiates(&self) -> bool {
         true
     }
+
+    /// The files that a path's first segment names without an import (Rust's `crate` and
+    /// `super`, another crate of the workspace), for code at definition `scope` of `file`.
+    fn path_root(&self, _repo: &Repo, _file: u32, _scope: Option<DefIdx>, _name: &str) -> Vec<u32> {
+        Vec::new()
+    }
 }
 
 /// What a name or expression refers to.
@@ -437,6 +443,10 @@ impl<'a> Driver<'a> {
                 }
             }
             s = d.parent;
+        }
+        let roots = self.r.path_root(self.repo, f, scope, name);
+        if !roots.is_empty() {
+            return self.files_as_vals(&roots);
         }
         match name {
             "Self" => {
@@ -796,9 +806,16 @@ impl<'a> Driver<'a> {
             if d.kind != DefKind::Class {
                 continue;
             }
+            // Ambiguity is per base: several bases are not alternatives of one another.
             let node = self.node_of(f, di as u32);
-            let targets = self.bases(node, 0);
-            emit(out, node, &targets, EdgeKind::Inherit);
+            for b in &d.bases {
+                if let Expr::Dotted(chain) | Expr::Subscript(chain) = b {
+                    let vals = self.resolve_chain(f, d.parent, chain, 0);
+                    let targets: Vec<u32> =
+                        self.classes(&vals).into_iter().filter(|&t| t != node).collect();
+                    emit(out, node, &targets, EdgeKind::Inherit);
+                }
+            }
         }
         for imp in &facts.impls {
             let tys = self.classes(&self.resolve_chain(f, imp.owner, &imp.ty, 0));

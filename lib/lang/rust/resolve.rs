@@ -365,4 +365,34 @@ impl scope::Resolver for Resolver {
     fn instantiates(&self) -> bool {
         false
     }
+
+    /// `crate::` and `super::` in expressions and types, and the root of another workspace
+    /// crate named by a path's first segment (unless the file has a module of that name).
+    fn path_root(&self, repo: &Repo, file: u32, scope: Option<DefIdx>, name: &str) -> Vec<u32> {
+        match name {
+            "crate" => {
+                self.file_mod.get(&file).map(|(c, _)| self.crates[*c].root).into_iter().collect()
+            }
+            "super" => {
+                let Some((c, mut p)) = self.current(repo, file, scope) else { return Vec::new() };
+                if p.pop().is_none() {
+                    return Vec::new();
+                }
+                vec![self.deepest(c, &p).0]
+            }
+            _ => match self.names.get(name) {
+                Some(&c)
+                    if !declares_mod(repo, file, name)
+                        && !repo
+                            .facts(file)
+                            .defs
+                            .iter()
+                            .any(|d| d.parent.is_none() && d.name == name) =>
+                {
+                    vec![self.crates[c].root]
+                }
+                _ => Vec::new(),
+            },
+        }
+    }
 }

@@ -131,6 +131,9 @@ fn spans_docs_and_attributes() {
     assert_eq!(&src[g.byte_start as usize..g.byte_end as usize], "fn f(a: u32) -> u32 {\n    a\n}");
 }
 
+/// (module, name, alias, form, statement) of an import.
+type Row = (String, Option<String>, Option<String>, ImportForm, u32);
+
 #[test]
 fn use_trees_mods_and_extern_crates() {
     let f = facts(
@@ -138,7 +141,7 @@ fn use_trees_mods_and_extern_crates() {
          use std;\nextern crate foo as bar;\nmod plain;\n#[path = \"p/q.rs\"]\nmod other;\n\
          fn h() { use super::*; }\n",
     );
-    let got: Vec<(String, Option<String>, Option<String>, ImportForm, u32)> = f
+    let got: Vec<Row> = f
         .imports
         .iter()
         .map(|i| (i.module.clone(), i.name.clone(), i.alias.clone(), i.form, i.stmt))
