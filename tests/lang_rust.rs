@@ -219,6 +219,16 @@ fn no_repository_wide_name_matching() {
     ]);
     assert_eq!(meta(&e, "src/lib.rs:f invoke src/a.rs:A.frob"), 2);
     assert_eq!(meta(&e, "src/lib.rs:f invoke src/b.rs:B.frob"), 2);
+    // Functions of an inline module are not methods; std's method names are not guessed.
+    let e = edges(&[
+        ("Cargo.toml", "[package]\nname = \"k\"\n"),
+        (
+            "src/lib.rs",
+            "mod m { pub fn lonely(x: u8) {} }\npub struct A;\nimpl A { pub fn len(&self) -> usize { 0 } }\n\
+             fn f(v: Vec<u8>) { v[0].lonely(); v.iter().len(); zmij::Buffer::new(); }\n",
+        ),
+    ]);
+    assert!(!e.iter().any(|l| l.contains(" invoke ")), "{e:?}");
 }
 
 #[test]
@@ -264,4 +274,26 @@ fn end_to_end_build_fold_and_trav() {
         ["crates/other/src/lib.rs:use_it", "src/lib.rs:run", "src/walker.rs:free"],
         "{up}"
     );
+}
+
+#[test]
+#[ignore]
+fn debug_dir_edges() {
+    let root = std::path::PathBuf::from(std::env::var("RSDIR").unwrap());
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") || p.ends_with("Cargo.toml") {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.push((rel, String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned()));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root, &root, &mut files);
+    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let (_, e) = graph_of(&refs);
+    println!("{}", e.join("\n"));
 }

@@ -116,6 +116,12 @@ pub trait Resolver {
         true
     }
 
+    /// Method names too common in the language's standard library to guess a receiver's type
+    /// from (Rust's `new`, `iter`, `fmt`), beyond Python's.
+    fn common_methods(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The files that a path's first segment names without an import (Rust's `crate` and
     /// `super`, another crate of the workspace), for code at definition `scope` of `file`.
     fn path_root(&self, _repo: &Repo, _file: u32, _scope: Option<DefIdx>, _name: &str) -> Vec<u32> {
@@ -340,9 +346,12 @@ impl<'a> Driver<'a> {
                 }
                 _ => Vec::new(),
             };
+            // A function of a namespace (a Rust inline `mod`) is its member, not a method.
+            let in_namespace =
+                d.owner.is_none() && d.parent.is_some_and(|p| facts.defs[p as usize].namespace);
             for c in classes {
                 push_node(self.members.entry(c).or_default(), &d.name, node);
-                if d.kind == DefKind::Function {
+                if d.kind == DefKind::Function && !in_namespace {
                     self.class_of.insert(node, c);
                     self.methods.entry(d.name.as_str()).or_default().push(node);
                 }
@@ -903,7 +912,9 @@ impl<'a> Driver<'a> {
     /// Methods named `attr` that a receiver of unknown type may be calling: those in classes
     /// of the caller's file, package and imported files; else the only one in the family.
     fn guess_method(&self, f: u32, attr: &str) -> (Vec<u32>, u8) {
-        if crate::graph::link::COMMON_METHODS.contains(&attr) {
+        if crate::graph::link::COMMON_METHODS.contains(&attr)
+            || self.r.common_methods().contains(&attr)
+        {
             return (Vec::new(), META_EXACT);
         }
         let Some(cands) = self.methods.get(attr) else { return (Vec::new(), META_EXACT) };

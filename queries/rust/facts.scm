@@ -22,8 +22,10 @@
 (use_declaration) @import
 (extern_crate_declaration) @import
 
-; Calls (macros and struct literals are not calls).
+; Calls (macros and struct literals are not calls). A macro's arguments are parsed again as an
+; expression for the calls they hold.
 (call_expression function: (_) @call.callee) @call
+(macro_invocation (token_tree) @macro.args) @macro
 
 ; Bindings for receiver typing: `let x = Foo::new();`, `let x: Foo = ..`, `x: &Foo` parameters,
 ; struct and union fields.

@@ -35,8 +35,22 @@ use crate::extract::{
 pub const FACTS_QUERY: &str = include_str!("../../../queries/rust/facts.scm");
 
 /// Main capture names of the facts query (the others qualify them).
-const MAIN: &[&str] =
-    &["def.function", "def.class", "def.module", "import.mod", "impl", "import", "call", "bind"];
+const MAIN: &[&str] = &[
+    "def.function",
+    "def.class",
+    "def.module",
+    "import.mod",
+    "impl",
+    "import",
+    "call",
+    "macro",
+    "bind",
+];
+
+/// How deep macro arguments inside macro arguments are read.
+const MACRO_DEPTH: u32 = 3;
+/// Macro arguments longer than this are not read for calls.
+const MACRO_MAX: usize = 1 << 16;
 
 /// Generic wrappers whose type argument is not what a value's methods are looked up on.
 const OPAQUE_GENERICS: &[&str] = &[
@@ -137,6 +151,11 @@ pub(super) fn extract(parser: &mut Parser, cursor: &mut QueryCursor, src: &[u8])
                     line: line_of(node),
                 });
             }
+            "macro" => {
+                let Some(args) = it.get("macro.args") else { continue };
+                let text = &src[args.start_byte()..args.end_byte()];
+                macro_calls(parser, text, args.start_position().row, owner, 0, &mut facts.calls);
+            }
             "bind" => {
                 if let Some(b) = bind(it, owner, &facts, src) {
                     facts.binds.push(b);
@@ -147,6 +166,62 @@ pub(super) fn extract(parser: &mut Parser, cursor: &mut QueryCursor, src: &[u8])
     }
     impl_bases(&mut facts);
     facts
+}
+
+/// The calls in a macro's arguments (`tri!(self.next())`, `assert_eq!(f(x), 1)`), read by
+/// parsing the token tree as an expression: a tuple, an array or a block. `row` is the
+/// 0-based line the arguments start on.
+fn macro_calls(
+    parser: &mut Parser,
+    text: &[u8],
+    row: usize,
+    owner: Option<DefIdx>,
+    depth: u32,
+    out: &mut Vec<Call>,
+) {
+    const PREFIX: &[u8] = b"fn __cds_macro() { let _ = ";
+    if depth >= MACRO_DEPTH || text.len() > MACRO_MAX {
+        return;
+    }
+    let mut wrapped = Vec::with_capacity(text.len() + PREFIX.len() + 4);
+    wrapped.extend_from_slice(PREFIX);
+    wrapped.extend_from_slice(text);
+    wrapped.extend_from_slice(b"; }");
+    let Some(parsed) = tree::parse(parser, &wrapped) else { return };
+    let mut nested: Vec<(usize, usize, usize)> = Vec::new();
+    let mut stack = vec![parsed.root_node()];
+    let mut found: Vec<(usize, Call)> = Vec::new();
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "call_expression" => {
+                if let Some(f) = n.child_by_field_name("function") {
+                    let call = Call {
+                        owner,
+                        deco_of: None,
+                        callee: callee(f, &wrapped),
+                        line: (row + n.start_position().row) as u32 + 1,
+                    };
+                    found.push((n.start_byte(), call));
+                }
+            }
+            "macro_invocation" => {
+                let mut c = n.walk();
+                if let Some(tt) = n.children(&mut c).find(|ch| ch.kind() == "token_tree") {
+                    nested.push((tt.start_byte(), tt.end_byte(), row + tt.start_position().row));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+    }
+    found.sort_by_key(|(b, _)| *b);
+    out.extend(found.into_iter().map(|(_, c)| c));
+    for (s, e, r) in nested {
+        let inner = wrapped[s..e].to_vec();
+        macro_calls(parser, &inner, r, owner, depth + 1, out);
+    }
 }
 
 /// One definition.

@@ -28,6 +28,8 @@ fn query_compiles_and_grammar_loads() {
                 "import",
                 "call",
                 "call.callee",
+                "macro",
+                "macro.args",
                 "bind",
                 "bind.left",
                 "bind.type",
@@ -199,6 +201,7 @@ fn calls_and_binds() {
             &n("g"),
             &c("self.a.b"),
             &Callee::Attr("m".into()),
+            &n("q"),
             &c("Foo.new"),
             &n("g"),
             &n("inner"),
@@ -218,6 +221,25 @@ fn calls_and_binds() {
             ("r", &BindValue::Alias("other".into())),
         ]
     );
+}
+
+#[test]
+fn calls_inside_macro_arguments() {
+    let f = facts(
+        "fn f(&mut self) {\n    let n = tri!(self.next());\n    assert_eq!(\n        a::b(),\n        vec![c(), format!(\"{}\", d())],\n    );\n    m! { e() }\n}\nmacro_rules! m { ($x:expr) => { g() }; }\n",
+    );
+    let got: Vec<(&Callee, u32)> = f.calls.iter().map(|c| (&c.callee, c.line)).collect();
+    assert_eq!(
+        got,
+        [
+            (&Callee::Chain("self.next".into()), 2),
+            (&Callee::Chain("a.b".into()), 4),
+            (&Callee::Name("c".into()), 5),
+            (&Callee::Name("d".into()), 5),
+            (&Callee::Name("e".into()), 7),
+        ]
+    );
+    assert!(f.calls.iter().all(|c| c.owner == Some(0)));
 }
 
 #[test]
