@@ -188,6 +188,35 @@ fn module_rules_mod_rs_relative_paths_and_renames() {
 }
 
 #[test]
+fn crate_roots_bins_tests_and_shared_modules() {
+    let e = edges(&[
+        ("Cargo.toml", "[package]\nname = \"tool-kit\"\n\n[lib]\nname = \"tk\"\n"),
+        ("src/lib.rs", "pub mod api;\n"),
+        ("src/api.rs", "pub fn call() {}\n"),
+        ("src/bin/cli.rs", "mod args;\nfn main() { args::parse(); tk::api::call(); }\n"),
+        ("src/bin/args.rs", "pub fn parse() {}\n"),
+        ("tests/common/mod.rs", "pub fn setup() {}\n"),
+        ("tests/a.rs", "mod common;\nuse common::setup;\n#[test]\nfn a() { setup(); }\n"),
+        (
+            "tests/b.rs",
+            "mod common;\nuse common::setup;\nuse tk::api;\n#[test]\nfn b() { setup(); api::call(); }\n",
+        ),
+        // No manifest: `main.rs` still roots its module tree.
+        ("scripts/main.rs", "mod step;\nfn main() { step::go(); crate::step::go(); }\n"),
+        ("scripts/step.rs", "pub fn go() {}\n"),
+    ]);
+    assert_has(&e, "src/bin/cli.rs import src/bin/args.rs 0");
+    assert_has(&e, "src/bin/cli.rs:main invoke src/bin/args.rs:parse 0");
+    assert_has(&e, "src/bin/cli.rs:main invoke src/api.rs:call 0");
+    assert_has(&e, "tests/a.rs import tests/common/mod.rs:setup 0");
+    assert_has(&e, "tests/b.rs import tests/common/mod.rs:setup 0");
+    assert_has(&e, "tests/a.rs:a invoke tests/common/mod.rs:setup 0");
+    assert_has(&e, "tests/b.rs:b invoke tests/common/mod.rs:setup 0");
+    assert_has(&e, "tests/b.rs:b invoke src/api.rs:call 0");
+    assert_has(&e, "scripts/main.rs:main invoke scripts/step.rs:go 0");
+}
+
+#[test]
 fn no_repository_wide_name_matching() {
     let e = edges(&[
         ("Cargo.toml", "[package]\nname = \"k\"\n"),

@@ -268,17 +268,19 @@ impl Resolver {
                 r.add_root(f, &mut ordered_roots);
             }
         }
-        // `src/bin/x/main.rs`, and lib.rs / main.rs files no manifest names.
+        r.walk_tree(repo, &ordered_roots);
+        // `src/bin/x/main.rs`, and lib.rs / main.rs files no manifest names nor module reaches.
         let mut rest: Vec<u32> = (0..repo.files.len() as u32)
             .filter(|&f| is_rust(f) && matches!(base_name(repo.rel(f)), b"lib.rs" | b"main.rs"))
             .collect();
         rest.sort_by_key(|&f| (repo.rel(f).iter().filter(|&&c| c == b'/').count(), f));
         for f in rest {
-            if !r.roots.contains(&f) {
-                r.add_root(f, &mut ordered_roots);
+            if !r.file_mod.contains_key(&f) {
+                let mut roots = Vec::new();
+                r.add_root(f, &mut roots);
+                r.walk_tree(repo, &roots);
             }
         }
-        r.walk_tree(repo, &ordered_roots);
         // Files no module tree reaches: roots of their own, shallowest first.
         let mut orphans: Vec<u32> = (0..repo.files.len() as u32)
             .filter(|&f| is_rust(f) && !r.file_mod.contains_key(&f))
@@ -320,12 +322,14 @@ impl Resolver {
                     continue;
                 }
                 let Some(t) = self.mod_target(repo, f, imp) else { continue };
-                if self.file_mod.contains_key(&t) {
-                    continue;
-                }
                 let mut p = path.clone();
                 p.extend(inline_chain(repo, f, imp.owner));
                 p.push(decl_name(imp).to_string());
+                if self.file_mod.contains_key(&t) {
+                    // A module file shared by several crates (`tests/common/mod.rs`).
+                    self.mod_file.entry((c, p)).or_insert(t);
+                    continue;
+                }
                 self.file_mod.insert(t, (c, p.clone()));
                 self.mod_file.entry((c, p)).or_insert(t);
                 queue.push_back(t);
