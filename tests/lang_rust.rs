@@ -188,6 +188,29 @@ fn module_rules_mod_rs_relative_paths_and_renames() {
 }
 
 #[test]
+fn items_of_inline_modules_through_use_paths() {
+    let e = edges(&[
+        ("Cargo.toml", "[package]\nname = \"k\"\n"),
+        (
+            "src/lib.rs",
+            "mod user;\npub mod shapes {\n    pub mod round {\n        pub struct Circle;\n        impl Circle { pub fn r(&self) {} }\n    }\n    pub fn unit() {}\n}\n\
+             mod tests {\n    use super::shapes::round::Circle;\n    fn t(c: Circle) { c.r(); }\n}\n",
+        ),
+        (
+            "src/user.rs",
+            "use crate::shapes::round::Circle;\nuse crate::shapes::{self, unit};\n\
+             fn go(c: &Circle) { c.r(); unit(); shapes::unit(); }\n",
+        ),
+    ]);
+    assert_has(&e, "src/user.rs import src/lib.rs:shapes.round.Circle 0");
+    assert_has(&e, "src/user.rs import src/lib.rs:shapes.unit 0");
+    assert_has(&e, "src/user.rs import src/lib.rs:shapes 0");
+    assert_has(&e, "src/user.rs:go invoke src/lib.rs:shapes.round.Circle.r 0");
+    assert_has(&e, "src/user.rs:go invoke src/lib.rs:shapes.unit 0");
+    assert_has(&e, "src/lib.rs:tests.t invoke src/lib.rs:shapes.round.Circle.r 0");
+}
+
+#[test]
 fn crate_roots_bins_tests_and_shared_modules() {
     let e = edges(&[
         ("Cargo.toml", "[package]\nname = \"tool-kit\"\n\n[lib]\nname = \"tk\"\n"),

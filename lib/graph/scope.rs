@@ -116,6 +116,13 @@ pub trait Resolver {
         true
     }
 
+    /// The trailing segments of an import's module that name members of the files
+    /// [`Resolver::import_files`] returns, not files (a Rust inline `mod`: `crate.m` is member
+    /// `m` of `lib.rs`).
+    fn module_members(&self, _repo: &Repo, _file: u32, _imp: &Import) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Method names too common in the language's standard library to guess a receiver's type
     /// from (Rust's `new`, `iter`, `fmt`), beyond Python's.
     fn common_methods(&self) -> &'static [&'static str] {
@@ -566,6 +573,15 @@ impl<'a> Driver<'a> {
                 out.extend(self.member(Val::File(file), class, 0));
             }
             return out;
+        }
+        // Rust's `use crate::m::x` where `m` is an inline module of the file.
+        let rest = self.r.module_members(self.repo, f, imp);
+        if !rest.is_empty() {
+            let mut vals: Vals = files.iter().map(|&x| Val::File(x)).collect();
+            for seg in &rest {
+                vals = cap(vals.into_iter().flat_map(|v| self.member(v, seg, 1)).collect());
+            }
+            return vals;
         }
         self.files_as_vals(&files)
     }

@@ -488,6 +488,17 @@ impl scope::Resolver for Resolver {
         vec![self.deepest(c, &path).0]
     }
 
+    fn module_members(&self, repo: &Repo, file: u32, imp: &Import) -> Vec<String> {
+        if imp.form == ImportForm::ModDecl {
+            return Vec::new();
+        }
+        let segs: Vec<&str> = imp.module.split('.').filter(|s| !s.is_empty()).collect();
+        let Some(cur) = self.current(repo, file, imp.owner) else { return Vec::new() };
+        let Some((c, path)) = self.absolute(repo, file, cur, &segs) else { return Vec::new() };
+        let (_, depth) = self.deepest(c, &path);
+        path[depth..].to_vec()
+    }
+
     fn bound_name<'i>(&self, imp: &'i Import) -> Option<&'i str> {
         if let Some(a) = &imp.alias {
             return Some(a);
