@@ -59,6 +59,8 @@ fn entity_ids_nest_owners_overloads_and_namespaces() {
         "src/walker.rs:Walker.fmt",
         "src/walker.rs:free",
         "src/walker.rs:poke",
+        "src/walker.rs:Walker.position",
+        "src/walker.rs:chained",
         "src/extra/special.rs:spec",
         "src/util/nested.rs:deep",
         "src/util/nested.rs:again",
@@ -111,6 +113,8 @@ fn invokes_through_paths_receivers_and_impls() {
     assert_has(&e, "src/walker.rs:Walker.step invoke src/walker.rs:Walker.helper 0");
     assert_has(&e, "src/walker.rs:Walker.step invoke src/walker.rs:Pos.advance 0");
     assert_has(&e, "src/walker.rs:free invoke src/walker.rs:Walker.step 0");
+    // A method called on a method's result, typed by its declared return type.
+    assert_has(&e, "src/walker.rs:chained invoke src/walker.rs:Pos.advance 0");
     // A trait's default method through `impl Trait for Type`.
     assert_has(&e, "src/walker.rs:free invoke src/lib.rs:Shape.describe 0");
     // Module paths: `mod` children, `#[path]`, inline modules and their items.

@@ -504,9 +504,10 @@ fn callee(n: Node, src: &[u8]) -> Callee {
                 chain.push(attr);
                 return Callee::Chain(chain.join("."));
             }
+            // `make().run()`, `Foo::new().run()`, `self.inner().run()`.
             if value.kind() == "call_expression"
                 && let Some(inner) = value.child_by_field_name("function")
-                && let Some(segs) = callee_path(inner, src)
+                && let Some(segs) = callee_path(inner, src).or_else(|| value_chain(inner, src))
             {
                 return Callee::OnCall(segs.join("."), attr);
             }

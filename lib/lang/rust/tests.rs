@@ -175,7 +175,7 @@ fn calls_and_binds() {
         "fn f(x: &Foo, y: Box<Bar>, z: Option<Baz>) {\n\
          foo(); Foo::new(); a::b::c(); self.x(); Self::new(); x.method(); make().run();\n\
          get()[0].h(); self::local(); super::up(); crate::top::f(); Vec::<u8>::new(); g::<u8>();\n\
-         self.a.b(); <T as Tr>::m(); println!(\"{}\", q()); let s = S { a: 1 };\n\
+         self.a.b(); <T as Tr>::m(); self.inner().run(); println!(\"{}\", q()); let s = S { a: 1 };\n\
          let v = Foo::new(); let w: Foo = g(); let r = &other; let c = |k| inner(k);\n}\n",
     );
     let callees: Vec<&Callee> = f.calls.iter().map(|c| &c.callee).collect();
@@ -201,6 +201,8 @@ fn calls_and_binds() {
             &n("g"),
             &c("self.a.b"),
             &Callee::Attr("m".into()),
+            &Callee::OnCall("self.inner".into(), "run".into()),
+            &c("self.inner"),
             &n("q"),
             &c("Foo.new"),
             &n("g"),
