@@ -177,27 +177,28 @@ pub struct Resolver {
 
 /// What one `Cargo.toml` says.
 #[derive(Default)]
-struct Manifest {
-    name: Option<String>,
-    lib_name: Option<String>,
-    lib_path: Option<String>,
+pub(super) struct Manifest {
+    pub(super) name: Option<String>,
+    pub(super) lib_name: Option<String>,
+    pub(super) lib_path: Option<String>,
 }
 
-fn manifest(text: &str) -> Manifest {
+pub(super) fn manifest(text: &str) -> Manifest {
     let mut m = Manifest::default();
     let mut section = String::new();
     for line in text.lines() {
         let line = line.trim();
         if line.starts_with('[') {
-            section = line.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+            let header = line.split('#').next().unwrap_or(line).trim();
+            section = header.trim_matches(|c| c == '[' || c == ']').trim().to_string();
             continue;
         }
         let Some((k, v)) = line.split_once('=') else { continue };
-        let v = v.trim();
-        if !v.starts_with('"') {
+        // `name = "x"  # comment`: the first quoted string.
+        let Some(v) = v.trim().strip_prefix('"').and_then(|v| v.split('"').next()) else {
             continue;
-        }
-        let v = v.trim_matches('"').to_string();
+        };
+        let v = v.to_string();
         match (section.as_str(), k.trim()) {
             ("package", "name") => m.name = Some(v),
             ("lib", "name") => m.lib_name = Some(v),

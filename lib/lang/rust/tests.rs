@@ -263,3 +263,13 @@ fn bad_input_never_panics() {
     let f = Extractor::new().extract(b"");
     assert!(f.defs.is_empty());
 }
+
+#[test]
+fn manifests_name_crates() {
+    let m = resolve::manifest(
+        "[package] # the package\nname = \"walk-kit\"  # renamed later\nversion = \"1\"\n\n[lib]\nname = \"wk\"\npath = \"lib/x.rs\"\n[dependencies]\nname = \"not-this\"\n",
+    );
+    assert_eq!(m.name.as_deref(), Some("walk-kit"));
+    assert_eq!(m.lib_name.as_deref(), Some("wk"));
+    assert_eq!(m.lib_path.as_deref(), Some("lib/x.rs"));
+}
