@@ -85,6 +85,25 @@ fn entity_ids_nest_owners_overloads_and_namespaces() {
 }
 
 #[test]
+fn doc_and_fold_spans() {
+    let src = std::fs::read(crate::util::fixtures().join("rust/walk-kit/src/lib.rs")).unwrap();
+    let facts = cds::lang::Extractors::default().extract(cds::lang::Lang::Rust, &src);
+    let def = |name: &str| facts.defs.iter().find(|d| d.name == name).unwrap();
+    let text =
+        |(a, b): (u32, u32)| String::from_utf8_lossy(&src[a as usize..b as usize]).into_owned();
+    let shape = def("Shape");
+    assert_eq!(text(shape.doc.unwrap()), "/// Something with an area.\n///\n/// Two lines of doc.");
+    // The doc comment and the attribute are part of the entity; the fold is its head.
+    assert_eq!((shape.line_start, shape.line_head, shape.line_end), (11, 15, 22));
+    assert_eq!(text((shape.byte_head, shape.byte_sig_end)), "pub trait Shape: Named");
+    let describe = def("describe");
+    assert_eq!(text(describe.doc.unwrap()), "/// A default method: it sits under the trait.");
+    assert_eq!(text((describe.byte_head, describe.byte_sig_end)), "fn describe(&self) -> String");
+    assert_eq!(text(def("inline").doc.unwrap()), "//! An inline module.");
+    assert_eq!(def("run").doc, None);
+}
+
+#[test]
 fn imports_follow_the_module_tree_and_crates() {
     let (_, e) = walk_kit();
     // `mod x;`, `#[path]`, `pub use` of an item, `use crate::..`, `use super::..`.
