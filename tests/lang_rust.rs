@@ -201,6 +201,9 @@ fn module_rules_mod_rs_relative_paths_and_renames() {
     assert_has(&e, "src/main.rs import src/net/mod.rs 0");
     assert_has(&e, "src/net/mod.rs import src/net/client.rs 0");
     assert_has(&e, "src/main.rs import src/net/client.rs:Client 0");
+    // `use cfg as conf;` names the module file itself.
+    assert_has(&e, "src/main.rs import src/cfg.rs 0");
+    assert_has(&e, "src/main.rs import src/net/client.rs:Client 0");
     assert_has(&e, "src/net/mod.rs import src/net/client.rs:Client 0");
     // `fn connect() -> Client` types the local; an aliased module; `self::f()`.
     assert_has(&e, "src/main.rs:main invoke src/net/client.rs:Client.connect 0");
@@ -259,6 +262,9 @@ fn crate_roots_bins_tests_and_shared_modules() {
     assert_has(&e, "tests/a.rs:a invoke tests/common/mod.rs:setup 0");
     assert_has(&e, "tests/b.rs:b invoke tests/common/mod.rs:setup 0");
     assert_has(&e, "tests/b.rs:b invoke src/api.rs:call 0");
+    // `use tk::api;`: the module file, not the crate root.
+    assert_has(&e, "tests/b.rs import src/api.rs 0");
+    assert_lacks(&e, "tests/b.rs import src/lib.rs 0");
     assert_has(&e, "scripts/main.rs:main invoke scripts/step.rs:go 0");
 }
 

@@ -808,8 +808,11 @@ impl<'a> Driver<'a> {
             if let Some(n) = imp.name.as_deref().filter(|n| *n != "*" && *n != "default") {
                 for m in self.import_vals(f, ii as u32, imp) {
                     for v in self.member(m, n, 1) {
-                        if let Val::Node(t) = v {
-                            targets.push(t);
+                        match v {
+                            Val::Node(t) => targets.push(t),
+                            // A module by name (Rust `use a::b;` of the module file `b`).
+                            Val::File(x) => targets.extend(self.file_node.get(&x).copied()),
+                            _ => {}
                         }
                     }
                 }
