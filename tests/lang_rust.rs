@@ -356,25 +356,3 @@ fn end_to_end_build_fold_and_trav() {
         "{up}"
     );
 }
-
-#[test]
-#[ignore]
-fn debug_dir_edges() {
-    let root = std::path::PathBuf::from(std::env::var("RSDIR").unwrap());
-    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else if p.extension().is_some_and(|x| x == "rs") || p.ends_with("Cargo.toml") {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-                out.push((rel, String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned()));
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(&root, &root, &mut files);
-    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
-    let (_, e) = graph_of(&refs);
-    println!("{}", e.join("\n"));
-}

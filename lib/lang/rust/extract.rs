@@ -389,76 +389,93 @@ fn path_attribute(node: Node, src: &[u8]) -> Option<String> {
 /// The segments of a path (`a::b::c`, `crate::x`, `Vec::<T>::new` -> `Vec.new`); None for a
 /// qualified path (`<T as Tr>::f`) or a macro variable.
 fn path_segs(n: Node, src: &[u8]) -> Option<Vec<String>> {
-    match n.kind() {
-        "identifier" | "type_identifier" | "crate" | "self" | "super" => {
-            Some(vec![tree::text(n, src)])
+    // Iterative: a pathological file may nest paths thousands deep.
+    let mut rev = Vec::new();
+    let mut cur = Some(n);
+    while let Some(x) = cur {
+        match x.kind() {
+            "identifier" | "type_identifier" | "crate" | "self" | "super" => {
+                rev.push(tree::text(x, src));
+                cur = None;
+            }
+            "scoped_identifier" | "scoped_type_identifier" => {
+                rev.push(tree::text(x.child_by_field_name("name")?, src));
+                cur = x.child_by_field_name("path");
+            }
+            "generic_type" => cur = Some(x.child_by_field_name("type")?),
+            _ => return None,
         }
-        "scoped_identifier" | "scoped_type_identifier" => {
-            let mut segs = match n.child_by_field_name("path") {
-                Some(p) => path_segs(p, src)?,
-                None => Vec::new(),
-            };
-            segs.push(tree::text(n.child_by_field_name("name")?, src));
-            Some(segs)
-        }
-        "generic_type" => path_segs(n.child_by_field_name("type")?, src),
-        _ => None,
     }
+    rev.reverse();
+    Some(rev)
 }
 
 /// A type as a path, generics, references and pointers dropped (`&a::Foo<T>` -> `a`, `Foo`).
-fn type_path(n: Node, src: &[u8]) -> Option<Vec<String>> {
-    match n.kind() {
-        "reference_type" | "pointer_type" => type_path(n.child_by_field_name("type")?, src),
-        "dynamic_type" | "abstract_type" => type_path(n.child_by_field_name("trait")?, src),
-        "generic_type"
-        | "type_identifier"
-        | "scoped_type_identifier"
-        | "identifier"
-        | "scoped_identifier" => path_segs(n, src),
-        _ => None,
+fn type_path(mut n: Node, src: &[u8]) -> Option<Vec<String>> {
+    loop {
+        n = match n.kind() {
+            "reference_type" | "pointer_type" => n.child_by_field_name("type")?,
+            "dynamic_type" | "abstract_type" => n.child_by_field_name("trait")?,
+            "generic_type"
+            | "type_identifier"
+            | "scoped_type_identifier"
+            | "identifier"
+            | "scoped_identifier" => return path_segs(n, src),
+            _ => return None,
+        };
     }
 }
 
 /// The type whose methods a value of declared type `n` has, dotted: `&Foo` and `Box<Foo>` are
 /// `Foo`; `Option<Foo>`, `Vec<Foo>`, tuples and `impl Trait` are None.
-fn value_type(n: Node, src: &[u8]) -> Option<String> {
-    match n.kind() {
-        "reference_type" | "pointer_type" => value_type(n.child_by_field_name("type")?, src),
-        "generic_type" => {
-            let base = path_segs(n.child_by_field_name("type")?, src)?;
-            let last = base.last()?.as_str();
-            if DEREF_GENERICS.contains(&last) {
+fn value_type(mut n: Node, src: &[u8]) -> Option<String> {
+    loop {
+        n = match n.kind() {
+            "reference_type" | "pointer_type" => n.child_by_field_name("type")?,
+            "generic_type" => {
+                let base = path_segs(n.child_by_field_name("type")?, src)?;
+                let last = base.last()?.as_str();
+                if OPAQUE_GENERICS.contains(&last) {
+                    return None;
+                }
+                if !DEREF_GENERICS.contains(&last) {
+                    return Some(base.join("."));
+                }
                 let args = n.child_by_field_name("type_arguments")?;
                 let mut c = args.walk();
-                let first = args.named_children(&mut c).next()?;
-                return value_type(first, src);
+                args.named_children(&mut c).next()?
             }
-            if OPAQUE_GENERICS.contains(&last) {
-                return None;
+            "type_identifier" | "scoped_type_identifier" => {
+                return Some(path_segs(n, src)?.join("."));
             }
-            Some(base.join("."))
-        }
-        "type_identifier" | "scoped_type_identifier" => Some(path_segs(n, src)?.join(".")),
-        _ => None,
+            _ => return None,
+        };
     }
 }
 
 /// A chain of identifiers and fields: `x`, `self`, `self.a.b`.
 fn value_chain(n: Node, src: &[u8]) -> Option<Vec<String>> {
-    match n.kind() {
-        "identifier" | "self" => Some(vec![tree::text(n, src)]),
-        "field_expression" => {
-            let field = n.child_by_field_name("field")?;
-            if field.kind() != "field_identifier" {
-                return None;
+    let mut rev = Vec::new();
+    let mut cur = n;
+    loop {
+        match cur.kind() {
+            "identifier" | "self" => {
+                rev.push(tree::text(cur, src));
+                break;
             }
-            let mut v = value_chain(n.child_by_field_name("value")?, src)?;
-            v.push(tree::text(field, src));
-            Some(v)
+            "field_expression" => {
+                let field = cur.child_by_field_name("field")?;
+                if field.kind() != "field_identifier" {
+                    return None;
+                }
+                rev.push(tree::text(field, src));
+                cur = cur.child_by_field_name("value")?;
+            }
+            _ => return None,
         }
-        _ => None,
     }
+    rev.reverse();
+    Some(rev)
 }
 
 /// A callee path as dotted segments, a leading `self::` dropped.
@@ -557,7 +574,13 @@ fn rhs(n: Node, src: &[u8]) -> Option<BindValue> {
             let segs = type_path(n.child_by_field_name("name")?, src)?;
             Some(BindValue::Annotated(segs.join(".")))
         }
-        "reference_expression" => rhs(n.child_by_field_name("value")?, src),
+        "reference_expression" => {
+            let mut v = n.child_by_field_name("value")?;
+            while v.kind() == "reference_expression" {
+                v = v.child_by_field_name("value")?;
+            }
+            rhs(v, src)
+        }
         "identifier" | "scoped_identifier" => {
             let segs = callee_path(n, src)?;
             Some(BindValue::Alias(segs.join(".")))
@@ -590,7 +613,7 @@ fn imports(node: Node, owner: Option<DefIdx>, stmt: u32, src: &[u8], out: &mut V
     let form = if public { ImportForm::ReExport } else { ImportForm::Plain };
     let Some(arg) = node.child_by_field_name("argument") else { return };
     let mut flat = Vec::new();
-    use_tree(arg, &[], src, &mut flat);
+    use_tree(arg, &[], 0, src, &mut flat);
     for (mut segs, name, alias) in flat {
         if segs.len() > 1 && segs.last().is_some_and(|s| s == "self") {
             segs.pop();
@@ -613,7 +636,13 @@ fn imports(node: Node, owner: Option<DefIdx>, stmt: u32, src: &[u8], out: &mut V
 /// Flattens a use tree into (path, `*` or None, alias).
 type Flat = (Vec<String>, Option<String>, Option<String>);
 
-fn use_tree(n: Node, prefix: &[String], src: &[u8], out: &mut Vec<Flat>) {
+/// How deeply nested use lists are read.
+const USE_DEPTH: usize = 32;
+
+fn use_tree(n: Node, prefix: &[String], depth: usize, src: &[u8], out: &mut Vec<Flat>) {
+    if depth > USE_DEPTH {
+        return;
+    }
     let with = |extra: Option<Vec<String>>| -> Option<Vec<String>> {
         let mut p = prefix.to_vec();
         p.extend(extra?);
@@ -633,13 +662,13 @@ fn use_tree(n: Node, prefix: &[String], src: &[u8], out: &mut Vec<Flat>) {
                 None => Some(prefix.to_vec()),
             };
             let (Some(p), Some(list)) = (p, n.child_by_field_name("list")) else { return };
-            use_tree(list, &p, src, out);
+            use_tree(list, &p, depth + 1, src, out);
         }
         "use_list" => {
             let mut c = n.walk();
             for ch in n.named_children(&mut c) {
                 if !ch.kind().ends_with("comment") {
-                    use_tree(ch, prefix, src, out);
+                    use_tree(ch, prefix, depth + 1, src, out);
                 }
             }
         }

@@ -42,26 +42,6 @@ fn query_compiles_and_grammar_loads() {
 }
 
 #[test]
-#[ignore]
-fn dump_tree() {
-    let path = std::env::var("DUMP").unwrap();
-    let src = std::fs::read(path).unwrap();
-    let mut p = tree::parser_for(&language());
-    let t = p.parse(&src, None).unwrap();
-    fn walk(n: tree_sitter::Node, src: &[u8], depth: usize, field: Option<&str>) {
-        let txt = if n.child_count() == 0 { tree::text(n, src) } else { String::new() };
-        let f = field.map(|f| format!("{f}: ")).unwrap_or_default();
-        println!("{}{f}{} {txt}", "  ".repeat(depth), n.kind());
-        let mut c = n.walk();
-        for (i, ch) in n.children(&mut c).enumerate() {
-            walk(ch, src, depth + 1, n.field_name_for_child(i as u32));
-        }
-    }
-    walk(t.root_node(), &src, 0, None);
-    println!("{:#?}", facts(&String::from_utf8_lossy(&src)));
-}
-
-#[test]
 fn definitions_owners_and_namespaces() {
     let f = facts(
         "struct Walker<T> { inner: Box<Inner>, n: u32 }\n\
@@ -272,4 +252,22 @@ fn manifests_name_crates() {
     assert_eq!(m.name.as_deref(), Some("walk-kit"));
     assert_eq!(m.lib_name.as_deref(), Some("wk"));
     assert_eq!(m.lib_path.as_deref(), Some("lib/x.rs"));
+}
+
+#[test]
+fn deep_nesting_does_not_overflow_the_stack() {
+    let n = 30_000;
+    let src = format!(
+        "fn f() {{ a{}.c(); x::{}z(); let t: {}T = 1; let u: {}T{} = 2; }}\nuse a::{}b{};\n",
+        ".b".repeat(n),
+        "y::".repeat(n),
+        "&".repeat(n),
+        "Box<".repeat(n),
+        ">".repeat(n),
+        "{".repeat(n),
+        "}".repeat(n),
+    );
+    let f = facts(&src);
+    assert_eq!(f.defs.len(), 1);
+    assert_eq!(f.calls.len(), 2);
 }
