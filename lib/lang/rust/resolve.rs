@@ -18,6 +18,7 @@
 //!   An import resolves to the deepest module file along its path; the driver then looks its
 //!   name up in that file.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::extract::{DefIdx, Import, ImportForm};
@@ -173,6 +174,8 @@ pub struct Resolver {
     mod_file: HashMap<(usize, Vec<String>), u32>,
     /// Crate root files.
     roots: HashSet<u32>,
+    /// (file, import's address) -> `module_members`, asked on every lookup through the import.
+    members_memo: RefCell<HashMap<(u32, usize), Vec<String>>>,
 }
 
 /// What one `Cargo.toml` says.
@@ -237,6 +240,7 @@ impl Resolver {
             file_mod: HashMap::new(),
             mod_file: HashMap::new(),
             roots: HashSet::new(),
+            members_memo: RefCell::new(HashMap::new()),
         };
         let is_rust = |f: u32| repo.files[f as usize].lang.family() == Family::Rust;
         let mut ordered_roots: Vec<u32> = Vec::new();
@@ -493,11 +497,18 @@ impl scope::Resolver for Resolver {
         if imp.form == ImportForm::ModDecl {
             return Vec::new();
         }
+        let key = (file, imp as *const Import as usize);
+        if let Some(v) = self.members_memo.borrow().get(&key) {
+            return v.clone();
+        }
         let segs: Vec<&str> = imp.module.split('.').filter(|s| !s.is_empty()).collect();
-        let Some(cur) = self.current(repo, file, imp.owner) else { return Vec::new() };
-        let Some((c, path)) = self.absolute(repo, file, cur, &segs) else { return Vec::new() };
-        let (_, depth) = self.deepest(c, &path);
-        path[depth..].to_vec()
+        let rest = self
+            .current(repo, file, imp.owner)
+            .and_then(|cur| self.absolute(repo, file, cur, &segs))
+            .map(|(c, path)| path[self.deepest(c, &path).1..].to_vec())
+            .unwrap_or_default();
+        self.members_memo.borrow_mut().insert(key, rest.clone());
+        rest
     }
 
     fn bound_name<'i>(&self, imp: &'i Import) -> Option<&'i str> {
