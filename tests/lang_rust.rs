@@ -179,6 +179,15 @@ fn inherit_from_supertraits_and_impls() {
         ),
     ]);
     assert_has(&e, "src/a.rs:S inherit src/lib.rs:T 0");
+    // ... and the trait's default methods are members of the type.
+    let e = edges(&[
+        ("Cargo.toml", "[package]\nname = \"k\"\n"),
+        ("src/lib.rs", "mod a;\nmod b;\nmod c;\npub trait T { fn t(&self) {} }\n"),
+        ("src/a.rs", "pub struct S;\n"),
+        ("src/b.rs", "use crate::a::S;\nuse crate::T;\nimpl T for S {}\n"),
+        ("src/c.rs", "use crate::a::S;\nfn f(s: S) { s.t(); }\n"),
+    ]);
+    assert_has(&e, "src/c.rs:f invoke src/lib.rs:T.t 0");
 }
 
 #[test]

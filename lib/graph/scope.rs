@@ -206,6 +206,8 @@ struct Driver<'a> {
     methods: HashMap<&'a str, Vec<u32>>,
     /// Definition node -> the class it is a method of (lexical or by owner).
     class_of: HashMap<u32, u32>,
+    /// Class node -> the traits of its `impl Trait for Type` blocks: (file, scope, trait).
+    impl_traits: HashMap<u32, Vec<(u32, Option<DefIdx>, &'a str)>>,
     memo_import: RefCell<HashMap<(u32, u32), Vec<u32>>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
     memo_pkg: RefCell<HashMap<u32, Vec<u32>>>,
@@ -247,6 +249,7 @@ impl<'a> Driver<'a> {
             attrs: HashMap::default(),
             methods: HashMap::default(),
             class_of: HashMap::default(),
+            impl_traits: HashMap::default(),
             memo_import: RefCell::new(HashMap::default()),
             memo_bases: RefCell::new(HashMap::default()),
             memo_pkg: RefCell::new(HashMap::default()),
@@ -261,6 +264,16 @@ impl<'a> Driver<'a> {
         for &f in files {
             d.index_attrs(f);
         }
+        for &f in files {
+            let facts = d.facts(f);
+            for imp in &facts.impls {
+                for c in d.classes(&d.resolve_chain(f, imp.owner, &imp.ty, 0)) {
+                    d.impl_traits.entry(c).or_default().push((f, imp.owner, &imp.trait_));
+                }
+            }
+        }
+        // Bases looked up while indexing did not know the impls yet.
+        d.memo_bases.borrow_mut().clear();
         d
     }
 
@@ -790,7 +803,18 @@ impl<'a> Driver<'a> {
                 }
             }
         }
-        out.dedup();
+        // `impl Trait for Type`, wherever it is written: its default methods are members.
+        for &(f, scope, tr) in self.impl_traits.get(&c).map_or(&[][..], |v| v.as_slice()) {
+            for v in self.resolve_chain(f, scope, tr, depth + 1) {
+                if let Val::Node(n) = v
+                    && self.kind(n) == NodeKind::Class
+                    && n != c
+                {
+                    out.push(n);
+                }
+            }
+        }
+        dedup(&mut out);
         self.memo_bases.borrow_mut().insert(c, out.clone());
         out
     }

@@ -16,8 +16,7 @@
 //!   gives the alias; `pub use` is a [`ImportForm::ReExport`]. `mod x;` is module `x`, form
 //!   [`ImportForm::ModDecl`]; with `#[path = "p.rs"]` the module is `path:p.rs` and the alias
 //!   is `x` (the name the declaration binds).
-//! * `impl Trait for T` is an [`Impl`]; when the file defines `T` in the same scope, the trait
-//!   is also one of `T`'s bases, so that its default methods are members of `T`.
+//! * `impl Trait for T` is an [`Impl`]; a trait's bases are its supertraits (`trait A: B + C`).
 //! * Calls: path steps (`::`) and member steps (`.`) are both joined with `.`; a leading
 //!   `self::` path step is dropped (`self::f()` is `f()`); `crate` and `super` are kept as the
 //!   chain's head. Macros and struct literals are not calls.
@@ -164,7 +163,6 @@ pub(super) fn extract(parser: &mut Parser, cursor: &mut QueryCursor, src: &[u8])
             _ => {}
         }
     }
-    impl_bases(&mut facts);
     facts
 }
 
@@ -686,25 +684,6 @@ fn use_tree(n: Node, prefix: &[String], depth: usize, src: &[u8], out: &mut Vec<
         _ => {
             if let Some(segs) = with(path_segs(n, src)) {
                 out.push((segs, None, None));
-            }
-        }
-    }
-}
-
-/// `impl Trait for T` in the scope that defines `T`: the trait is a base of `T` too.
-fn impl_bases(facts: &mut FileFacts) {
-    for i in 0..facts.impls.len() {
-        let imp = &facts.impls[i];
-        if imp.ty.contains('.') {
-            continue;
-        }
-        let (owner, ty, tr) = (imp.owner, imp.ty.clone(), imp.trait_.clone());
-        for d in facts.defs.iter_mut() {
-            if d.kind == DefKind::Class && !d.namespace && d.parent == owner && d.name == ty {
-                let b = Expr::Dotted(tr.clone());
-                if !d.bases.contains(&b) {
-                    d.bases.push(b);
-                }
             }
         }
     }
