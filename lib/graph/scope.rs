@@ -161,6 +161,9 @@ enum Binding {
     Bind { f: u32, i: u32 },
 }
 
+/// A trait implemented for a type: (file, scope of the `impl` block, the trait as written).
+type ImplTrait<'a> = (u32, Option<DefIdx>, &'a str);
+
 /// The import, invoke and inherit edges of the files of `family`.
 pub fn edges(
     g: &Graph,
@@ -206,8 +209,8 @@ struct Driver<'a> {
     methods: HashMap<&'a str, Vec<u32>>,
     /// Definition node -> the class it is a method of (lexical or by owner).
     class_of: HashMap<u32, u32>,
-    /// Class node -> the traits of its `impl Trait for Type` blocks: (file, scope, trait).
-    impl_traits: HashMap<u32, Vec<(u32, Option<DefIdx>, &'a str)>>,
+    /// Class node -> the traits of its `impl Trait for Type` blocks.
+    impl_traits: HashMap<u32, Vec<ImplTrait<'a>>>,
     memo_import: RefCell<HashMap<(u32, u32), Vec<u32>>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
     memo_pkg: RefCell<HashMap<u32, Vec<u32>>>,
