@@ -115,6 +115,25 @@ pub trait Resolver {
     fn instantiates(&self) -> bool {
         true
     }
+
+    /// The trailing segments of an import's module that name members of the files
+    /// [`Resolver::import_files`] returns, not files (a Rust inline `mod`: `crate.m` is member
+    /// `m` of `lib.rs`).
+    fn module_members(&self, _repo: &Repo, _file: u32, _imp: &Import) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Method names too common in the language's standard library to guess a receiver's type
+    /// from (Rust's `new`, `iter`, `fmt`), beyond Python's.
+    fn common_methods(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The files that a path's first segment names without an import (Rust's `crate` and
+    /// `super`, another crate of the workspace), for code at definition `scope` of `file`.
+    fn path_root(&self, _repo: &Repo, _file: u32, _scope: Option<DefIdx>, _name: &str) -> Vec<u32> {
+        Vec::new()
+    }
 }
 
 /// What a name or expression refers to.
@@ -144,6 +163,9 @@ enum Binding {
     Import { f: u32, i: u32 },
     Bind { f: u32, i: u32 },
 }
+
+/// A trait implemented for a type: (file, scope of the `impl` block, the trait as written).
+type ImplTrait<'a> = (u32, Option<DefIdx>, &'a str);
 
 /// The import, invoke and inherit edges of the files of `family`.
 pub fn edges(
@@ -193,6 +215,8 @@ struct Driver<'a> {
     /// (file, owner as written) -> member name -> definitions whose owner names no class
     /// (`const helpers = { format() {} }`, `options.vnode = function`): `helpers.format`.
     owned: HashMap<(u32, &'a str), HashMap<&'a str, Vec<u32>>>,
+    /// Class node -> the traits of its `impl Trait for Type` blocks.
+    impl_traits: HashMap<u32, Vec<ImplTrait<'a>>>,
     memo_import: RefCell<HashMap<(u32, u32), Vec<u32>>>,
     /// Values of bindings (file, bind fact); an entry is present, empty, while it is being
     /// computed, which cuts cycles (`x = x.next`) and makes each binding cost one resolution.
@@ -240,6 +264,7 @@ impl<'a> Driver<'a> {
             methods: HashMap::default(),
             class_of: HashMap::default(),
             owned: HashMap::default(),
+            impl_traits: HashMap::default(),
             memo_import: RefCell::new(HashMap::default()),
             memo_bind: RefCell::new(HashMap::default()),
             memo_name: RefCell::new(HashMap::default()),
@@ -256,6 +281,16 @@ impl<'a> Driver<'a> {
         for &f in files {
             d.index_attrs(f);
         }
+        for &f in files {
+            let facts = d.facts(f);
+            for imp in &facts.impls {
+                for c in d.classes(&d.resolve_chain(f, imp.owner, &imp.ty, 0)) {
+                    d.impl_traits.entry(c).or_default().push((f, imp.owner, &imp.trait_));
+                }
+            }
+        }
+        // Bases looked up while indexing did not know the impls yet.
+        d.memo_bases.borrow_mut().clear();
         d
     }
 
@@ -354,9 +389,12 @@ impl<'a> Driver<'a> {
             {
                 push_node(self.owned.entry((f, owner.as_str())).or_default(), &d.name, node);
             }
+            // A function of a namespace (a Rust inline `mod`) is its member, not a method.
+            let in_namespace =
+                d.owner.is_none() && d.parent.is_some_and(|p| facts.defs[p as usize].namespace);
             for c in classes {
                 push_node(self.members.entry(c).or_default(), &d.name, node);
-                if d.kind == DefKind::Function {
+                if d.kind == DefKind::Function && !in_namespace {
                     self.class_of.insert(node, c);
                     self.methods.entry(d.name.as_str()).or_default().push(node);
                 }
@@ -470,6 +508,10 @@ impl<'a> Driver<'a> {
             }
             s = d.parent;
         }
+        let roots = self.r.path_root(self.repo, f, scope, name);
+        if !roots.is_empty() {
+            return self.files_as_vals(&roots);
+        }
         match name {
             "Self" => {
                 if let Some(c) = scope.and_then(|o| self.enclosing_class(f, o)) {
@@ -579,6 +621,15 @@ impl<'a> Driver<'a> {
                 out.extend(self.member(Val::File(file), class, 0));
             }
             return out;
+        }
+        // Rust's `use crate::m::x` where `m` is an inline module of the file.
+        let rest = self.r.module_members(self.repo, f, imp);
+        if !rest.is_empty() {
+            let mut vals: Vals = files.iter().map(|&x| Val::File(x)).collect();
+            for seg in &rest {
+                vals = cap(vals.into_iter().flat_map(|v| self.member(v, seg, 1)).collect());
+            }
+            return vals;
         }
         self.files_as_vals(&files)
     }
@@ -803,7 +854,18 @@ impl<'a> Driver<'a> {
                 }
             }
         }
-        out.dedup();
+        // `impl Trait for Type`, wherever it is written: its default methods are members.
+        for &(f, scope, tr) in self.impl_traits.get(&c).map_or(&[][..], |v| v.as_slice()) {
+            for v in self.resolve_chain(f, scope, tr, depth + 1) {
+                if let Val::Node(n) = v
+                    && self.kind(n) == NodeKind::Class
+                    && n != c
+                {
+                    out.push(n);
+                }
+            }
+        }
+        dedup(&mut out);
         self.memo_bases.borrow_mut().insert(c, out.clone());
         out
     }
@@ -821,8 +883,11 @@ impl<'a> Driver<'a> {
             if let Some(n) = imp.name.as_deref().filter(|n| *n != "*" && *n != "default") {
                 for m in self.import_vals(f, ii as u32, imp) {
                     for v in self.member(m, n, 1) {
-                        if let Val::Node(t) = v {
-                            targets.push(t);
+                        match v {
+                            Val::Node(t) => targets.push(t),
+                            // A module by name (Rust `use a::b;` of the module file `b`).
+                            Val::File(x) => targets.extend(self.file_node.get(&x).copied()),
+                            _ => {}
                         }
                     }
                 }
@@ -844,9 +909,16 @@ impl<'a> Driver<'a> {
             if d.kind != DefKind::Class {
                 continue;
             }
+            // Ambiguity is per base: several bases are not alternatives of one another.
             let node = self.node_of(f, di as u32);
-            let targets = self.bases(node, 0);
-            emit(out, node, &targets, EdgeKind::Inherit);
+            for b in &d.bases {
+                if let Expr::Dotted(chain) | Expr::Subscript(chain) = b {
+                    let vals = self.resolve_chain(f, d.parent, chain, 0);
+                    let targets: Vec<u32> =
+                        self.classes(&vals).into_iter().filter(|&t| t != node).collect();
+                    emit(out, node, &targets, EdgeKind::Inherit);
+                }
+            }
         }
         for imp in &facts.impls {
             let tys = self.classes(&self.resolve_chain(f, imp.owner, &imp.ty, 0));
@@ -938,7 +1010,9 @@ impl<'a> Driver<'a> {
     /// Methods named `attr` that a receiver of unknown type may be calling: those in classes
     /// of the caller's file, package and imported files; else the only one in the family.
     fn guess_method(&self, f: u32, attr: &str) -> (Vec<u32>, u8) {
-        if crate::graph::link::COMMON_METHODS.contains(&attr) {
+        if crate::graph::link::COMMON_METHODS.contains(&attr)
+            || self.r.common_methods().contains(&attr)
+        {
             return (Vec::new(), META_EXACT);
         }
         let Some(cands) = self.methods.get(attr) else { return (Vec::new(), META_EXACT) };
