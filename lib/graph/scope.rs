@@ -289,8 +289,10 @@ impl<'a> Driver<'a> {
                 }
             }
         }
-        // Bases looked up while indexing did not know the impls yet.
+        // What was looked up while indexing did not know every member and impl yet.
         d.memo_bases.borrow_mut().clear();
+        d.memo_name.borrow_mut().clear();
+        d.memo_bind.borrow_mut().clear();
         d
     }
 
