@@ -1086,55 +1086,44 @@ fn parse_jsonc(text: &str) -> Option<serde_json::Value> {
     if let Ok(v) = serde_json::from_str(text) {
         return Some(v);
     }
-    let mut out = String::with_capacity(text.len());
+    // Drop comments outside strings, then commas before a closing bracket; bytes of strings
+    // (UTF-8 included) are copied as they are.
     let b = text.as_bytes();
-    let mut i = 0;
-    let mut in_str = false;
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let (mut i, mut in_str) = (0, false);
     while i < b.len() {
         let c = b[i];
         if in_str {
-            out.push(c as char);
+            out.push(c);
             if c == b'\\' && i + 1 < b.len() {
-                out.push(b[i + 1] as char);
-                i += 2;
-                continue;
-            }
-            if c == b'"' {
+                out.push(b[i + 1]);
+                i += 1;
+            } else if c == b'"' {
                 in_str = false;
             }
-            i += 1;
-        } else if c == b'"' {
-            in_str = true;
-            out.push('"');
-            i += 1;
         } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
             while i < b.len() && b[i] != b'\n' {
                 i += 1;
             }
+            continue;
         } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
             i += 2;
             while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
                 i += 1;
             }
-            i += 2;
-        } else {
-            out.push(c as char);
             i += 1;
-        }
-    }
-    // Trailing commas before `}` or `]`.
-    let mut cleaned = String::with_capacity(out.len());
-    let chars: Vec<char> = out.chars().collect();
-    for (k, &ch) in chars.iter().enumerate() {
-        if ch == ',' {
-            let next = chars[k + 1..].iter().find(|c| !c.is_whitespace());
-            if matches!(next, Some('}') | Some(']')) {
-                continue;
+        } else if c == b',' {
+            let next = b[i + 1..].iter().find(|x| !x.is_ascii_whitespace());
+            if !matches!(next, Some(b'}') | Some(b']')) {
+                out.push(c);
             }
+        } else {
+            in_str = c == b'"';
+            out.push(c);
         }
-        cleaned.push(ch);
+        i += 1;
     }
-    serde_json::from_str(&cleaned).ok()
+    serde_json::from_slice(&out).ok()
 }
 
 #[cfg(test)]
@@ -1147,5 +1136,8 @@ mod tests {
         assert_eq!(join(b"", b"./x"), b"x");
         let v = parse_jsonc("{\n // c\n \"compilerOptions\": { \"baseUrl\": \".\", /* x */ \"paths\": {\"@/*\": [\"src/*\",],}, },\n}").unwrap();
         assert_eq!(v["compilerOptions"]["baseUrl"], ".");
+        assert_eq!(v["compilerOptions"]["paths"]["@/*"][0], "src/*");
+        let v = parse_jsonc("{\"name\": \"caf\u{e9} // not a comment, \", /* c */ \"x\": [1,],}").unwrap();
+        assert_eq!(v["name"], "caf\u{e9} // not a comment, ");
     }
 }
