@@ -11,6 +11,9 @@ export function join(a, b) {
 }
 export const slug = (s) => s.toLowerCase();
 exports.legacy = function () { return join("a", "b"); };
+const options = {};
+options.vnode = function (v) { return join(v, "x"); };
+export function hook(v) { return options.vnode(v); }
 "#;
 
 const MODEL: &str = r#"
@@ -132,6 +135,7 @@ fn js_ts_entity_ids() {
         "src/util/index.js:join",
         "src/util/index.js:slug",
         "src/util/index.js:legacy",
+        "src/util/index.js:options.vnode",
         "src/models/user.js:Base",
         "src/models/user.js:Base.save",
         "src/models/user.js:User.constructor",
@@ -159,6 +163,10 @@ fn js_ts_entity_ids() {
     let n = g.nodes.iter().position(|n| n.id == b"src/models/user.js:User.legacyName").unwrap();
     let parent = g.nodes[n].parent as usize;
     assert_eq!(g.nodes[parent].id, b"src/models/user.js:User");
+    // `options.vnode = function` is one definition under the file, its own module-level entity.
+    let n = g.nodes.iter().position(|n| n.id == b"src/util/index.js:options.vnode").unwrap();
+    assert_eq!(g.nodes[g.nodes[n].parent as usize].id, b"src/util/index.js");
+    assert_eq!(g.nodes[n].flags & cds::graph::FLAG_OWNED, 0);
 }
 
 #[test]
@@ -181,6 +189,7 @@ fn js_ts_imports_and_reexports() {
 fn js_ts_calls_through_receivers_and_types() {
     let (_, e) = graph_of(&repo());
     assert_has(&e, "src/util/index.js:legacy invoke src/util/index.js:join 0");
+    assert_has(&e, "src/util/index.js:hook invoke src/util/index.js:options.vnode 0");
     assert_has(&e, "src/models/user.js:User.label invoke src/util/index.js:join 0");
     // Inherited method through `this`.
     assert_has(&e, "src/models/user.js:User.rename invoke src/models/user.js:Base.save 0");

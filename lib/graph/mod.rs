@@ -134,6 +134,11 @@ pub const FLAG_ASYNC: u8 = 4;
 pub const FLAG_NAMESPACE: u8 = 8;
 /// Node flag: the node is (in) a minified or generated file (see `FileFacts::generated`).
 pub const FLAG_GENERATED: u8 = 16;
+/// Node flag: a method written outside its type (a Go receiver, a Rust `impl`) in a file that
+/// does not define the type: the first part of its qualified name below its container is the
+/// type, which has no node of its own here (`tsdb/head_append.go:memSeries.append`). Its
+/// module-level entity is `FILE:Type` (DESIGN §8).
+pub const FLAG_OWNED: u8 = 32;
 
 /// Edge confidence: resolved through scopes and imports.
 pub const META_EXACT: u8 = 0;
@@ -329,12 +334,9 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
             // A method written outside its type (`d.owner`) sits under the type's node when the
             // file defines the type, else under its lexical parent.
             let lexical = d.parent.map_or(file_node, |p| nodes_of_def[p as usize]);
-            let parent_node = match &d.owner {
-                Some(_) => {
-                    by_qual.get(&f.facts.container_qual(di as u32)).copied().unwrap_or(lexical)
-                }
-                None => lexical,
-            };
+            let typed =
+                d.owner.as_ref().and_then(|_| by_qual.get(&f.facts.container_qual(di as u32)));
+            let parent_node = typed.copied().unwrap_or(lexical);
             let mut id = f.rel.to_vec();
             id.push(b':');
             id.extend_from_slice(qual.as_bytes());
@@ -344,6 +346,9 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
             }
             if d.namespace {
                 flags |= FLAG_NAMESPACE;
+            }
+            if d.owner.is_some() && typed.is_none() {
+                flags |= FLAG_OWNED;
             }
             let n = g.add_node(Node {
                 kind: match d.kind {

@@ -385,11 +385,17 @@ impl<'a> Driver<'a> {
                 }
                 _ => Vec::new(),
             };
-            if classes.is_empty()
-                && d.parent.is_none()
-                && let Some(owner) = &d.owner
-            {
-                push_node(self.owned.entry((f, owner.as_str())).or_default(), &d.name, node);
+            if classes.is_empty() && d.parent.is_none() {
+                // `helpers.format` (a JS object literal's method, an `a.b =` assignment), or a
+                // method whose type is nowhere to be found: reached through its dotted name.
+                let group = match (&d.owner, d.name.rsplit_once('.')) {
+                    (Some(owner), _) => Some((owner.as_str(), d.name.as_str())),
+                    (None, Some((prefix, last))) => Some((prefix, last)),
+                    (None, None) => None,
+                };
+                if let Some((prefix, last)) = group {
+                    push_node(self.owned.entry((f, prefix)).or_default(), last, node);
+                }
             }
             // A function of a namespace (a Rust inline `mod`) is its member, not a method.
             let in_namespace =

@@ -369,7 +369,8 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// The function-valued properties of an object literal bound to `name`: `name.prop`.
+    /// The function-valued properties of an object literal bound to `name`: definitions
+    /// named `name.prop` (one element of the qualified name, like `a.b =` assignments).
     fn object(&mut self, obj: Node, name: &str, owner: Option<DefIdx>, depth: u32) {
         let mut c = obj.walk();
         let props: Vec<Node> = obj.named_children(&mut c).collect();
@@ -378,7 +379,7 @@ impl<'s> Walker<'s> {
                 "method_definition" => {
                     if let Some(k) = p.child_by_field_name("name") {
                         let key = unquote(&self.text(k));
-                        self.function(p, key, Some(name.to_string()), owner, p, false);
+                        self.function(p, format!("{name}.{key}"), None, owner, p, false);
                     }
                 }
                 "pair" => {
@@ -390,7 +391,7 @@ impl<'s> Walker<'s> {
                     let v = unwrap_expr(v);
                     if is_function(v) {
                         let key = unquote(&self.text(k));
-                        self.function(v, key, Some(name.to_string()), owner, p, false);
+                        self.function(v, format!("{name}.{key}"), None, owner, p, false);
                     } else {
                         self.visit(v, owner, depth, false);
                     }
@@ -421,10 +422,10 @@ impl<'s> Walker<'s> {
                         None => return self.children(right, owner, depth, false),
                     },
                     ["exports", f] | ["module", "exports", f] => (None, f.to_string()),
+                    // A method of the constructor `Foo`: a member of its type.
                     [ty, "prototype", m] => (Some(ty.to_string()), m.to_string()),
-                    [.., last] if parts.len() >= 2 => {
-                        (Some(parts[..parts.len() - 1].join(".")), last.to_string())
-                    }
+                    // `options.vnode = ...`: one definition whose name is the whole target
+                    // (DESIGN §8: its module-level entity is itself, not `options`).
                     _ => (None, t.to_string()),
                 };
                 if right.kind() == "class" {
@@ -1137,7 +1138,8 @@ mod tests {
         let v = parse_jsonc("{\n // c\n \"compilerOptions\": { \"baseUrl\": \".\", /* x */ \"paths\": {\"@/*\": [\"src/*\",],}, },\n}").unwrap();
         assert_eq!(v["compilerOptions"]["baseUrl"], ".");
         assert_eq!(v["compilerOptions"]["paths"]["@/*"][0], "src/*");
-        let v = parse_jsonc("{\"name\": \"caf\u{e9} // not a comment, \", /* c */ \"x\": [1,],}").unwrap();
+        let v = parse_jsonc("{\"name\": \"caf\u{e9} // not a comment, \", /* c */ \"x\": [1,],}")
+            .unwrap();
         assert_eq!(v["name"], "caf\u{e9} // not a comment, ");
     }
 }
