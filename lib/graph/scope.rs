@@ -18,6 +18,7 @@ use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 
 use crate::extract::{BindValue, Callee, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm};
+use crate::graph::link::{ambiguity, dedup};
 use crate::graph::{
     DefNodes, Edge, EdgeKind, FLAG_TEST, Graph, META_EXACT, META_GUESS, NodeKind, Source,
     parent_dir,
@@ -1069,15 +1070,6 @@ fn emit(out: &mut Vec<Edge>, src: u32, targets: &[u32], kind: EdgeKind) {
     for &t in targets {
         out.push(Edge { src, dst: t, kind, meta });
     }
-}
-
-fn ambiguity(n: usize) -> u8 {
-    if n <= 1 { META_EXACT } else { n.min(255) as u8 }
-}
-
-fn dedup(v: &mut Vec<u32>) {
-    let mut seen = HashSet::default();
-    v.retain(|x| seen.insert(*x));
 }
 
 /// Keeps the first [`MAX_ALTS`] distinct values.
