@@ -9,6 +9,7 @@ mod build;
 mod fmt;
 mod generated;
 mod get;
+mod kit;
 mod loc;
 mod locagent;
 mod mcp;
