@@ -591,7 +591,7 @@ fn plan_file(file: &KitFile, old: Option<&str>) -> Result<(Outcome, Option<Strin
             let mut change = Change::default();
             if old.trim().is_empty() {
                 let new = file.fresh();
-                change.added = ops.iter().map(|op| op_path(op)).collect();
+                change.added = ops.iter().map(op_path).collect();
                 return Ok(config(new, change));
             }
             let new = apply_json(old, ops, &mut change)?;
