@@ -62,7 +62,10 @@ pub static TOOL: Tool<KitArgs> = Tool {
 a guide that tells the agent how to find code with cds (LocAgent's strategy: keywords, then \
 cds-loc and cds-search, then cds-trav, then cds-get, with shell pipelines for agents that \
 prefer the shell). AGENT is claude (Claude Code), codex (Codex CLI), gemini (Gemini CLI), \
-cursor, vscode (VS Code with Copilot), opencode, or all.
+cursor, vscode (VS Code with Copilot), opencode, or all. Where the agent can enforce it, the \
+kit also limits the agent's shell to cds pipelines (cds tools, rg, jq, ast-grep, text filters): \
+a Claude Code hook, a Gemini CLI policy, OpenCode permission rules, and for Codex, which has no \
+command allow-list, a read-only sandbox.
 
 It never overwrites what the user has. Into a JSON or TOML config that exists it merges only \
 what is missing: the cds server entry and cds's list items; a key that is there keeps its \
@@ -70,8 +73,8 @@ value, and comments and layout are kept (JSON with comments and trailing commas 
 Into a Markdown guide file (AGENTS.md, GEMINI.md, .github/copilot-instructions.md) it writes \
 its section between <!-- cds:begin --> and <!-- cds:end --> lines: appended to the file, or \
 replaced where it is, never touching the text around it. A file that is cds's own (the Claude \
-Code hook and sub-agent, the Cursor rule) is created when missing and left alone when the \
-user's copy differs. Running it again changes nothing.
+Code hook and sub-agent, the Gemini policy, the Cursor rule) is created when missing and left \
+alone when the user's copy differs. Running it again changes nothing.
 
 It prints one line per file: created, merged (with the keys added), appended or updated (the \
 guide section), unchanged, or kept; then, on stderr, what is left for the user to do (build \
