@@ -265,6 +265,8 @@ fn splice(
     render: impl Fn(Option<&str>, &str) -> String,
 ) -> String {
     let unit = indent_unit(text);
+    // A file written with CRLF line ends gets CRLF in what is added too.
+    let crlf = |s: String| if text.contains("\r\n") { s.replace('\n', "\r\n") } else { s };
     let open = node.start;
     let close = node.end - 1;
     let (at, insert) = match (children.first(), children.last()) {
@@ -289,7 +291,7 @@ fn splice(
             if text[open + 1..close].trim().is_empty() {
                 let mut out = String::with_capacity(text.len() + child.len() + 8);
                 out.push_str(&text[..=open]);
-                out.push_str(&format!("\n{inner}{child}\n{outer}"));
+                out.push_str(&crlf(format!("\n{inner}{child}\n{outer}")));
                 out.push_str(&text[close..]);
                 return out;
             }
@@ -297,6 +299,7 @@ fn splice(
             (open + 1, format!("\n{inner}{child}"))
         }
     };
+    let insert = crlf(insert);
     let mut out = String::with_capacity(text.len() + insert.len());
     out.push_str(&text[..at]);
     out.push_str(&insert);
@@ -415,6 +418,11 @@ mod tests {
         let root = parse(text).unwrap();
         let out = insert_item(text, root.get("allow").unwrap(), &json!("b"));
         assert_eq!(out, "{\"allow\": [\"a\", \"b\"]}");
+
+        let text = "{\r\n  \"a\": {}\r\n}\r\n";
+        let root = parse(text).unwrap();
+        let out = insert_member(text, root.get("a").unwrap(), "b", &json!([1]));
+        assert_eq!(out, "{\r\n  \"a\": {\r\n    \"b\": [\r\n      1\r\n    ]\r\n  }\r\n}\r\n");
 
         let text = "{ /* nothing yet */ }";
         let out = insert_member(text, &parse(text).unwrap(), "k", &json!(true));

@@ -21,7 +21,9 @@ packages=${CDS_AGENT_PACKAGES:-"@anthropic-ai/claude-code @google/gemini-cli @op
 for tool in cds-kit cds-build cds-mcp; do
     [ -x "$bin/$tool" ] || { echo "check.sh: $bin/$tool is missing: run make build" >&2; exit 2; }
 done
-command -v npm >/dev/null || { echo "check.sh: npm is needed to install the clients" >&2; exit 2; }
+for tool in npm node git jq; do
+    command -v $tool >/dev/null || { echo "check.sh: $tool is needed (npm and node for the clients)" >&2; exit 2; }
+done
 
 echo "== installing $packages (npm, into target/agents/npm)"
 mkdir -p "$work/npm"
