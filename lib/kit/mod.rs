@@ -30,6 +30,14 @@ pub const GUIDE: &str = include_str!("guide.md");
 /// The Claude Code PreToolUse hook: the Bash allow-list.
 const HOOK: &str = include_str!("cds-allow-list.py");
 
+/// The comment that opens a `.codex/config.toml` cds-kit creates (the only TOML kit file).
+const CODEX_HEADER: &str = "\
+# Written by cds-kit: the cds MCP server, and the closest Codex has to a shell allow-list: a
+# read-only sandbox, with Codex asking before anything that needs more. Remove sandbox_mode and
+# approval_policy to give Codex its usual write access.
+
+";
+
 /// The first line of a guide section (and what tells cds-kit the section is its own).
 const BEGIN: &str = "<!-- cds:begin: written by cds-kit, which replaces this section; \
                      keep your own notes outside it -->";
@@ -443,7 +451,8 @@ impl KitFile {
                 serde_json::to_string_pretty(&root).expect("a Value serializes") + "\n"
             }
             Content::Toml(ops) => {
-                toml::apply("", ops, &mut Change::default()).expect("an empty document parses")
+                let body = toml::apply("", ops, &mut Change::default());
+                CODEX_HEADER.to_string() + &body.expect("an empty document parses")
             }
             Content::Section => section(),
             Content::Whole { text, .. } => text.clone(),
