@@ -1,7 +1,7 @@
 //! `cds-kit`: the agent kits (one per coding agent) and the code that writes them into a
 //! repository without overwriting what the user has there.
 //!
-//! A kit is a list of files, each one of four kinds:
+//! A kit is a list of files, each of one of these kinds:
 //!
 //! * a JSON or TOML config ([`Content::Json`], [`Content::Toml`]): a list of [`Op`]s, applied to
 //!   the user's file if there is one (keys cds needs are added; a key that exists keeps its
@@ -9,8 +9,9 @@
 //! * a guide section ([`Content::Section`]) in a Markdown file the agent reads (`AGENTS.md`,
 //!   `GEMINI.md`, ...): kept between `<!-- cds:begin -->` and `<!-- cds:end -->`, appended to the
 //!   user's file or replaced in place, never touching the text around it;
-//! * a file that is cds's own ([`Content::Whole`]: the Claude hook, the sub-agent, the Cursor
-//!   rule): created when missing, left alone (and reported) when the user's copy differs.
+//! * a file that is cds's own ([`Content::Whole`]: the Claude hook and sub-agent, the Gemini
+//!   policy, the Cursor rule): created when missing, left alone (and reported) when the user's
+//!   copy differs.
 //!
 //! Every guide is made from one source text, [`GUIDE`], so they cannot drift; the committed kits
 //! in `examples/agents/` are [`write_examples`]'s output (`make kits`), and a test fails when they
