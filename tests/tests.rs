@@ -9,6 +9,7 @@ mod build;
 mod fmt;
 mod generated;
 mod get;
+mod kit;
 mod lang_js;
 mod lang_rust;
 mod loc;
