@@ -310,3 +310,19 @@ fn graph_dump_counts_languages() {
     assert_eq!(last["languages"][1]["language"], "typescript");
     assert_eq!(last["languages"][1]["entities"], 8);
 }
+
+/// Modules that re-export each other (`export *` both ways) resolve without looping.
+#[test]
+fn reexport_cycles_terminate() {
+    let e = crate::resolve::edges(&[
+        ("a.js", "export * from './b';\nexport function fa() {}\n"),
+        ("b.js", "export * from './a';\nexport function fb() {}\n"),
+        (
+            "c.js",
+            "import { fa, fb, missing } from './a';\nexport function go() { fa(); fb(); missing(); }\n",
+        ),
+    ]);
+    assert_has(&e, "c.js:go invoke a.js:fa 0");
+    assert_has(&e, "c.js:go invoke b.js:fb 0");
+    assert!(!e.iter().any(|l| l.contains("missing")), "{e:?}");
+}

@@ -224,6 +224,8 @@ struct Driver<'a> {
     memo_bind: RefCell<HashMap<(u32, u32), Vals>>,
     /// Names resolved at a scope: (file, scope, name).
     memo_name: RefCell<HashMap<NameKey, Vals>>,
+    /// A module's members by name: (file, name); cuts re-export cycles (`pub use super::*`).
+    memo_export: RefCell<HashMap<(u32, String), Vals>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
     memo_pkg: RefCell<HashMap<u32, Vec<u32>>>,
 }
@@ -269,6 +271,7 @@ impl<'a> Driver<'a> {
             memo_import: RefCell::new(HashMap::default()),
             memo_bind: RefCell::new(HashMap::default()),
             memo_name: RefCell::new(HashMap::default()),
+            memo_export: RefCell::new(HashMap::default()),
             memo_bases: RefCell::new(HashMap::default()),
             memo_pkg: RefCell::new(HashMap::default()),
         };
@@ -293,6 +296,7 @@ impl<'a> Driver<'a> {
         // What was looked up while indexing did not know every member and impl yet.
         d.memo_bases.borrow_mut().clear();
         d.memo_name.borrow_mut().clear();
+        d.memo_export.borrow_mut().clear();
         d.memo_bind.borrow_mut().clear();
         d
     }
@@ -552,7 +556,7 @@ impl<'a> Driver<'a> {
             for &i in stars {
                 let imp = &facts.imports[i as usize];
                 let mut out = Vec::new();
-                for m in self.import_vals(f, i, imp) {
+                for m in self.import_vals(f, i, imp, depth + 1) {
                     out.extend(self.member(m, name, depth + 1));
                 }
                 if !out.is_empty() {
@@ -586,7 +590,7 @@ impl<'a> Driver<'a> {
                 Binding::Node(n) => out.push(Val::Node(n)),
                 Binding::Import { f, i } if !defs_only => {
                     let imp = &self.facts(f).imports[i as usize];
-                    let files = self.import_vals(f, i, imp);
+                    let files = self.import_vals(f, i, imp, depth + 1);
                     match imp.name.as_deref() {
                         Some(n) if imp.form != ImportForm::ModDecl => {
                             if files.is_empty() {
@@ -620,14 +624,17 @@ impl<'a> Driver<'a> {
     }
 
     /// The module values an import refers to: a file, or a package when it names a directory.
-    fn import_vals(&self, f: u32, i: u32, imp: &Import) -> Vals {
+    fn import_vals(&self, f: u32, i: u32, imp: &Import, depth: u32) -> Vals {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
         let files = self.import_files(f, i, imp);
         if imp.form == ImportForm::Static {
             // `import static a.b.Foo.bar`: the module is the class `Foo` of file `Foo.java`.
             let class = imp.module.rsplit('.').next().unwrap_or("");
             let mut out = Vec::new();
             for file in files {
-                out.extend(self.member(Val::File(file), class, 0));
+                out.extend(self.member(Val::File(file), class, depth + 1));
             }
             return out;
         }
@@ -636,7 +643,7 @@ impl<'a> Driver<'a> {
         if !rest.is_empty() {
             let mut vals: Vals = files.iter().map(|&x| Val::File(x)).collect();
             for seg in &rest {
-                vals = cap(vals.into_iter().flat_map(|v| self.member(v, seg, 1)).collect());
+                vals = cap(vals.into_iter().flat_map(|v| self.member(v, seg, depth + 1)).collect());
             }
             return vals;
         }
@@ -788,6 +795,17 @@ impl<'a> Driver<'a> {
 
     /// A module's member: its top-level definitions and bindings, and what it re-exports.
     fn exports(&self, f: u32, name: &str, depth: u32) -> Vals {
+        let key = (f, name.to_string());
+        if let Some(v) = self.memo_export.borrow().get(&key) {
+            return v.clone();
+        }
+        self.memo_export.borrow_mut().insert(key.clone(), Vec::new());
+        let v = self.exports_uncached(f, name, depth);
+        self.memo_export.borrow_mut().insert(key, v.clone());
+        v
+    }
+
+    fn exports_uncached(&self, f: u32, name: &str, depth: u32) -> Vals {
         if let Some(bs) = self.top.get(&f).and_then(|m| m.get(name)) {
             return self.bindings(bs, depth);
         }
@@ -800,7 +818,7 @@ impl<'a> Driver<'a> {
                     continue;
                 }
                 let mut out = Vec::new();
-                for m in self.import_vals(f, i, imp) {
+                for m in self.import_vals(f, i, imp, depth + 1) {
                     if m != Val::File(f) {
                         out.extend(self.member(m, name, depth + 1));
                     }
@@ -890,7 +908,7 @@ impl<'a> Driver<'a> {
             let files = self.import_files(f, ii as u32, imp);
             let mut targets: Vec<u32> = Vec::new();
             if let Some(n) = imp.name.as_deref().filter(|n| *n != "*" && *n != "default") {
-                for m in self.import_vals(f, ii as u32, imp) {
+                for m in self.import_vals(f, ii as u32, imp, 0) {
                     for v in self.member(m, n, 1) {
                         match v {
                             Val::Node(t) => targets.push(t),
