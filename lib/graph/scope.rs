@@ -402,6 +402,12 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// Whether class node `c` is called `name`.
+    fn is_named(&self, c: u32, name: &str) -> bool {
+        let n = &self.g.nodes[c as usize];
+        self.facts(n.file).defs.get(n.def as usize).is_some_and(|d| d.name == name)
+    }
+
     // ---- lookups
 
     /// What `name` means at definition `scope` of file `f`.
@@ -412,10 +418,14 @@ impl<'a> Driver<'a> {
         let facts = self.facts(f);
         let mut s = scope;
         while let Some(o) = s {
+            let d = &facts.defs[o as usize];
+            // A class's own name in its body is the class, not a constructor named like it.
+            if d.kind == DefKind::Class && !d.namespace && d.name == name {
+                return vec![Val::Node(self.node_of(f, o))];
+            }
             if let Some(bs) = self.local.get(&(f, o)).and_then(|m| m.get(name)) {
                 return self.bindings(bs, depth);
             }
-            let d = &facts.defs[o as usize];
             if d.kind == DefKind::Function {
                 if d.first_param.as_deref() == Some(name)
                     && let Some(c) = self.receiver_class(f, o, name)
@@ -424,6 +434,7 @@ impl<'a> Driver<'a> {
                 }
                 if self.r.implicit_members()
                     && let Some(&c) = self.class_of.get(&self.node_of(f, o))
+                    && !self.is_named(c, name)
                 {
                     let m = self.member_of_class(c, name, depth + 1);
                     if !m.is_empty() {

@@ -123,10 +123,8 @@ impl Builder<'_, '_> {
                     let i = self.def(c, name, parent);
                     nest.push(i, c.node.end_byte());
                 }
-                "package" => {
-                    if self.facts.package.is_none() {
-                        self.facts.package = first_name(c.node).and_then(|n| self.dotted_name(n));
-                    }
+                "package" if self.facts.package.is_none() => {
+                    self.facts.package = first_name(c.node).and_then(|n| self.dotted_name(n));
                 }
                 "import" => {
                     let owner = nest.owner_at(start);
@@ -525,8 +523,7 @@ fn is_javadoc(t: &[u8]) -> bool {
 fn has_modifier(decl: Node, word: &str) -> bool {
     named_children(decl).into_iter().filter(|m| m.kind() == "modifiers").any(|m| {
         let mut cursor = m.walk();
-        let found = m.children(&mut cursor).any(|c| c.kind() == word);
-        found
+        m.children(&mut cursor).any(|c| c.kind() == word)
     })
 }
 
