@@ -515,3 +515,62 @@ fn a_class_name_inside_its_own_body_is_the_class() {
     assert_has(&e, &format!("{b}.copy invoke {b}.start 0"));
     assert_lacks(&e, &format!("{b}.start invoke {b}.Builder"));
 }
+
+/// The real binaries on `tests/fixtures/java/library` (a small Maven-layout project).
+#[test]
+fn binaries_on_a_java_fixture() {
+    let d = crate::util::Dir::fixture("java-library", "java/library");
+    let err = d.cmd("cds-build").stderr_of(0);
+    assert!(err.starts_with("cds-build: 5 files (5 parsed), 19 entities"), "{err}");
+    assert!(err.contains("java 5 files 19 entities"), "{err}");
+    let core = "src/main/java/org/shelf/core";
+    eqnice!(
+        format!(
+            "{core}/Book.java:Book\tclass\t3-39\tpublic class Book implements Item\n\
+             {core}/Book.java:Book.Author.fullName\tfunction\t35-37\tpublic String fullName()\n"
+        ),
+        d.cmd("cds-get")
+            .args([
+                "--view",
+                "fold",
+                &format!("{core}/Book.java:Book"),
+                &format!("{core}/Book.java:Book.Author.fullName"),
+            ])
+            .ok()
+    );
+    let main = "src/main/java/org/shelf/app/Main.java:Main.main";
+    let down = d.cmd("cds-trav").args(["-r", "invoke", main]).ok();
+    for callee in [
+        "Shelf.java:Shelf\t",
+        "Shelf.java:Shelf.put\t",
+        "Book.java:Book\t",
+        "Book.java:Book.Author\t",
+        "Book.java:Book.byline\t",
+        "Book.java:Book.getAuthor\t",
+        "Book.java:Book.Author.fullName\t",
+    ] {
+        assert!(down.contains(&format!("\n{core}/{callee}")), "{callee} in:\n{down}");
+    }
+    // Inherited default method, called unqualified; callers across source roots.
+    let byline = d.cmd("cds-trav").arg(format!("{core}/Book.java:Book.byline")).ok();
+    assert!(byline.contains(&format!("{core}/Item.java:Item.describe\t")), "{byline}");
+    let up = d
+        .cmd("cds-trav")
+        .args(["--tests", "-d", "up", "-r", "invoke", &format!("{core}/Shelf.java:Shelf.put")])
+        .ok();
+    assert!(
+        up.contains("src/test/java/org/shelf/core/ShelfTest.java:ShelfTest.holdsBooks\t"),
+        "{up}"
+    );
+    assert!(up.contains(&format!("{main}\t")), "{up}");
+    let subs = d
+        .cmd("cds-trav")
+        .args(["-d", "up", "-r", "inherit", &format!("{core}/Item.java:Item")])
+        .ok();
+    assert!(
+        subs.contains(&format!(
+            "{core}/Book.java:Book\tclass\t3-39\tpublic class Book implements Item\thop=1 inherits="
+        )),
+        "{subs}"
+    );
+}
