@@ -574,3 +574,29 @@ fn binaries_on_a_java_fixture() {
         "{subs}"
     );
 }
+
+#[test]
+fn method_references_and_pattern_variables() {
+    let e = graph_of(&[
+        ("src/p/Job.java", "package p;\npublic class Job { public void run() {} static Job of(String s) { return null; } }\n"),
+        (
+            "src/p/Pool.java",
+            "package p;\n\
+             import java.util.List;\n\
+             class Pool {\n\
+             \x20   void start(List<String> names, Object o) {\n\
+             \x20       names.stream().map(Job::of).forEach(this::submit);\n\
+             \x20       names.forEach(Job::new);\n\
+             \x20       if (o instanceof Job j) { j.run(); }\n\
+             \x20   }\n\
+             \x20   void submit(Job j) {}\n\
+             }\n",
+        ),
+    ])
+    .1;
+    let s = "src/p/Pool.java:Pool.start invoke";
+    assert_has(&e, &format!("{s} src/p/Job.java:Job.of 0"));
+    assert_has(&e, &format!("{s} src/p/Pool.java:Pool.submit 0"));
+    assert_has(&e, &format!("{s} src/p/Job.java:Job 0"));
+    assert_has(&e, &format!("{s} src/p/Job.java:Job.run 0"));
+}

@@ -36,6 +36,7 @@ const MAIN: &[&str] = &[
     "call",
     "call.new",
     "call.explicit",
+    "call.ref",
     "bind.decl",
     "bind.param",
     "bind.spread",
@@ -133,7 +134,7 @@ impl Builder<'_, '_> {
                         stmt += 1;
                     }
                 }
-                "call" | "call.new" | "call.explicit" => {
+                "call" | "call.new" | "call.explicit" | "call.ref" => {
                     let owner = nest.owner_at(start);
                     if let Some(callee) = self.callee(c, owner) {
                         self.facts.calls.push(Call {
@@ -306,6 +307,7 @@ impl Builder<'_, '_> {
                 }
                 Some(if t.contains('.') { Callee::Chain(t) } else { Callee::Name(t) })
             }
+            "call.ref" => self.method_ref(c.node),
             _ => {
                 // `this(...)` / `super(...)`: a constructor of this class / of the superclass.
                 let ctor = c.get("call.ctor")?;
@@ -326,6 +328,26 @@ impl Builder<'_, '_> {
                 }
             }
         }
+    }
+
+    /// A method reference's callee: `this::m` -> `this.m`, `Foo::m` -> `Foo.m`, `Foo::new` ->
+    /// `Foo` (the class, as `new Foo()`).
+    fn method_ref(&self, node: Node) -> Option<Callee> {
+        let target = node.named_child(0)?;
+        let last = node.child(node.child_count().checked_sub(1)?)?;
+        let recv = self.dotted_expr(target).or_else(|| self.type_name(target));
+        if last.kind() == "new" {
+            let t = recv?;
+            return Some(if t.contains('.') { Callee::Chain(t) } else { Callee::Name(t) });
+        }
+        if last.kind() != "identifier" {
+            return None;
+        }
+        let name = self.text(last);
+        Some(match recv {
+            Some(r) => Callee::Chain(format!("{r}.{name}")),
+            None => Callee::Attr(name),
+        })
     }
 
     /// A `method_invocation`'s callee.
@@ -850,6 +872,40 @@ mod tests {
         ];
         assert_eq!(got, want.iter().collect::<Vec<_>>());
         assert!(f.calls.iter().all(|c| c.owner == Some(1)));
+    }
+
+    #[test]
+    fn method_references_and_pattern_bindings() {
+        let f = facts(
+            "class A { void m(Object o) {\n\
+               xs.forEach(this::audit); xs.map(Foo::make); xs.map(a.b.Foo::new);\n\
+               xs.map(super::x); xs.map(Bar::new);\n\
+               if (o instanceof Baz z) { z.q(); }\n\
+             } }\n",
+        );
+        use Callee::*;
+        let refs: Vec<&Callee> = f
+            .calls
+            .iter()
+            .map(|c| &c.callee)
+            .filter(|c| !matches!(c, Chain(s) if s.starts_with("xs.")))
+            .collect();
+        assert_eq!(
+            refs,
+            [
+                &Chain("this.audit".into()),
+                &Chain("Foo.make".into()),
+                &Chain("a.b.Foo".into()),
+                &Chain("super.x".into()),
+                &Name("Bar".into()),
+                &Chain("z.q".into()),
+            ]
+        );
+        assert!(
+            f.binds
+                .iter()
+                .any(|b| b.target == "z" && b.value == BindValue::Annotated("Baz".into()))
+        );
     }
 
     #[test]

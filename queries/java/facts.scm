@@ -36,13 +36,15 @@
 (import_declaration) @import
 
 ; Calls: `f()`, `a.b.f()`, `this.f()`, `super.f()`, `make().run()`, `new Foo()`,
-; `this(...)` and `super(...)` in a constructor.
+; `this(...)` and `super(...)` in a constructor, method references.
 (method_invocation
   name: (_) @call.name) @call
 (object_creation_expression
   type: (_) @call.type) @call.new
 (explicit_constructor_invocation
   constructor: (_) @call.ctor) @call.explicit
+; Method references run the method they name: `this::m`, `Foo::m`, `Foo::new`.
+(method_reference) @call.ref
 
 ; Typed bindings for receiver typing: fields, locals, parameters, for-each variables,
 ; try-with-resources, and assignments (`x = new Foo()`, `this.x = y`).
@@ -63,6 +65,9 @@
   name: (_) @bind.name) @bind.param
 (resource
   type: (_) @bind.type
+  name: (_) @bind.name) @bind.param
+(instanceof_expression
+  right: (_) @bind.type
   name: (_) @bind.name) @bind.param
 (assignment_expression
   left: [(identifier) (field_access)] @bind.left
