@@ -214,6 +214,7 @@ fn every_class_like_and_no_anonymous_entities() {
         "Op.Pair.Pair",
         "Op.Pair.check",
         "Op.Tag",
+        "Op.Tag.value",
         "Op.Fn",
         "Op.Fn.apply",
         "Op.Shape",

@@ -795,6 +795,7 @@ mod tests {
                 "Foo.R",
                 "Foo.R.R",
                 "Foo.Ann",
+                "Foo.Ann.value",
                 "Foo.anon",
             ]
         );
@@ -808,7 +809,7 @@ mod tests {
         assert_eq!(f.defs[3].first_param.as_deref(), Some("this"));
         assert_eq!(f.defs[1].first_param.as_deref(), Some("this"));
         let go = f.calls.iter().find(|c| c.callee == Callee::Name("go".into())).unwrap();
-        assert_eq!(go.owner, Some(17), "anonymous class code belongs to the method");
+        assert_eq!(go.owner, Some(18), "anonymous class code belongs to the method");
         assert!(f.calls.iter().any(|c| c.callee == Callee::Chain("this.Foo".into())));
         assert!(f.calls.iter().any(|c| c.callee == Callee::Chain("super.Base".into())));
         assert!(f.calls.iter().any(|c| c.callee == Callee::Name("Foo".into())));

@@ -21,7 +21,7 @@
   body: (annotation_type_body) @def.body) @def.class
 
 ; Function-like definitions: methods (abstract and interface ones have no body), constructors
-; (named like their class), and records' compact constructors.
+; (named like their class), records' compact constructors, annotation type elements.
 (method_declaration
   name: (_) @def.name) @def.function
 (constructor_declaration
@@ -30,6 +30,9 @@
 (compact_constructor_declaration
   name: (identifier) @def.name
   body: (block) @def.body) @def.function
+; An annotation type's elements are declared as methods (JLS 9.6.1): `String value();`.
+(annotation_type_element_declaration
+  name: (_) @def.name) @def.function
 
 ; `package a.b;` and imports; their names are read in Rust.
 (package_declaration) @package
