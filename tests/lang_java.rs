@@ -431,15 +431,15 @@ fn unknown_receivers_are_guessed_only_nearby() {
         ("src/r/Lonely.java", "package r;\npublic class Lonely { void polish() {} }\n"),
         (
             "src/x/Runner.java",
-            "package x;\nclass Runner {\n  void go(Object thing) {\n    thing.process();\n    thing.polish();\n    thing.toString();\n  }\n}\n",
+            "package x;\nclass Runner {\n  void go(Things things) {\n    things.each(thing -> { thing.process(); thing.polish(); thing.toString(); });\n  }\n}\n",
         ),
         (
             "src/p/Caller.java",
-            "package p;\nclass Caller { void go(Object o) { o.process(); } }\n",
+            "package p;\nclass Caller { void go() { find().process(); } }\n",
         ),
         (
             "src/q/Two.java",
-            "package q;\nimport p.Jobs;\nclass Two { void go(Object o) { o.process(); } }\n",
+            "package q;\nimport p.Jobs;\nclass Two { void go(Stream s) { s.map(o -> o.process()); } }\n",
         ),
     ])
     .1;

@@ -882,6 +882,7 @@ mod tests {
                xs.forEach(this::audit); xs.map(Foo::make); xs.map(a.b.Foo::new);\n\
                xs.map(super::x); xs.map(Bar::new);\n\
                if (o instanceof Baz z) { z.q(); }\n\
+               switch (o) { case Qux w -> w.r(); default -> {} }\n\
              } }\n",
         );
         use Callee::*;
@@ -900,6 +901,7 @@ mod tests {
                 &Chain("super.x".into()),
                 &Name("Bar".into()),
                 &Chain("z.q".into()),
+                &Chain("w.r".into()),
             ]
         );
         assert!(

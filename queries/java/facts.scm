@@ -72,6 +72,10 @@
 (instanceof_expression
   right: (_) @bind.type
   name: (_) @bind.name) @bind.param
+(type_pattern
+  (_) @bind.type
+  .
+  (identifier) @bind.name .) @bind.param
 (assignment_expression
   left: [(identifier) (field_access)] @bind.left
   operator: "="
