@@ -808,8 +808,15 @@ impl<'a> Driver<'a> {
                 continue;
             }
             let node = self.node_of(f, di as u32);
-            let targets = self.bases(node, 0);
-            emit(out, node, &targets, EdgeKind::Inherit);
+            // One edge set per base: `extends A implements B` is two exact edges, and only a
+            // base that resolves to several classes is ambiguous.
+            for b in &d.bases {
+                if let Expr::Dotted(chain) | Expr::Subscript(chain) = b {
+                    let mut ts = self.classes(&self.resolve_chain(f, d.parent, chain, 0));
+                    ts.retain(|&t| t != node);
+                    emit(out, node, &ts, EdgeKind::Inherit);
+                }
+            }
         }
         for imp in &facts.impls {
             let tys = self.classes(&self.resolve_chain(f, imp.owner, &imp.ty, 0));
