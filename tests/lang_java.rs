@@ -599,3 +599,35 @@ fn method_references_and_pattern_variables() {
     assert_has(&e, &format!("{s} src/p/Job.java:Job 0"));
     assert_has(&e, &format!("{s} src/p/Job.java:Job.run 0"));
 }
+
+#[test]
+fn nested_classes_through_imports_and_members() {
+    let e = graph_of(&[
+        (
+            "src/a/Outer.java",
+            "package a;\npublic class Outer {\n  public static class Inner { public void go() {} }\n  public enum Mode { ON; public void flip() {} }\n}\n",
+        ),
+        (
+            "src/b/One.java",
+            "package b;\nimport a.Outer.Inner;\nclass One { void m() { new Inner().go(); } }\n",
+        ),
+        (
+            "src/b/Two.java",
+            "package b;\nimport a.Outer.*;\nclass Two { void m(Mode x) { x.flip(); new Inner(); } }\n",
+        ),
+        (
+            "src/b/Three.java",
+            "package b;\nimport a.Outer;\nclass Three { void m() { new Outer.Inner().go(); } }\n",
+        ),
+        ("src/b/Ext.java", "package b;\nimport java.util.Map.Entry;\nclass Ext { void m(Entry e) { e.getKey(); } }\n"),
+    ])
+    .1;
+    let inner = "src/a/Outer.java:Outer.Inner";
+    assert_has(&e, &format!("src/b/One.java import {inner} 0"));
+    assert_has(&e, &format!("src/b/One.java:One.m invoke {inner} 0"));
+    assert_has(&e, &format!("src/b/One.java:One.m invoke {inner}.go 0"));
+    assert_has(&e, "src/b/Two.java:Two.m invoke src/a/Outer.java:Outer.Mode.flip 0");
+    assert_has(&e, &format!("src/b/Two.java:Two.m invoke {inner} 0"));
+    assert_has(&e, &format!("src/b/Three.java:Three.m invoke {inner}.go 0"));
+    assert!(!e.iter().any(|l| l.starts_with("src/b/Ext.java")), "{e:?}");
+}

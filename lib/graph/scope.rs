@@ -115,6 +115,13 @@ pub trait Resolver {
     fn instantiates(&self) -> bool {
         true
     }
+
+    /// Whether an import's module names a class of the files [`Resolver::import_files`] gives,
+    /// so the imported name is that class's member (Java `import static a.b.Foo.bar`, and
+    /// `import a.b.Outer.Inner` of a nested class).
+    fn module_is_class(&self, imp: &Import) -> bool {
+        imp.form == ImportForm::Static
+    }
 }
 
 /// What a name or expression refers to.
@@ -550,7 +557,7 @@ impl<'a> Driver<'a> {
     /// The module values an import refers to: a file, or a package when it names a directory.
     fn import_vals(&self, f: u32, i: u32, imp: &Import) -> Vals {
         let files = self.import_files(f, i, imp);
-        if imp.form == ImportForm::Static {
+        if self.r.module_is_class(imp) {
             // `import static a.b.Foo.bar`: the module is the class `Foo` of file `Foo.java`.
             let class = imp.module.rsplit('.').next().unwrap_or("");
             let mut out = Vec::new();

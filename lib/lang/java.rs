@@ -675,8 +675,13 @@ impl scope::Resolver for Resolver {
     fn import_files(&self, repo: &Repo, _file: u32, imp: &Import) -> Vec<u32> {
         let name = imp.name.as_deref().unwrap_or("");
         match (imp.form, name) {
-            // `import a.b.*;`: the package (a class's nested types are not followed).
-            (ImportForm::Plain, "*") => self.package(&imp.module),
+            // `import a.b.*;`: the package; `import a.b.Outer.*;`: Outer's file (the driver
+            // takes its nested types, see `module_is_class`).
+            (ImportForm::Plain, "*") => match self.packages.contains_key(&imp.module) {
+                true => self.package(&imp.module),
+                false if imp.module.is_empty() => Vec::new(),
+                false => self.class_files(repo, &imp.module),
+            },
             // `import a.b.Foo;`, `import a.b.Outer.Inner;`.
             (ImportForm::Plain, n) => {
                 if self.packages.contains_key(&imp.module) {
@@ -718,6 +723,18 @@ impl scope::Resolver for Resolver {
 
     fn implicit_members(&self) -> bool {
         true
+    }
+
+    /// A static import's module is a class; so is a module that is no package of the
+    /// repository but starts with one (`import a.b.Outer.Inner;`, `import a.b.Outer.*;`).
+    fn module_is_class(&self, imp: &Import) -> bool {
+        if imp.form == ImportForm::Static {
+            return true;
+        }
+        let m = imp.module.as_str();
+        !m.is_empty()
+            && !self.packages.contains_key(m)
+            && m.match_indices('.').any(|(i, _)| self.packages.contains_key(&m[..i]))
     }
 
     fn instantiates(&self) -> bool {
