@@ -631,3 +631,19 @@ fn nested_classes_through_imports_and_members() {
     assert_has(&e, &format!("src/b/Three.java:Three.m invoke {inner}.go 0"));
     assert!(!e.iter().any(|l| l.starts_with("src/b/Ext.java")), "{e:?}");
 }
+
+#[test]
+fn self_referential_assignments_do_not_blow_up() {
+    // `x = x.next` and `b = b.add(i)` many times: were they bindings, resolving `x` would go
+    // through itself once per assignment at every level (exponential). Declared types suffice.
+    let mut body = String::new();
+    for i in 0..40 {
+        body.push_str(&format!("    x = x.next{};\n    b = b.add({i});\n", i % 3));
+    }
+    let src = format!(
+        "package p;\nclass Node {{\n  Node next0; Node next1; Node next2;\n  Node add(int i) {{ return this; }}\n  void walk(Node x, Node b) {{\n{body}    x.walk(x, b);\n  }}\n}}\n"
+    );
+    let (_, e) = graph_of(&[("src/p/Node.java", &src)]);
+    assert_has(&e, "src/p/Node.java:Node.walk invoke src/p/Node.java:Node.add 0");
+    assert_has(&e, "src/p/Node.java:Node.walk invoke src/p/Node.java:Node.walk 0");
+}

@@ -430,22 +430,21 @@ impl Builder<'_, '_> {
                 }
             }
             "bind.assign" => {
+                // Java declares every variable with its type (or `var` and an initializer), so
+                // only `this.x = new T(...)` adds anything (a field declared in a base class).
+                // Assignments from calls and names are left out: `x = x.next()` would make the
+                // driver resolve `x` through itself.
                 let (Some(l), Some(r)) = (c.get("bind.left"), c.get("bind.right")) else { return };
-                let target = match l.kind() {
-                    "identifier" => self.text(l),
-                    _ => match self.dotted_expr(l) {
-                        Some(d) if d.starts_with("this.") && d.matches('.').count() == 1 => d,
-                        _ => return,
-                    },
-                };
-                let value = match self.value(r) {
-                    Some(v) => v,
-                    None => match self.dotted_expr(r) {
-                        Some(d) if d != target => BindValue::Alias(d),
-                        _ => return,
-                    },
-                };
-                self.facts.binds.push(Bind { owner, target, value });
+                let Some(target) = self.dotted_expr(l) else { return };
+                if !target.starts_with("this.") || target.matches('.').count() != 1 {
+                    return;
+                }
+                if !matches!(r.kind(), "object_creation_expression" | "cast_expression") {
+                    return;
+                }
+                if let Some(value) = self.value(r) {
+                    self.facts.binds.push(Bind { owner, target, value });
+                }
             }
             _ => {} // varargs are arrays
         }
@@ -944,12 +943,10 @@ mod tests {
                 (Some(0), "repo", &Annotated("Repo".into())),
                 (Some(0), "xs", &Annotated("java.util.List".into())),
                 (Some(1), "r", &Annotated("Repo".into())),
-                (Some(1), "this.repo", &Alias("r".into())),
                 (Some(1), "this.other", &CallOf("Other".into())),
                 (Some(2), "s", &Annotated("Svc".into())),
                 (Some(2), "v", &CallOf("Vee".into())),
                 (Some(2), "l", &Annotated("Local".into())),
-                (Some(2), "w", &CallOf("x.build".into())),
                 (Some(2), "i", &Annotated("Item".into())),
             ]
         );
