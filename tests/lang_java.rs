@@ -647,3 +647,56 @@ fn self_referential_assignments_do_not_blow_up() {
     assert_has(&e, "src/p/Node.java:Node.walk invoke src/p/Node.java:Node.add 0");
     assert_has(&e, "src/p/Node.java:Node.walk invoke src/p/Node.java:Node.walk 0");
 }
+
+#[test]
+fn main_code_never_sees_test_directories() {
+    let e = graph_of(&[
+        (
+            "core/src/main/java/a/Api.java",
+            "package a;\npublic class Api { public void call() {} }\n",
+        ),
+        (
+            "core/src/test/java/a/Fixture.java",
+            "package a;\nclass Fixture { static void setUp() {} }\n",
+        ),
+        (
+            "core/src/test/java/a/ApiTest.java",
+            "package a;\nclass ApiTest { void t() { new Api().call(); Fixture.setUp(); } }\n",
+        ),
+        (
+            "core/src/main/java/a/Uses.java",
+            "package a;\nclass Uses { void m() { Fixture.setUp(); } }\n",
+        ),
+        // A copy of package `a` among another module's test resources.
+        (
+            "other/src/test/resources/copy/a/Api.java",
+            "package a;\npublic class Api { public void call() {} }\n",
+        ),
+        (
+            "app/src/main/java/b/App.java",
+            "package b;\nimport a.*;\nclass App { void m() { new Api().call(); } }\n",
+        ),
+    ])
+    .1;
+    assert_has(
+        &e,
+        "core/src/test/java/a/ApiTest.java:ApiTest.t invoke core/src/main/java/a/Api.java:Api.call 0",
+    );
+    assert_has(
+        &e,
+        "core/src/test/java/a/ApiTest.java:ApiTest.t invoke core/src/test/java/a/Fixture.java:Fixture.setUp 0",
+    );
+    assert_lacks(
+        &e,
+        "core/src/main/java/a/Uses.java:Uses.m invoke core/src/test/java/a/Fixture.java:Fixture.setUp",
+    );
+    assert_has(
+        &e,
+        "app/src/main/java/b/App.java:App.m invoke core/src/main/java/a/Api.java:Api.call 0",
+    );
+    assert_lacks(
+        &e,
+        "app/src/main/java/b/App.java:App.m invoke other/src/test/resources/copy/a/Api.java:Api.call",
+    );
+    assert_has(&e, "app/src/main/java/b/App.java import core/src/main/java/a 0");
+}

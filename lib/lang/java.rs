@@ -22,7 +22,7 @@ use crate::extract::{
 };
 use crate::graph::parent_dir;
 use crate::graph::scope::{self, Repo};
-use crate::lang::{Family, Lang};
+use crate::lang::Lang;
 
 /// The facts query, compiled into the binary.
 pub const FACTS_QUERY: &str = include_str!("../../queries/java/facts.scm");
@@ -575,39 +575,89 @@ fn line_of(src: &[u8], byte: usize) -> u32 {
 }
 
 /// Java's module rules for the linker (see [`crate::graph::scope`]).
+///
+/// Which of a package's directories a file sees: its own, those outside tests, and the test
+/// directories of its own source root when it is a test (Maven's `src/test/java` sees
+/// `src/main/java`, never the reverse; copies of a package under another module's test
+/// resources stay out of sight).
 pub struct Resolver {
     /// Package name -> the directories whose Java files declare it (`""`: the default one).
-    packages: HashMap<String, Vec<Vec<u8>>>,
+    packages: HashMap<String, Vec<Dir>>,
     /// (package, directory) -> its Java files.
     files: HashMap<(String, Vec<u8>), Vec<u32>>,
+}
+
+/// One directory holding (part of) a package.
+struct Dir {
+    path: Vec<u8>,
+    /// The source root: the path with the package's own path (`a/b` for `a.b`) taken off.
+    root: Vec<u8>,
+    /// Under a test directory (`src/test/java`, `tests/`, ...).
+    test: bool,
+}
+
+/// The source root of a file's directory: `src/main/java` for `src/main/java/a/b` in `a.b`.
+fn source_root(dir: &[u8], pkg: &str) -> Vec<u8> {
+    let suffix = pkg.replace('.', "/");
+    if pkg.is_empty() {
+        return dir.to_vec();
+    }
+    if dir == suffix.as_bytes() {
+        return Vec::new();
+    }
+    match dir.strip_suffix(suffix.as_bytes()) {
+        Some(r) if r.ends_with(b"/") => r[..r.len() - 1].to_vec(),
+        _ => dir.to_vec(),
+    }
+}
+
+fn is_test(rel: &[u8]) -> bool {
+    crate::graph::is_test_path(rel, &std::collections::HashSet::new())
 }
 
 impl Resolver {
     /// Reads what the rules need from the repository.
     pub fn new(repo: &Repo) -> Resolver {
-        let mut packages: HashMap<String, Vec<Vec<u8>>> = HashMap::new();
+        let mut packages: HashMap<String, Vec<Dir>> = HashMap::new();
         let mut files: HashMap<(String, Vec<u8>), Vec<u32>> = HashMap::new();
         for (i, f) in repo.files.iter().enumerate() {
-            if f.lang.family() != Family::Java || f.lang != Lang::Java {
+            if f.lang != Lang::Java {
                 continue;
             }
             let pkg = f.facts.package.clone().unwrap_or_default();
             let dir = parent_dir(f.rel).to_vec();
             let dirs = packages.entry(pkg.clone()).or_default();
-            if !dirs.contains(&dir) {
-                dirs.push(dir.clone());
+            if !dirs.iter().any(|d| d.path == dir) {
+                dirs.push(Dir {
+                    root: source_root(&dir, &pkg),
+                    test: is_test(&dir),
+                    path: dir.clone(),
+                });
             }
             files.entry((pkg, dir)).or_default().push(i as u32);
         }
         Resolver { packages, files }
     }
 
-    /// The Java files of a package, in every directory that holds it.
-    fn package(&self, pkg: &str) -> Vec<u32> {
+    /// The directories of package `pkg` that file `from` sees, its own first.
+    fn dirs(&self, repo: &Repo, from: u32, pkg: &str) -> Vec<&Dir> {
         let Some(dirs) = self.packages.get(pkg) else { return Vec::new() };
+        let f = &repo.files[from as usize];
+        let own = parent_dir(f.rel);
+        let own_pkg = f.facts.package.as_deref().unwrap_or("");
+        let root = source_root(own, own_pkg);
+        let test = is_test(f.rel);
+        let mut out: Vec<&Dir> =
+            dirs.iter().filter(|d| d.path == own || !d.test || (test && d.root == root)).collect();
+        out.sort_by_key(|d| d.path != own);
+        out
+    }
+
+    /// The Java files of a package that file `from` sees.
+    fn package(&self, repo: &Repo, from: u32, pkg: &str) -> Vec<u32> {
         let mut out = Vec::new();
-        for d in dirs {
-            if let Some(fs) = self.files.get(&(pkg.to_string(), d.clone())) {
+        for d in self.dirs(repo, from, pkg) {
+            if let Some(fs) = self.files.get(&(pkg.to_string(), d.path.clone())) {
                 out.extend_from_slice(fs);
             }
         }
@@ -616,11 +666,10 @@ impl Resolver {
 
     /// The files defining top-level type `name` of package `pkg`: `<dir>/<name>.java`, else a
     /// file of the package whose top level defines it.
-    fn type_files(&self, repo: &Repo, pkg: &str, name: &str) -> Vec<u32> {
-        let Some(dirs) = self.packages.get(pkg) else { return Vec::new() };
+    fn type_files(&self, repo: &Repo, from: u32, pkg: &str, name: &str) -> Vec<u32> {
         let mut out = Vec::new();
-        for d in dirs {
-            let mut rel = d.clone();
+        for d in self.dirs(repo, from, pkg) {
+            let mut rel = d.path.clone();
             if !rel.is_empty() {
                 rel.push(b'/');
             }
@@ -634,7 +683,7 @@ impl Resolver {
         }
         if out.is_empty() {
             out =
-                self.package(pkg)
+                self.package(repo, from, pkg)
                     .into_iter()
                     .filter(|&f| {
                         repo.facts(f).defs.iter().any(|d| {
@@ -648,7 +697,7 @@ impl Resolver {
 
     /// The files of the class named by a dotted path `a.b.Outer(.Inner)*`: the longest prefix
     /// that is a package, then its top-level type.
-    fn class_files(&self, repo: &Repo, path: &str) -> Vec<u32> {
+    fn class_files(&self, repo: &Repo, from: u32, path: &str) -> Vec<u32> {
         let mut split = path.len();
         loop {
             let (pkg, rest) = match path[..split].rfind('.') {
@@ -657,7 +706,7 @@ impl Resolver {
             };
             if self.packages.contains_key(pkg) {
                 let top = rest.split('.').next().unwrap_or(rest);
-                let fs = self.type_files(repo, pkg, top);
+                let fs = self.type_files(repo, from, pkg, top);
                 if !fs.is_empty() || pkg.is_empty() {
                     return fs;
                 }
@@ -671,20 +720,20 @@ impl Resolver {
 }
 
 impl scope::Resolver for Resolver {
-    fn import_files(&self, repo: &Repo, _file: u32, imp: &Import) -> Vec<u32> {
+    fn import_files(&self, repo: &Repo, file: u32, imp: &Import) -> Vec<u32> {
         let name = imp.name.as_deref().unwrap_or("");
         match (imp.form, name) {
             // `import a.b.*;`: the package; `import a.b.Outer.*;`: Outer's file (the driver
             // takes its nested types, see `module_is_class`).
             (ImportForm::Plain, "*") => match self.packages.contains_key(&imp.module) {
-                true => self.package(&imp.module),
+                true => self.package(repo, file, &imp.module),
                 false if imp.module.is_empty() => Vec::new(),
-                false => self.class_files(repo, &imp.module),
+                false => self.class_files(repo, file, &imp.module),
             },
             // `import a.b.Foo;`, `import a.b.Outer.Inner;`.
             (ImportForm::Plain, n) => {
                 if self.packages.contains_key(&imp.module) {
-                    let fs = self.type_files(repo, &imp.module, n);
+                    let fs = self.type_files(repo, file, &imp.module, n);
                     if !fs.is_empty() {
                         return fs;
                     }
@@ -692,10 +741,10 @@ impl scope::Resolver for Resolver {
                 if imp.module.is_empty() {
                     return Vec::new();
                 }
-                self.class_files(repo, &imp.module)
+                self.class_files(repo, file, &imp.module)
             }
             // `import static a.b.Foo.bar;` and `import static a.b.Foo.*;`: Foo's file.
-            (ImportForm::Static, _) => self.class_files(repo, &imp.module),
+            (ImportForm::Static, _) => self.class_files(repo, file, &imp.module),
             _ => Vec::new(),
         }
     }
@@ -705,19 +754,9 @@ impl scope::Resolver for Resolver {
         if f.lang != Lang::Java {
             return Vec::new();
         }
-        let pkg = f.facts.package.clone().unwrap_or_default();
-        let dir = parent_dir(f.rel);
-        // The file's own directory first, then the package's other roots (`src/test/java`
-        // sees `src/main/java` of the same package).
-        let mut out = self.files.get(&(pkg.clone(), dir.to_vec())).cloned().unwrap_or_default();
-        for d in self.packages.get(&pkg).into_iter().flatten() {
-            if d.as_slice() != dir
-                && let Some(fs) = self.files.get(&(pkg.clone(), d.clone()))
-            {
-                out.extend_from_slice(fs);
-            }
-        }
-        out
+        // The file's own directory first, then the package's other directories it sees
+        // (`src/test/java` sees `src/main/java` of the same package).
+        self.package(repo, file, f.facts.package.as_deref().unwrap_or(""))
     }
 
     fn implicit_members(&self) -> bool {
