@@ -298,10 +298,7 @@ impl Builder<'_, '_> {
             "call.new" => {
                 let t = self.type_name(c.get("call.type")?)?;
                 // `outer.new Inner()`: the type is a member of `outer`'s class.
-                let qualified =
-                    c.node.named_child(0).is_some_and(|n| n.kind() != "type_identifier")
-                        && c.node.child_by_field_name("type").map(|n| n.id())
-                            != c.node.named_child(0).map(|n| n.id());
+                let qualified = c.node.child(0).is_some_and(|n| n.kind() != "new");
                 if qualified {
                     return Some(Callee::Attr(t.rsplit('.').next().unwrap_or(&t).to_string()));
                 }
@@ -901,6 +898,7 @@ mod tests {
                f(); Foo.bar(); this.bar(); super.bar(); a.b.c.d(); make().run();\n\
                x.get().run(); new Foo().go(); list.get(0).size(); new a.b.C(); new G<T>();\n\
                this.x.y(); I.super.m(); arr[0].z(); Runnable r = () -> lam();\n\
+               new @Ann Foo(); outer.new Inner();\n\
              } }\n",
         );
         let got: Vec<&Callee> = f.calls.iter().map(|c| &c.callee).collect();
@@ -925,6 +923,8 @@ mod tests {
             Attr("m".into()),
             Attr("z".into()),
             Name("lam".into()),
+            Name("Foo".into()),
+            Attr("Inner".into()),
         ];
         assert_eq!(got, want.iter().collect::<Vec<_>>());
         assert!(f.calls.iter().all(|c| c.owner == Some(1)));
