@@ -700,3 +700,17 @@ fn main_code_never_sees_test_directories() {
     );
     assert_has(&e, "app/src/main/java/b/App.java import core/src/main/java/a 0");
 }
+
+#[test]
+fn bounded_type_parameters_stand_for_their_bound() {
+    let e = graph_of(&[
+        ("src/p/Node.java", "package p;\npublic class Node { public void visit() {} }\n"),
+        (
+            "src/p/Walker.java",
+            "package p;\nclass Walker<N extends Node> {\n  N root;\n  <T extends Node & Cloneable> void one(T t) { t.visit(); }\n  void all() { root.visit(); }\n}\n",
+        ),
+    ])
+    .1;
+    assert_has(&e, "src/p/Walker.java:Walker.one invoke src/p/Node.java:Node.visit 0");
+    assert_has(&e, "src/p/Walker.java:Walker.all invoke src/p/Node.java:Node.visit 0");
+}

@@ -40,6 +40,7 @@ const MAIN: &[&str] = &[
     "bind.decl",
     "bind.param",
     "bind.spread",
+    "bind.tparam",
     "bind.assign",
     "anon",
 ];
@@ -145,7 +146,7 @@ impl Builder<'_, '_> {
                         });
                     }
                 }
-                "bind.decl" | "bind.param" | "bind.spread" | "bind.assign" => {
+                "bind.decl" | "bind.param" | "bind.spread" | "bind.tparam" | "bind.assign" => {
                     let owner = nest.owner_at(start);
                     self.binds(c, owner);
                 }
@@ -424,6 +425,13 @@ impl Builder<'_, '_> {
                 if let Some(t) = self.type_name(t).filter(|t| t != "var") {
                     let target = self.text(n);
                     self.facts.binds.push(Bind { owner, target, value: BindValue::Annotated(t) });
+                }
+            }
+            "bind.tparam" => {
+                let (Some(t), Some(n)) = (c.get("bind.type"), c.get("bind.name")) else { return };
+                if let Some(t) = self.type_name(t) {
+                    let target = self.text(n);
+                    self.facts.binds.push(Bind { owner, target, value: BindValue::Alias(t) });
                 }
             }
             "bind.assign" => {

@@ -76,6 +76,12 @@
   (_) @bind.type
   .
   (identifier) @bind.name .) @bind.param
+; A bounded type parameter stands for its (first) bound: `<T extends Node>`.
+(type_parameter
+  (type_identifier) @bind.name
+  (type_bound
+    .
+    (_) @bind.type)) @bind.tparam
 (assignment_expression
   left: [(identifier) (field_access)] @bind.left
   operator: "="
