@@ -135,6 +135,13 @@ pub trait Resolver {
     fn path_root(&self, _repo: &Repo, _file: u32, _scope: Option<DefIdx>, _name: &str) -> Vec<u32> {
         Vec::new()
     }
+
+    /// Whether an import's module names a class of the files [`Resolver::import_files`] gives,
+    /// so the imported name is that class's member (Java `import static a.b.Foo.bar`, and
+    /// `import a.b.Outer.Inner` of a nested class).
+    fn module_is_class(&self, imp: &Import) -> bool {
+        imp.form == ImportForm::Static
+    }
 }
 
 /// What a name or expression refers to.
@@ -473,6 +480,12 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// Whether class node `c` is called `name`.
+    fn is_named(&self, c: u32, name: &str) -> bool {
+        let n = &self.g.nodes[c as usize];
+        self.facts(n.file).defs.get(n.def as usize).is_some_and(|d| d.name == name)
+    }
+
     // ---- lookups
 
     /// What `name` means at definition `scope` of file `f` (memoized; a name met again while
@@ -495,10 +508,14 @@ impl<'a> Driver<'a> {
         let facts = self.facts(f);
         let mut s = scope;
         while let Some(o) = s {
+            let d = &facts.defs[o as usize];
+            // A class's own name in its body is the class, not a constructor named like it.
+            if d.kind == DefKind::Class && !d.namespace && d.name == name {
+                return vec![Val::Node(self.node_of(f, o))];
+            }
             if let Some(bs) = self.local.get(&(f, o)).and_then(|m| m.get(name)) {
                 return self.bindings(bs, depth);
             }
-            let d = &facts.defs[o as usize];
             if d.kind == DefKind::Function {
                 if d.first_param.as_deref() == Some(name)
                     && let Some(c) = self.receiver_class(f, o, name)
@@ -507,6 +524,7 @@ impl<'a> Driver<'a> {
                 }
                 if self.r.implicit_members()
                     && let Some(&c) = self.class_of.get(&self.node_of(f, o))
+                    && !self.is_named(c, name)
                 {
                     let m = self.member_of_class(c, name, depth + 1);
                     if !m.is_empty() {
@@ -629,7 +647,7 @@ impl<'a> Driver<'a> {
             return Vec::new();
         }
         let files = self.import_files(f, i, imp);
-        if imp.form == ImportForm::Static {
+        if self.r.module_is_class(imp) {
             // `import static a.b.Foo.bar`: the module is the class `Foo` of file `Foo.java`.
             let class = imp.module.rsplit('.').next().unwrap_or("");
             let mut out = Vec::new();
@@ -938,12 +956,13 @@ impl<'a> Driver<'a> {
             }
             // Ambiguity is per base: several bases are not alternatives of one another.
             let node = self.node_of(f, di as u32);
+            // One edge set per base: `extends A implements B` is two exact edges, and only a
+            // base that resolves to several classes is ambiguous.
             for b in &d.bases {
                 if let Expr::Dotted(chain) | Expr::Subscript(chain) = b {
-                    let vals = self.resolve_chain(f, d.parent, chain, 0);
-                    let targets: Vec<u32> =
-                        self.classes(&vals).into_iter().filter(|&t| t != node).collect();
-                    emit(out, node, &targets, EdgeKind::Inherit);
+                    let mut ts = self.classes(&self.resolve_chain(f, d.parent, chain, 0));
+                    ts.retain(|&t| t != node);
+                    emit(out, node, &ts, EdgeKind::Inherit);
                 }
             }
         }
