@@ -4,7 +4,8 @@
 //! Client configs are hand-edited: VS Code and Gemini CLI accept `//` and `/* */` comments and
 //! trailing commas, and users indent as they like. Re-serializing the whole file (serde_json)
 //! would drop the comments and reformat everything, so this module records where each value
-//! sits and splices new text in next to its siblings, indented like them.
+//! sits (from jsonc-parser's syntax tree) and splices new text in next to its siblings, indented
+//! like them.
 
 use serde_json::Value;
 
@@ -17,6 +18,9 @@ pub struct Node {
     pub end: usize,
     /// What it is.
     pub kind: Kind,
+    /// For an object or array, the offset of the comma after its last child, if it has one
+    /// (JSONC allows it).
+    pub trailing_comma: Option<usize>,
 }
 
 /// The shape of a [`Node`].
@@ -62,175 +66,142 @@ pub struct SyntaxError {
     pub what: String,
 }
 
-/// Deeper nesting than this is refused rather than risking the stack.
-const MAX_DEPTH: usize = 128;
-
-/// Parses a whole document: one value, with comments and whitespace around it.
-pub fn parse(text: &str) -> Result<Node, SyntaxError> {
-    let mut p = Parser { s: text.as_bytes(), i: 0, text };
-    if text.starts_with('\u{feff}') {
-        p.i = 3;
-    }
-    p.skip()?;
-    let node = p.value(0)?;
-    p.skip()?;
-    if p.i < p.s.len() {
-        return Err(p.error("unexpected text after the JSON value"));
-    }
-    Ok(node)
-}
-
-struct Parser<'a> {
-    s: &'a [u8],
-    i: usize,
-    text: &'a str,
-}
-
-impl Parser<'_> {
-    fn error(&self, what: &str) -> SyntaxError {
-        let before = &self.text[..self.i.min(self.text.len())];
+impl SyntaxError {
+    fn at(text: &str, offset: usize, what: &str) -> SyntaxError {
+        let before = &text[..offset.min(text.len())];
         let line = before.matches('\n').count() + 1;
         let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         SyntaxError { line, column, what: what.to_string() }
     }
+}
 
-    fn peek(&self) -> Option<u8> {
-        self.s.get(self.i).copied()
+/// Parses a whole document: one value, with comments and whitespace around it.
+///
+/// JSON plus what the clients accept: `//` and `/* */` comments and trailing commas (keys stay
+/// quoted, strings double-quoted, numbers plain JSON).
+pub fn parse(text: &str) -> Result<Node, SyntaxError> {
+    use jsonc_parser::errors::ParseErrorKind;
+    use jsonc_parser::{CollectOptions, ParseOptions, parse_to_ast, tokens::Token};
+    // jsonc-parser does not skip a byte order mark: it parses what follows, and the offsets
+    // below are moved back into `text`.
+    let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let options = ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_missing_commas: false,
+        allow_loose_object_property_names: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let collect = CollectOptions { tokens: true, ..CollectOptions::default() };
+    let parsed = parse_to_ast(&text[base..], &collect, &options).map_err(|e| match e.kind() {
+        ParseErrorKind::ExpectedComma => missing_comma(text, base, base + e.range().start),
+        kind => {
+            let what = kind.to_string();
+            let what = what[..1].to_lowercase() + &what[1..];
+            SyntaxError::at(text, base + e.range().start, &what)
+        }
+    })?;
+    let Some(value) = parsed.value else {
+        return Err(SyntaxError::at(text, text.len(), "unexpected end of file"));
+    };
+    let commas = (parsed.tokens.unwrap_or_default().into_iter())
+        .filter(|t| t.token == Token::Comma)
+        .map(|t| base + t.range.start)
+        .collect();
+    Tree { text, base, commas }.node(&value)
+}
+
+/// The error for a comma missing after the value that ends at `after`: reported where the next
+/// token starts, naming the bracket that could close the container instead.
+fn missing_comma(text: &str, base: usize, after: usize) -> SyntaxError {
+    use jsonc_parser::{Scanner, ScannerOptions, tokens::Token};
+    let mut scanner = Scanner::new(&text[base..], &ScannerOptions::default());
+    let mut closers = Vec::new();
+    while let Ok(Some(token)) = scanner.scan() {
+        let at = base + scanner.token_start();
+        match token {
+            Token::CommentLine(_) | Token::CommentBlock(_) => {}
+            _ if at >= after => {
+                let close = closers.last().copied().unwrap_or('}');
+                return SyntaxError::at(text, at, &format!("expected , or {close}"));
+            }
+            Token::OpenBrace => closers.push('}'),
+            Token::OpenBracket => closers.push(']'),
+            Token::CloseBrace | Token::CloseBracket => _ = closers.pop(),
+            _ => {}
+        }
+    }
+    SyntaxError::at(text, after, "expected a comma")
+}
+
+/// What [`parse`] converts the crate's syntax tree with.
+struct Tree<'a> {
+    text: &'a str,
+    /// Where the parsed text starts in `text` (after a byte order mark).
+    base: usize,
+    /// Offsets of the commas outside strings and comments, in order.
+    commas: Vec<usize>,
+}
+
+impl Tree<'_> {
+    /// The first comma in `from..to`.
+    fn comma(&self, from: usize, to: usize) -> Option<usize> {
+        let i = self.commas.partition_point(|&c| c < from);
+        self.commas.get(i).copied().filter(|&c| c < to)
     }
 
-    /// Skips whitespace and comments.
-    fn skip(&mut self) -> Result<(), SyntaxError> {
-        loop {
-            match self.peek() {
-                Some(b' ' | b'\t' | b'\r' | b'\n') => self.i += 1,
-                Some(b'/') if self.s.get(self.i + 1) == Some(&b'/') => {
-                    while self.peek().is_some_and(|c| c != b'\n') {
-                        self.i += 1;
-                    }
-                }
-                Some(b'/') if self.s.get(self.i + 1) == Some(&b'*') => {
-                    match self.text[self.i + 2..].find("*/") {
-                        Some(n) => self.i += 2 + n + 2,
-                        None => return Err(self.error("unclosed /* comment")),
-                    }
-                }
-                _ => return Ok(()),
-            }
+    /// A string's value; raw control characters (a line break above all) are refused as
+    /// JSON does.
+    fn string(&self, s: &jsonc_parser::ast::StringLit) -> Result<String, SyntaxError> {
+        let start = self.base + s.range.start;
+        let raw = &self.text[start..self.base + s.range.end];
+        match raw.bytes().position(|b| b < 0x20) {
+            Some(n) => Err(SyntaxError::at(self.text, start + n, "control character in a string")),
+            None => Ok(s.value.to_string()),
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Node, SyntaxError> {
-        if depth > MAX_DEPTH {
-            return Err(self.error("nested too deeply"));
-        }
-        let start = self.i;
-        let kind = match self.peek() {
-            Some(b'{') => self.object(depth)?,
-            Some(b'[') => self.array(depth)?,
-            Some(b'"') => Kind::Scalar(Value::String(self.string()?)),
-            Some(b't' | b'f' | b'n') => {
-                let word: &[u8] = match self.peek() {
-                    Some(b't') => b"true",
-                    Some(b'f') => b"false",
-                    _ => b"null",
-                };
-                if !self.s[self.i..].starts_with(word) {
-                    return Err(self.error("expected a value"));
+    fn node(&self, value: &jsonc_parser::ast::Value) -> Result<Node, SyntaxError> {
+        use jsonc_parser::ast::{ObjectPropName, Value as Ast};
+        use jsonc_parser::common::Ranged;
+        let range = value.range();
+        let (start, end) = (self.base + range.start, self.base + range.end);
+        let kind = match value {
+            Ast::Object(o) => {
+                let mut members = Vec::with_capacity(o.properties.len());
+                for p in &o.properties {
+                    let ObjectPropName::String(name) = &p.name else {
+                        unreachable!("loose property names are not allowed")
+                    };
+                    let key = self.string(name)?;
+                    members.push((key, self.base + name.range.start, self.node(&p.value)?));
                 }
-                self.i += word.len();
-                Kind::Scalar(serde_json::from_slice(word).expect("a JSON literal"))
+                Kind::Object(members)
             }
-            Some(b'-' | b'0'..=b'9') => {
-                while self
-                    .peek()
-                    .is_some_and(|c| matches!(c, b'-' | b'+' | b'.' | b'0'..=b'9' | b'e' | b'E'))
-                {
-                    self.i += 1;
-                }
-                match serde_json::from_str::<serde_json::Number>(&self.text[start..self.i]) {
-                    Ok(n) => Kind::Scalar(Value::Number(n)),
-                    Err(_) => {
-                        self.i = start;
-                        return Err(self.error("invalid number"));
-                    }
-                }
+            Ast::Array(a) => {
+                Kind::Array(a.elements.iter().map(|v| self.node(v)).collect::<Result<_, _>>()?)
             }
-            Some(_) => return Err(self.error("expected a value")),
-            None => return Err(self.error("unexpected end of file")),
+            Ast::StringLit(s) => Kind::Scalar(Value::String(self.string(s)?)),
+            Ast::NumberLit(n) => match n.value.parse() {
+                Ok(n) => Kind::Scalar(Value::Number(n)),
+                // Out of range (`1e400`).
+                Err(_) => return Err(SyntaxError::at(self.text, start, "invalid number")),
+            },
+            Ast::BooleanLit(b) => Kind::Scalar(Value::Bool(b.value)),
+            Ast::NullKeyword(_) => Kind::Scalar(Value::Null),
         };
-        Ok(Node { start, end: self.i, kind })
-    }
-
-    fn string(&mut self) -> Result<String, SyntaxError> {
-        let start = self.i;
-        self.i += 1;
-        loop {
-            match self.peek() {
-                Some(b'"') => break,
-                Some(b'\\') => self.i += 2,
-                Some(b'\n') | None => {
-                    self.i = start;
-                    return Err(self.error("unclosed string"));
-                }
-                Some(_) => self.i += 1,
-            }
-        }
-        self.i += 1;
-        serde_json::from_str(&self.text[start..self.i]).map_err(|e| {
-            self.i = start;
-            self.error(&format!("invalid string ({e})"))
-        })
-    }
-
-    fn object(&mut self, depth: usize) -> Result<Kind, SyntaxError> {
-        self.i += 1;
-        let mut members: Vec<(String, usize, Node)> = Vec::new();
-        loop {
-            self.skip()?;
-            match self.peek() {
-                Some(b'}') => break,
-                Some(b'"') => {}
-                _ => return Err(self.error("expected a \"key\" or }")),
-            }
-            let key_at = self.i;
-            let key = self.string()?;
-            self.skip()?;
-            if self.peek() != Some(b':') {
-                return Err(self.error("expected : after the key"));
-            }
-            self.i += 1;
-            self.skip()?;
-            let value = self.value(depth + 1)?;
-            members.push((key, key_at, value));
-            self.skip()?;
-            match self.peek() {
-                Some(b',') => self.i += 1,
-                Some(b'}') => break,
-                _ => return Err(self.error("expected , or }")),
-            }
-        }
-        self.i += 1;
-        Ok(Kind::Object(members))
-    }
-
-    fn array(&mut self, depth: usize) -> Result<Kind, SyntaxError> {
-        self.i += 1;
-        let mut items = Vec::new();
-        loop {
-            self.skip()?;
-            if self.peek() == Some(b']') {
-                break;
-            }
-            items.push(self.value(depth + 1)?);
-            self.skip()?;
-            match self.peek() {
-                Some(b',') => self.i += 1,
-                Some(b']') => break,
-                _ => return Err(self.error("expected , or ]")),
-            }
-        }
-        self.i += 1;
-        Ok(Kind::Array(items))
+        let last = match &kind {
+            Kind::Object(members) => members.last().map(|m| &m.2),
+            Kind::Array(items) => items.last(),
+            Kind::Scalar(_) => None,
+        };
+        let trailing_comma = last.and_then(|last| self.comma(last.end, end));
+        Ok(Node { start, end, kind, trailing_comma })
     }
 }
 
@@ -273,10 +244,10 @@ fn splice(
         (Some(&(first, _)), Some(&(_, last_end))) => {
             let multiline = text[open + 1..first].contains('\n');
             // After the last child, or after the trailing comma that follows it (JSONC).
-            let rest = &text[last_end..close];
-            let comma = significant_comma(rest).map(|n| last_end + n + 1);
-            let at = comma.unwrap_or(last_end);
-            let sep = if comma.is_some() { "" } else { "," };
+            let (at, sep) = match node.trailing_comma {
+                Some(comma) => (comma + 1, ""),
+                None => (last_end, ","),
+            };
             if multiline {
                 let indent = line_indent(text, first);
                 (at, format!("{sep}\n{indent}{}", render(Some(indent), &unit)))
@@ -305,25 +276,6 @@ fn splice(
     out.push_str(&insert);
     out.push_str(&text[at..]);
     out
-}
-
-/// The offset of a `,` in `rest` that is not inside a comment, if any.
-fn significant_comma(rest: &str) -> Option<usize> {
-    let b = rest.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b',' => return Some(i),
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                i = rest[i..].find('\n').map_or(b.len(), |n| i + n);
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = rest[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
-            }
-            _ => i += 1,
-        }
-    }
-    None
 }
 
 /// The whitespace that starts the line holding `pos`.
@@ -428,5 +380,25 @@ mod tests {
         let out = insert_member(text, &parse(text).unwrap(), "k", &json!(true));
         assert_eq!(out, "{\n  \"k\": true /* nothing yet */ }");
         assert_eq!(parse(&out).unwrap().value(), json!({"k": true}));
+    }
+
+    #[test]
+    fn edge_cases_of_the_parser() {
+        let at =
+            |text: &str| parse(text).map(|n| n.value()).map_err(|e| (e.line, e.column, e.what));
+        assert_eq!(at("\u{feff}{\"a\": 1}"), Ok(json!({"a": 1})));
+        assert_eq!(at("[1\n /* , */ 2]"), Err((2, 10, "expected , or ]".into())));
+        assert_eq!(at("[{\"a\": 1 \"b\": 2"), Err((1, 10, "expected , or }".into())));
+        assert_eq!(at("{\"a\": \"x\ny\"}"), Err((1, 9, "control character in a string".into())));
+        assert_eq!(at("[1e400]"), Err((1, 2, "invalid number".into())));
+        assert_eq!(at("  // only\n"), Err((2, 1, "unexpected end of file".into())));
+        for loose in ["{a: 1}", "{'a': 1}", "[0x1]", "[+1]", "[.5]", "[NaN]", "[\"\\x41\"]"] {
+            assert!(at(loose).is_err(), "{loose}");
+        }
+
+        // A comma in a comment is not a trailing comma.
+        let text = "\u{feff}[\n  1 /* , */\n]";
+        let out = insert_item(text, &parse(text).unwrap(), &json!(2));
+        assert_eq!(out, "\u{feff}[\n  1,\n  2 /* , */\n]");
     }
 }

@@ -1084,47 +1084,19 @@ fn join(dir: &[u8], rel: &[u8]) -> Vec<u8> {
 
 /// JSON with comments and trailing commas, as tsconfig files are written.
 fn parse_jsonc(text: &str) -> Option<serde_json::Value> {
-    if let Ok(v) = serde_json::from_str(text) {
-        return Some(v);
-    }
-    // Drop comments outside strings, then commas before a closing bracket; bytes of strings
-    // (UTF-8 included) are copied as they are.
-    let b = text.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(b.len());
-    let (mut i, mut in_str) = (0, false);
-    while i < b.len() {
-        let c = b[i];
-        if in_str {
-            out.push(c);
-            if c == b'\\' && i + 1 < b.len() {
-                out.push(b[i + 1]);
-                i += 1;
-            } else if c == b'"' {
-                in_str = false;
-            }
-        } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            i += 2;
-            while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                i += 1;
-            }
-            i += 1;
-        } else if c == b',' {
-            let next = b[i + 1..].iter().find(|x| !x.is_ascii_whitespace());
-            if !matches!(next, Some(b'}') | Some(b']')) {
-                out.push(c);
-            }
-        } else {
-            in_str = c == b'"';
-            out.push(c);
-        }
-        i += 1;
-    }
-    serde_json::from_slice(&out).ok()
+    let options = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_missing_commas: false,
+        allow_loose_object_property_names: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    jsonc_parser::parse_to_serde_value(text, &options).ok()
 }
 
 #[cfg(test)]
