@@ -326,3 +326,21 @@ fn reexport_cycles_terminate() {
     assert_has(&e, "c.js:go invoke b.js:fb 0");
     assert!(!e.iter().any(|l| l.contains("missing")), "{e:?}");
 }
+
+/// Fields are typed through base classes; a declared type from outside the repository is
+/// external, so its methods are not guessed by name.
+#[test]
+fn inherited_fields_and_external_types() {
+    let e = crate::resolve::edges(&[
+        ("db.ts", "export class Db { query(): void {} }\n"),
+        ("other.ts", "export class Cache { query(): void {} }\n"),
+        (
+            "repo.ts",
+            "import { Db } from './db';\nimport { Cache } from './other';\nimport { Client } from 'pg';\n\
+             class Base { protected db: Db; }\n\
+             export class Repo extends Base {\n  run(c: Client) { this.db.query(); c.query(); }\n}\n",
+        ),
+    ]);
+    assert_has(&e, "repo.ts:Repo.run invoke db.ts:Db.query 0");
+    assert_lacks(&e, "repo.ts:Repo.run invoke other.ts:Cache.query");
+}

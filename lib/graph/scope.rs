@@ -708,7 +708,10 @@ impl<'a> Driver<'a> {
                 self.call_results(&callee, depth + 1)
             }
             BindValue::Annotated(t) => {
-                self.instances(&self.resolve_chain(f, bind.owner, t, depth + 1))
+                // A declared type the repository does not define (`String`, a library's, a
+                // type parameter) is external: its methods are not guessed by name.
+                let types = self.resolve_chain(f, bind.owner, t, depth + 1);
+                if types.is_empty() { vec![Val::External] } else { self.instances(&types) }
             }
         }
     }
@@ -869,8 +872,21 @@ impl<'a> Driver<'a> {
 
     /// The values a field of class `c` holds, by its declared type or assignments.
     fn attr_vals(&self, c: u32, name: &str, depth: u32) -> Vals {
-        let Some(bs) = self.attrs.get(&(c, name)) else { return Vec::new() };
-        self.bindings(bs, depth)
+        // Fields are inherited: the class's own first, then its bases', nearest first.
+        let mut queue = vec![c];
+        let mut seen = vec![c];
+        while let Some(k) = queue.pop() {
+            if let Some(bs) = self.attrs.get(&(k, name)) {
+                return self.bindings(bs, depth);
+            }
+            for b in self.bases(k, depth + 1) {
+                if !seen.contains(&b) && seen.len() < 64 {
+                    seen.push(b);
+                    queue.insert(0, b);
+                }
+            }
+        }
+        Vec::new()
     }
 
     /// Resolved base classes (and traits, interfaces, embedded types) of a class.
