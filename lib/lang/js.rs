@@ -172,7 +172,7 @@ impl<'s> Walker<'s> {
                 for d in decls {
                     if d.kind() == "variable_declarator" {
                         let outer = if single { outer_of(n) } else { d };
-                        self.declarator(d, owner, outer, depth, top);
+                        self.declarator(d, owner, outer, depth);
                     }
                 }
             }
@@ -294,7 +294,7 @@ impl<'s> Walker<'s> {
     }
 
     /// `const NAME = <function | arrow | class | object literal | require(...) | new X()>`.
-    fn declarator(&mut self, d: Node, owner: Option<DefIdx>, outer: Node, depth: u32, top: bool) {
+    fn declarator(&mut self, d: Node, owner: Option<DefIdx>, outer: Node, depth: u32) {
         let Some(name_node) = d.child_by_field_name("name") else { return };
         let value = d.child_by_field_name("value");
         if name_node.kind() == "object_pattern" {
@@ -365,7 +365,6 @@ impl<'s> Walker<'s> {
                 _ => {}
             }
             self.visit(v, owner, depth, false);
-            let _ = top;
         }
     }
 
@@ -414,28 +413,26 @@ impl<'s> Walker<'s> {
         if (is_function(right) || right.kind() == "class")
             && let Some(t) = target.as_deref()
         {
-            {
-                let parts: Vec<&str> = t.split('.').collect();
-                let (owner_ty, name): (Option<String>, String) = match parts.as_slice() {
-                    ["module", "exports"] => match right.child_by_field_name("name") {
-                        Some(n) => (None, self.text(n)),
-                        None => return self.children(right, owner, depth, false),
-                    },
-                    ["exports", f] | ["module", "exports", f] => (None, f.to_string()),
-                    // A method of the constructor `Foo`: a member of its type.
-                    [ty, "prototype", m] => (Some(ty.to_string()), m.to_string()),
-                    // `options.vnode = ...`: one definition whose name is the whole target
-                    // (DESIGN §8: its module-level entity is itself, not `options`).
-                    _ => (None, t.to_string()),
-                };
-                if right.kind() == "class" {
-                    self.class(right, name, owner, stmt, depth);
-                } else {
-                    let this_is_owner = owner_ty.is_some();
-                    self.function(right, name, owner_ty, owner, stmt, this_is_owner);
-                }
-                return;
+            let parts: Vec<&str> = t.split('.').collect();
+            let (owner_ty, name): (Option<String>, String) = match parts.as_slice() {
+                ["module", "exports"] => match right.child_by_field_name("name") {
+                    Some(n) => (None, self.text(n)),
+                    None => return self.children(right, owner, depth, false),
+                },
+                ["exports", f] | ["module", "exports", f] => (None, f.to_string()),
+                // A method of the constructor `Foo`: a member of its type.
+                [ty, "prototype", m] => (Some(ty.to_string()), m.to_string()),
+                // `options.vnode = ...`: one definition whose name is the whole target
+                // (DESIGN §8: its module-level entity is itself, not `options`).
+                _ => (None, t.to_string()),
+            };
+            if right.kind() == "class" {
+                self.class(right, name, owner, stmt, depth);
+            } else {
+                let this_is_owner = owner_ty.is_some();
+                self.function(right, name, owner_ty, owner, stmt, this_is_owner);
             }
+            return;
         }
         if let Some(t) = target.as_deref()
             && (t == "module.exports")
