@@ -9,6 +9,7 @@ mod build;
 mod fmt;
 mod generated;
 mod get;
+mod lang_go;
 mod loc;
 mod locagent;
 mod mcp;
