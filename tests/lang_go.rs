@@ -83,6 +83,15 @@ fn grouped_types_and_doc_and_fold_spans() {
     );
     assert_eq!(mk.returns.as_deref(), Some("Pair"));
     assert_eq!(f.package.as_deref(), Some("a"));
+
+    // Directives are annotations: in the span, not in the doc.
+    let src = "package a\n\n// Fast adds.\n//go:noinline\nfunc Fast() {}\n\n//go:nosplit\nfunc Bare() {}\n";
+    let f = ex.extract(cds::lang::Lang::Go, src.as_bytes());
+    let (ds, de) = f.defs[0].doc.unwrap();
+    assert_eq!(&src[ds as usize..de as usize], "// Fast adds.");
+    assert_eq!((f.defs[0].line_start, f.defs[0].line_head), (3, 5));
+    assert_eq!(f.defs[1].doc, None);
+    assert_eq!((f.defs[1].line_start, f.defs[1].line_head), (7, 8));
 }
 
 #[test]
@@ -361,4 +370,23 @@ fn build_trav_and_get_on_a_go_repository() {
         fold,
         "store/store.go:Store.Add\tfunction\t28-34\tfunc (s *Store) Add(sku string, n int)\n"
     );
+}
+
+#[test]
+fn generic_calls_and_type_assertions() {
+    let e = edges(&[
+        ("go.mod", GO_MOD),
+        (
+            "fn/fn.go",
+            "package fn\n\nfunc Map[T, U any](xs []T, f func(T) U) []U { return nil }\n\ntype Box[T any] struct{ v T }\n\nfunc (b *Box[T]) Get() T { return b.v }\n",
+        ),
+        (
+            "main.go",
+            "package main\n\nimport \"example.com/app/fn\"\n\nfunc Must[T any](v T) T { return v }\n\nfunc main() {\n\tMust[int](1)\n\tfn.Map[int, int](nil, nil)\n\tvar x any\n\tb := x.(*fn.Box[int])\n\tb.Get()\n\tc := fn.Box[int]{}\n\tc.Get()\n}\n",
+        ),
+    ]);
+    assert_has(&e, "main.go:main invoke main.go:Must 0");
+    assert_has(&e, "main.go:main invoke fn/fn.go:Map 0");
+    assert_has(&e, "main.go:main invoke fn/fn.go:Box.Get 0");
+    assert_lacks(&e, "main.go:main invoke fn/fn.go:Box 0");
 }

@@ -101,16 +101,18 @@ impl Extractor {
                     }
                 }
                 "call" => {
-                    if let Some(f) = c.get("call.callee") {
-                        let callee = b.callee(f);
-                        if callee != Callee::Other {
-                            b.facts.calls.push(Call {
-                                owner,
-                                deco_of: None,
-                                callee,
-                                line: c.node.start_position().row as u32 + 1,
-                            });
-                        }
+                    let callee = match (c.get("call.callee"), c.get("call.generic")) {
+                        (Some(f), _) => Some(b.callee(f)),
+                        (None, Some(g)) => Some(generic_callee(g, src)),
+                        _ => None,
+                    };
+                    if let Some(callee) = callee.filter(|x| *x != Callee::Other) {
+                        b.facts.calls.push(Call {
+                            owner,
+                            deco_of: None,
+                            callee,
+                            line: c.node.start_position().row as u32 + 1,
+                        });
                     }
                 }
                 "bind" => {
@@ -153,10 +155,11 @@ impl Builder<'_, '_> {
             }
             _ => node,
         };
-        let doc =
-            tree::doc_before(outer, self.src, |t| t.starts_with(b"//") || t.starts_with(b"/*"))
-                // A build constraint or directive is not documentation.
-                .filter(|&(s, e)| !is_directive(&self.src[s as usize..e as usize]));
+        // The comments right above: directives (`//go:noinline`) are the definition's
+        // annotations, the other lines its doc comment.
+        let above =
+            tree::doc_before(outer, self.src, |t| t.starts_with(b"//") || t.starts_with(b"/*"));
+        let doc = above.and_then(|r| without_directives(self.src, r));
         let (kind, sig_end, bases, first_param, owner, returns) = match c.kind {
             "def.class" => {
                 let body = c.get("def.body");
@@ -187,8 +190,12 @@ impl Builder<'_, '_> {
                 )
             }
         };
-        let (byte_start, line_start) = match doc {
-            Some((s, _)) => (s, line_of(self.src, s as usize)),
+        let (byte_start, line_start) = match above {
+            Some((s, _)) => {
+                let head_row = outer.start_position().row as u32;
+                let between = &self.src[s as usize..outer.start_byte()];
+                (s, head_row + 1 - between.iter().filter(|&&c| c == b'\n').count() as u32)
+            }
             None => (outer.start_byte() as u32, outer.start_position().row as u32 + 1),
         };
         let end = outer.end_byte();
@@ -200,7 +207,12 @@ impl Builder<'_, '_> {
             name: self.text(name),
             parent,
             is_async: false,
-            direct: true,
+            // At the top level, or a statement of its function's body (not in an `if` or a
+            // closure).
+            direct: parent.is_none()
+                || outer.parent().and_then(|b| b.parent()).and_then(|f| f.parent()).is_some_and(
+                    |f| matches!(f.kind(), "function_declaration" | "method_declaration"),
+                ),
             line_start,
             line_head: outer.start_position().row as u32 + 1,
             line_end,
@@ -490,6 +502,11 @@ impl Builder<'_, '_> {
                 }
                 None
             }
+            // `x := Map[int](xs)`: an explicit instantiation reads as a conversion.
+            "type_conversion_expression" => {
+                let t = v.child_by_field_name("type").filter(|t| t.kind() == "generic_type")?;
+                type_name(t, self.src).map(BindValue::CallOf)
+            }
             "type_assertion_expression" => {
                 self.type_name(v.child_by_field_name("type")?).map(BindValue::Annotated)
             }
@@ -499,14 +516,59 @@ impl Builder<'_, '_> {
     }
 }
 
-/// `// +build`, `//go:generate` and other directives above a declaration are not its doc.
-fn is_directive(doc: &[u8]) -> bool {
-    doc.starts_with(b"//go:") || doc.starts_with(b"// +build") || doc.starts_with(b"//line ")
+/// `Map[int](xs)`, `pkg.Map[K, V](m)`: the grammar reads an explicit instantiation as a
+/// conversion to a generic type; a call when the name is a function.
+fn generic_callee(g: Node, src: &[u8]) -> Callee {
+    match g.child_by_field_name("type") {
+        Some(t) if t.kind() == "type_identifier" => Callee::Name(tree::text(t, src)),
+        Some(t) if t.kind() == "qualified_type" => {
+            type_name(t, src).map_or(Callee::Other, Callee::Chain)
+        }
+        _ => Callee::Other,
+    }
 }
 
-/// 1-based line of a byte offset.
-fn line_of(src: &[u8], byte: usize) -> u32 {
-    src[..byte.min(src.len())].iter().filter(|&&c| c == b'\n').count() as u32 + 1
+/// A comment line that is a directive (`//go:noinline`, `//export f`, `// +build x`), which
+/// Go leaves out of doc comments.
+fn is_directive(line: &[u8]) -> bool {
+    let Some(rest) = line.strip_prefix(b"//") else { return false };
+    if rest.starts_with(b" +build") || rest.starts_with(b"line ") || rest.starts_with(b"export ") {
+        return true;
+    }
+    // `//word:...` with no space after the slashes: `//go:embed`, `//nolint:errcheck`.
+    let word = rest.iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+    word > 0 && rest.get(word) == Some(&b':')
+}
+
+/// A comment run with its leading and trailing directive lines cut off; None when nothing else
+/// is left.
+fn without_directives(src: &[u8], (start, end): (u32, u32)) -> Option<(u32, u32)> {
+    let (mut s, mut e) = (start as usize, end as usize);
+    // Leading lines.
+    while s < e {
+        let line_end = src[s..e].iter().position(|&c| c == b'\n').map_or(e, |i| s + i);
+        let line = src[s..line_end].trim_ascii();
+        if !is_directive(line) {
+            break;
+        }
+        s = (line_end + 1).min(e);
+        while s < e && src[s].is_ascii_whitespace() {
+            s += 1;
+        }
+    }
+    // Trailing lines.
+    while s < e {
+        let line_start = src[s..e].iter().rposition(|&c| c == b'\n').map_or(s, |i| s + i + 1);
+        let line = src[line_start..e].trim_ascii();
+        if !is_directive(line) {
+            break;
+        }
+        e = line_start;
+        while e > s && src[e - 1].is_ascii_whitespace() {
+            e -= 1;
+        }
+    }
+    (s < e).then_some((s as u32, e as u32))
 }
 
 /// Strips parentheses around an expression.
@@ -815,6 +877,7 @@ mod tests {
                         "package.name",
                         "import.path",
                         "call.callee",
+                        "call.generic",
                         "bind.left",
                         "bind.right",
                     ]

@@ -29,6 +29,8 @@
 
 ; Calls: `f()`, `pkg.F()`, `s.m()`, `f().g()`, `x.y.z()`. Composite literals are not calls.
 (call_expression function: (_) @call.callee) @call
+; `Map[int](xs)` reads as a conversion to a generic type; it is a call when `Map` is a func.
+(type_conversion_expression type: (generic_type) @call.generic) @call
 
 ; Bindings for receiver typing: `x := NewFoo()`, `var x Foo`, `x = &Foo{}`, `s.f = g()`,
 ; typed parameters, struct fields.
