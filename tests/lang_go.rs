@@ -92,6 +92,12 @@ fn grouped_types_and_doc_and_fold_spans() {
     assert_eq!((f.defs[0].line_start, f.defs[0].line_head), (3, 5));
     assert_eq!(f.defs[1].doc, None);
     assert_eq!((f.defs[1].line_start, f.defs[1].line_head), (7, 8));
+
+    // A comment that trails the line above is not a doc comment.
+    let src = "package a\n\ntype (\n\tA struct{} // the A\n\tB struct{}\n)\n";
+    let f = ex.extract(cds::lang::Lang::Go, src.as_bytes());
+    assert_eq!(f.defs[1].name, "B");
+    assert_eq!((f.defs[1].doc, f.defs[1].line_start), (None, 5));
 }
 
 #[test]

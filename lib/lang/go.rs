@@ -158,7 +158,8 @@ impl Builder<'_, '_> {
         // The comments right above: directives (`//go:noinline`) are the definition's
         // annotations, the other lines its doc comment.
         let above =
-            tree::doc_before(outer, self.src, |t| t.starts_with(b"//") || t.starts_with(b"/*"));
+            tree::doc_before(outer, self.src, |t| t.starts_with(b"//") || t.starts_with(b"/*"))
+                .and_then(|r| own_lines(self.src, r));
         let doc = above.and_then(|r| without_directives(self.src, r));
         let (kind, sig_end, bases, first_param, owner, returns) = match c.kind {
             "def.class" => {
@@ -540,6 +541,21 @@ fn is_directive(line: &[u8]) -> bool {
     word > 0 && rest.get(word) == Some(&b':')
 }
 
+/// A comment run without its first comment when that one trails code on its line
+/// (`A struct{} // the A` above `B struct{}` is not B's doc).
+fn own_lines(src: &[u8], (start, end): (u32, u32)) -> Option<(u32, u32)> {
+    let s = start as usize;
+    let line_start = src[..s].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+    if src[line_start..s].iter().all(|c| c.is_ascii_whitespace()) {
+        return Some((start, end));
+    }
+    let mut next = src[s..end as usize].iter().position(|&c| c == b'\n')? + s + 1;
+    while next < end as usize && src[next].is_ascii_whitespace() {
+        next += 1;
+    }
+    (next < end as usize).then_some((next as u32, end))
+}
+
 /// A comment run with its leading and trailing directive lines cut off; None when nothing else
 /// is left.
 fn without_directives(src: &[u8], (start, end): (u32, u32)) -> Option<(u32, u32)> {
@@ -819,10 +835,13 @@ impl scope::Resolver for Resolver {
     fn package_files(&self, repo: &Repo, file: u32) -> Vec<u32> {
         let rel = repo.rel(file);
         let pkg = repo.facts(file).package.as_deref();
+        // A package's test files see the rest of it; its other files do not see them.
+        let tests_too = is_test_file(rel);
         repo.dir_files(parent_dir(rel))
             .iter()
             .copied()
             .filter(|&f| is_go(base_name(repo.rel(f))) && repo.facts(f).package.as_deref() == pkg)
+            .filter(|&f| tests_too || !is_test_file(repo.rel(f)))
             .collect()
     }
 
