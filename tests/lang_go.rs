@@ -396,3 +396,20 @@ fn generic_calls_and_type_assertions() {
     assert_has(&e, "main.go:main invoke fn/fn.go:Box.Get 0");
     assert_lacks(&e, "main.go:main invoke fn/fn.go:Box 0");
 }
+
+#[test]
+fn reassignments_stay_linear() {
+    // `t = t.Elem()` many times over, and swaps: cycles among bindings.
+    let mut body = String::from(
+        "package main\n\ntype T struct{}\n\nfunc (t *T) Elem() *T { return t }\n\nfunc (t *T) Do() {}\n\nfunc f(t *T, u *T) {\n",
+    );
+    for _ in 0..40 {
+        body.push_str("\tt = t.Elem()\n\tt, u = u, t\n\tu = t.Elem().Elem()\n\tt.Do()\n");
+    }
+    body.push_str("}\n");
+    let start = std::time::Instant::now();
+    let e = edges(&[("go.mod", GO_MOD), ("a.go", &body)]);
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+    assert_has(&e, "a.go:f invoke a.go:T.Do 0");
+    assert_has(&e, "a.go:f invoke a.go:T.Elem 0");
+}

@@ -190,6 +190,8 @@ struct Driver<'a> {
     memo_import: RefCell<HashMap<(u32, u32), Vec<u32>>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
     memo_pkg: RefCell<HashMap<u32, Vec<u32>>>,
+    /// Bindings already evaluated (None while in progress: a cycle such as `t = t.Elem()`).
+    memo_bind: RefCell<HashMap<(u32, u32), Option<Vals>>>,
 }
 
 impl<'a> Driver<'a> {
@@ -231,6 +233,7 @@ impl<'a> Driver<'a> {
             memo_import: RefCell::new(HashMap::default()),
             memo_bases: RefCell::new(HashMap::default()),
             memo_pkg: RefCell::new(HashMap::default()),
+            memo_bind: RefCell::new(HashMap::default()),
         };
         for &f in files {
             d.index_scopes(f);
@@ -573,6 +576,17 @@ impl<'a> Driver<'a> {
     }
 
     fn bind_vals(&self, f: u32, i: u32, depth: u32) -> Vals {
+        // Each binding once: re-evaluating them made reassignments exponential.
+        if let Some(v) = self.memo_bind.borrow().get(&(f, i)) {
+            return v.clone().unwrap_or_default();
+        }
+        self.memo_bind.borrow_mut().insert((f, i), None);
+        let v = self.bind_vals_uncached(f, i, depth);
+        self.memo_bind.borrow_mut().insert((f, i), Some(v.clone()));
+        v
+    }
+
+    fn bind_vals_uncached(&self, f: u32, i: u32, depth: u32) -> Vals {
         let bind = &self.facts(f).binds[i as usize];
         match &bind.value {
             BindValue::Alias(c) => self.resolve_chain(f, bind.owner, c, depth + 1),

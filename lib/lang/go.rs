@@ -366,7 +366,7 @@ impl Builder<'_, '_> {
         };
         for (l, r) in pairs {
             let Some(target) = chain(l, self.src).filter(|t| t != "_") else { continue };
-            if let Some(value) = self.value(r) {
+            if let Some(value) = self.value(r).filter(|v| !refers_to(v, &target)) {
                 self.facts.binds.push(Bind { owner, target, value });
             }
         }
@@ -408,7 +408,7 @@ impl Builder<'_, '_> {
             if target == "_" {
                 continue;
             }
-            if let Some(value) = self.value(v) {
+            if let Some(value) = self.value(v).filter(|v| !refers_to(v, &target)) {
                 self.facts.binds.push(Bind { owner, target, value });
             }
         }
@@ -515,6 +515,13 @@ impl Builder<'_, '_> {
             _ => None,
         }
     }
+}
+
+/// `t = t.Elem()`, `n = n.next`: a value read from the target itself tells nothing new of its
+/// type, and would make the binding its own input.
+fn refers_to(v: &BindValue, target: &str) -> bool {
+    let (BindValue::CallOf(c) | BindValue::Alias(c)) = v else { return false };
+    c == target || c.strip_prefix(target).is_some_and(|rest| rest.starts_with('.'))
 }
 
 /// `Map[int](xs)`, `pkg.Map[K, V](m)`: the grammar reads an explicit instantiation as a
