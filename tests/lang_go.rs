@@ -388,7 +388,7 @@ fn generic_calls_and_type_assertions() {
         ),
         (
             "main.go",
-            "package main\n\nimport \"example.com/app/fn\"\n\nfunc Must[T any](v T) T { return v }\n\nfunc main() {\n\tMust[int](1)\n\tfn.Map[int, int](nil, nil)\n\tvar x any\n\tb := x.(*fn.Box[int])\n\tb.Get()\n\tc := fn.Box[int]{}\n\tc.Get()\n}\n",
+            "package main\n\nimport \"example.com/app/fn\"\n\nfunc Must[T any](v T) T { return v }\n\nfunc main() {\n\tMust[int](1)\n\tfn.Map[int, int](nil, nil)\n\tvar x any\n\tb, ok := x.(*fn.Box[int])\n\t_ = ok\n\tb.Get()\n\tc := fn.Box[int]{}\n\tc.Get()\n}\n",
         ),
     ]);
     assert_has(&e, "main.go:main invoke main.go:Must 0");

@@ -358,8 +358,8 @@ impl Builder<'_, '_> {
             right.named_children(&mut right.walk()).filter(|x| x.kind() != "comment").collect();
         let pairs: Vec<(Node, Node)> = if ls.len() == rs.len() {
             ls.into_iter().zip(rs).collect()
-        } else if rs.len() == 1 && !ls.is_empty() && unparen(rs[0]).kind() == "call_expression" {
-            // `x, err := NewX()`: the first result.
+        } else if rs.len() == 1 && !ls.is_empty() && first_of_many(rs[0]) {
+            // `x, err := NewX()`, `v, ok := x.(T)`: the first result.
             vec![(ls[0], rs[0])]
         } else {
             Vec::new()
@@ -398,7 +398,7 @@ impl Builder<'_, '_> {
             values.named_children(&mut values.walk()).filter(|x| x.kind() != "comment").collect();
         let pairs: Vec<(Node, Node)> = if names.len() == vs.len() {
             names.into_iter().zip(vs).collect()
-        } else if vs.len() == 1 && !names.is_empty() {
+        } else if vs.len() == 1 && !names.is_empty() && first_of_many(vs[0]) {
             vec![(names[0], vs[0])]
         } else {
             Vec::new()
@@ -515,6 +515,12 @@ impl Builder<'_, '_> {
             _ => None,
         }
     }
+}
+
+/// An expression whose first value, of several, is what `value` reads: a call's first result,
+/// a type assertion's value (`v, ok := x.(T)`).
+fn first_of_many(v: Node) -> bool {
+    matches!(unparen(v).kind(), "call_expression" | "type_assertion_expression")
 }
 
 /// `t = t.Elem()`, `n = n.next`: a value read from the target itself tells nothing new of its
