@@ -145,11 +145,11 @@ fn same_package_scope_and_methods_in_other_files() {
         ),
         (
             "srv/serve.go",
-            "package srv\n\nfunc (s *Server) Serve() {\n\ts.handle()\n\ts.pool.Get()\n\thelper()\n}\n\nfunc (s *Server) handle() {}\n",
+            "package srv\n\nfunc (s *Server) Serve() {\n\ts.handle()\n\ts.pool.Get()\n\thelper()\n}\n\nfunc (s *Server) handle() {\n\tdefaultPool.Get()\n}\n",
         ),
         (
             "srv/pool.go",
-            "package srv\n\ntype Pool struct{}\n\nfunc (p *Pool) Get() {}\n\nfunc helper() {}\n",
+            "package srv\n\nvar defaultPool = &Pool{}\n\ntype Pool struct{}\n\nfunc (p *Pool) Get() {}\n\nfunc helper() {}\n",
         ),
         // Another package in the same directory tree does not share the scope.
         ("srv/sub/x.go", "package sub\n\nfunc helper() {}\n"),
@@ -157,6 +157,8 @@ fn same_package_scope_and_methods_in_other_files() {
     assert_has(&e, "srv/serve.go:Server.Serve invoke srv/serve.go:Server.handle 0");
     assert_has(&e, "srv/serve.go:Server.Serve invoke srv/pool.go:Pool.Get 0");
     assert_has(&e, "srv/serve.go:Server.Serve invoke srv/pool.go:helper 0");
+    // A package-level variable of another file of the package.
+    assert_has(&e, "srv/serve.go:Server.handle invoke srv/pool.go:Pool.Get 0");
     assert_lacks(&e, "srv/serve.go:Server.Serve invoke srv/sub/x.go:helper");
 }
 

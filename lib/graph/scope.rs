@@ -497,8 +497,8 @@ impl<'a> Driver<'a> {
         self.bindings_of_kind(bs, depth, false)
     }
 
-    /// The values of bindings; `defs_only` keeps definitions (another file's imports are not
-    /// in scope: Go and Java imports are per file).
+    /// The values of bindings; `defs_only` keeps definitions and top-level variables (another
+    /// file's imports are not in scope: Go and Java imports are per file).
     fn bindings_of_kind(&self, bs: &[Binding], depth: u32, defs_only: bool) -> Vals {
         let mut out = Vec::new();
         for b in bs {
@@ -532,7 +532,7 @@ impl<'a> Driver<'a> {
                         }
                     }
                 }
-                Binding::Bind { f, i } if !defs_only => out.extend(self.bind_vals(f, i, depth)),
+                Binding::Bind { f, i } => out.extend(self.bind_vals(f, i, depth)),
                 _ => {}
             }
         }
