@@ -219,10 +219,13 @@ fn fields_and_receiver_assignments_type_chains() {
         ("go.mod", GO_MOD),
         (
             "a.go",
-            "package main\n\ntype Cache struct{}\n\nfunc (c *Cache) Put() {}\n\nfunc NewCache() *Cache { return nil }\n\ntype Svc struct {\n\tcache *Cache\n\tother Cache\n}\n\nfunc (s *Svc) Init() {\n\ts.other = Cache{}\n\ts.cache = NewCache()\n\ts.cache.Put()\n\ts.other.Put()\n\tNewCache().Put()\n}\n",
+            "package main\n\ntype Cache struct{}\n\nfunc (c *Cache) Put() {}\n\nfunc NewCache() *Cache { return nil }\n\ntype Svc struct {\n\tcache *Cache\n\tother Cache\n\tCache *Cache\n}\n\nfunc (s *Svc) Init() {\n\ts.other = Cache{}\n\ts.cache = NewCache()\n\ts.cache.Put()\n\ts.other.Put()\n\tNewCache().Put()\n}\n\nfunc (s *Svc) Flush() {\n\ts.Cache.Put()\n}\n\nfunc (s *Svc) Other() {\n\ts.other.Put()\n}\n",
         ),
     ]);
     assert_has(&e, "a.go:Svc.Init invoke a.go:Cache.Put 0");
+    // A field named like its type, beside a field of that type.
+    assert_has(&e, "a.go:Svc.Flush invoke a.go:Cache.Put 0");
+    assert_has(&e, "a.go:Svc.Other invoke a.go:Cache.Put 0");
     assert_has(&e, "a.go:Svc.Init invoke a.go:NewCache 0");
 }
 

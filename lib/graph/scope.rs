@@ -299,6 +299,11 @@ impl<'a> Driver<'a> {
             if bind.target.contains('.') {
                 continue; // `this.x = ...`: an attribute, see index_attrs
             }
+            if !self.r.implicit_members()
+                && bind.owner.is_some_and(|o| facts.defs[o as usize].kind == DefKind::Class)
+            {
+                continue; // a field is no bare name in its class (Go's `Config *Config`)
+            }
             let b = Binding::Bind { f, i: bi as u32 };
             match bind.owner {
                 None => push(self.top.entry(f).or_default(), &bind.target, b),
