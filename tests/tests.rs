@@ -10,6 +10,7 @@ mod fmt;
 mod generated;
 mod get;
 mod kit;
+mod lang_go;
 mod lang_java;
 mod lang_js;
 mod lang_rust;

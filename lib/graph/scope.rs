@@ -359,6 +359,11 @@ impl<'a> Driver<'a> {
             if bind.target.contains('.') {
                 continue; // `this.x = ...`: an attribute, see index_attrs
             }
+            if !self.r.implicit_members()
+                && bind.owner.is_some_and(|o| facts.defs[o as usize].kind == DefKind::Class)
+            {
+                continue; // a field is no bare name in its class (Go's `Config *Config`)
+            }
             let b = Binding::Bind { f, i: bi as u32 };
             match bind.owner {
                 None => push(self.top.entry(f).or_default(), &bind.target, b),
@@ -599,8 +604,8 @@ impl<'a> Driver<'a> {
         self.bindings_of_kind(bs, depth, false)
     }
 
-    /// The values of bindings; `defs_only` keeps definitions (another file's imports are not
-    /// in scope: Go and Java imports are per file).
+    /// The values of bindings; `defs_only` keeps definitions and top-level variables (another
+    /// file's imports are not in scope: Go and Java imports are per file).
     fn bindings_of_kind(&self, bs: &[Binding], depth: u32, defs_only: bool) -> Vals {
         let mut out = Vec::new();
         for b in bs {
@@ -634,7 +639,7 @@ impl<'a> Driver<'a> {
                         }
                     }
                 }
-                Binding::Bind { f, i } if !defs_only => out.extend(self.bind_vals(f, i, depth)),
+                Binding::Bind { f, i } => out.extend(self.bind_vals(f, i, depth)),
                 _ => {}
             }
         }
