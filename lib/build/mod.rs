@@ -216,6 +216,7 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
         && prev.options == options
         && prev.same_files(&walked.files)
         && let Ok(ix) = Index::open(&index_dir)
+        && ix.check_readable().is_ok()
     {
         let mut s = summarize(&ix);
         s.index_dir = index_dir;
@@ -489,6 +490,8 @@ struct CacheRef {
 impl Previous {
     fn load(index_dir: &Path) -> Option<Previous> {
         let ix = Index::open(index_dir).ok()?;
+        // A damaged previous generation is not reused (the build starts from scratch).
+        ix.check_readable().ok()?;
         let gen_dir = ix.generation_dir().to_path_buf();
         let facts = Mapped::open(&gen_dir.join(format::FACTS_FILE), MAGIC_FACTS, index_dir).ok()?;
         let view = FactsView::new(facts.payload())?;
