@@ -9,9 +9,10 @@
 //! first used, once per process. Full checksums of the other files are `cds-build --verify`'s
 //! job ([`Index::verify`]); `tests/corrupt.rs` mutates every file and runs the tools on it.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use memmap2::Mmap;
 use rkyv::Archived;
@@ -137,6 +138,8 @@ pub struct Index {
     terms: OnceCell<fst::Map<Mapped>>,
     postings: OnceCell<Mapped>,
     content: OnceCell<Mapped>,
+    /// Line-start offsets of the files shown so far (see [`Index::line_starts`]).
+    line_starts: RefCell<fxhash::FxHashMap<u32, Rc<[u32]>>>,
 }
 
 /// One edge as seen from a node.
@@ -176,6 +179,7 @@ impl Index {
             terms: OnceCell::new(),
             postings: OnceCell::new(),
             content: OnceCell::new(),
+            line_starts: RefCell::default(),
         };
         ix.check_shape()?;
         Ok(ix)
@@ -487,6 +491,18 @@ impl Index {
             .ok_or_else(|| self.corrupt("content.bin is shorter than the file table says"))
     }
 
+    /// The byte offset of every line start of file-table entry `f`'s content (`[i]` is line
+    /// `i + 1`), computed on first use and kept for the life of the index, so that showing 200
+    /// entities of one file scans it once.
+    pub fn line_starts(&self, f: u32) -> Result<Rc<[u32]>> {
+        if let Some(s) = self.line_starts.borrow().get(&f) {
+            return Ok(Rc::clone(s));
+        }
+        let starts: Rc<[u32]> = line_starts(self.file_content(f)?).into();
+        self.line_starts.borrow_mut().insert(f, Rc::clone(&starts));
+        Ok(starts)
+    }
+
     /// The source text of a node (its file's content for a file; empty for a directory).
     pub fn text(&self, n: u32) -> Result<&[u8]> {
         let Some(f) = self.file_index(n) else { return Ok(b"") };
@@ -618,6 +634,26 @@ impl Index {
         }
         p
     }
+}
+
+/// The byte offsets at which the lines of `text` start; a final newline ends the last line,
+/// it does not start another. Empty text has no lines.
+pub fn line_starts(text: &[u8]) -> Vec<u32> {
+    use bstr::ByteSlice;
+    let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+    if text.is_empty() {
+        return starts;
+    }
+    starts.push(0);
+    let mut at = 0;
+    while let Some(i) = text[at..].find_byte(b'\n') {
+        at += i + 1;
+        if at >= text.len() {
+            break;
+        }
+        starts.push(at as u32);
+    }
+    starts
 }
 
 /// Collapses runs of whitespace (including newlines) into single spaces.
