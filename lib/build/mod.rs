@@ -8,6 +8,7 @@
 //! stops after the walk.
 
 pub mod cli;
+pub mod watch;
 
 use std::io::Write;
 
@@ -69,6 +70,10 @@ pub struct Summary {
     pub files: usize,
     /// Files parsed in this build (the rest came from the cache).
     pub parsed: usize,
+    /// Files added, changed (read again) or removed since the previous generation.
+    pub changed: usize,
+    /// The generation written (empty when nothing was written).
+    pub generation: String,
     /// Classes and functions.
     pub entities: usize,
     /// Nodes of all kinds.
@@ -171,17 +176,8 @@ struct Item {
 pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Summary> {
     let started = Instant::now();
     let mut phases = Phases::new();
-    let root = opts.root.canonicalize().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Error::msg(format!(
-                "no such directory {}: give cds-build the repository's root directory",
-                opts.root.display()
-            ))
-        } else {
-            Error::io("cannot read", &opts.root, e)
-        }
-    })?;
-    let index_dir = opts.index_dir.clone().unwrap_or_else(|| root.join(index::INDEX_DIR));
+    let root = canonical_root(&opts.root)?;
+    let index_dir = index_dir_for(opts, &root);
     let index_dir = index_dir.canonicalize().unwrap_or(index_dir);
 
     let mut wopts = opts.walk.clone();
@@ -380,10 +376,16 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
     let written = generation.commit(bytes)?;
     phases.mark("write");
 
+    let read = kept.iter().filter(|it| it.prev_content.is_none()).count();
+    let removed = previous
+        .as_ref()
+        .map_or(0, |p| p.entries.iter().filter(|e| walked_rel(&kept, &e.0).is_none()).count());
     let mut s = Summary {
         index_dir,
         files: kept.len(),
         parsed: parsed.load(Ordering::Relaxed),
+        changed: read + removed,
+        generation: written.generation.clone(),
         nodes: g.nodes.len(),
         skipped,
         bytes: written.bytes,
@@ -406,6 +408,25 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
     drop(sources);
     std::thread::spawn(move || drop((kept, g)));
     Ok(s)
+}
+
+/// The repository root, canonical; a clear message when it does not exist.
+pub fn canonical_root(root: &Path) -> Result<PathBuf> {
+    root.canonicalize().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::msg(format!(
+                "no such directory {}: give cds-build the repository's root directory",
+                root.display()
+            ))
+        } else {
+            Error::io("cannot read", root, e)
+        }
+    })
+}
+
+/// Where a build of `root` writes its index: `--index`, else `<root>/.cds`.
+pub fn index_dir_for(opts: &BuildOptions, root: &Path) -> PathBuf {
+    opts.index_dir.clone().unwrap_or_else(|| root.join(index::INDEX_DIR))
 }
 
 /// Reads, reuses or extracts one file. Returns true when it was parsed.
@@ -461,6 +482,11 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
     item.terms = Some(bm25::file_terms(&item.content, &facts));
     item.facts = Some(facts);
     true
+}
+
+/// The kept item of path `rel` (items are sorted by path).
+fn walked_rel<'a>(kept: &'a [Item], rel: &[u8]) -> Option<&'a Item> {
+    kept.binary_search_by(|it| walk::path_order(&it.found.rel, rel)).ok().map(|i| &kept[i])
 }
 
 /// NUL bytes in the first 8 KiB: not a source file.
