@@ -10,7 +10,7 @@ complete -c cds-build -s L -l follow -d 'Follow symbolic links (loops are report
 complete -c cds-build -l compat -x -a 'locagent' -d 'Build LocAgent v2.3\'s graph instead of cds\'s own'
 complete -c cds-build -l force -d 'Re-read and re-parse every file'
 complete -c cds-build -s w -l watch -d 'Keep the index up to date as files change'
-complete -c cds-build -l poll -x -d 'With --watch, poll every MS milliseconds instead of using events'
+complete -c cds-build -l poll -x -d 'Watch by polling every MS milliseconds'
 complete -c cds-build -l verify -d 'Check the existing index; build nothing'
 complete -c cds-build -l json -d 'Print JSON Lines with every field'
 complete -c cds-build -s q -l quiet -d 'Print nothing; the exit status tells the result'

@@ -196,7 +196,7 @@ reported and the previous index stays in use. The index directory may be deleted
 it is written anew. Only one watcher may run per index: a second one says so and exits with \
 status 2. Run it beside an editor or an agent session: cds-build --watch -q &",
         ),
-        Flag::new("poll", "With --watch, poll every MS milliseconds instead of using events", poll)
+        Flag::new("poll", "Watch by polling every MS milliseconds", poll)
             .value("MS")
             .long_doc(
                 "Watch by walking the tree every MS milliseconds instead of using the file \

@@ -172,8 +172,35 @@ struct Item {
     skip: Option<String>,
 }
 
+/// What a long-running builder (`cds-build --watch`) keeps between builds: every indexed
+/// file's facts and term counts, so a rebuild neither validates nor deserializes the previous
+/// generation's `facts.rkyv` (a quarter of a one-file rebuild of Django). An entry is used only
+/// when the file's size and mtime match both the entry and the previous generation's file table,
+/// whose content and cached archive the rebuild then reuses, exactly as without it.
+#[derive(Default)]
+pub struct Memory {
+    files: fxhash::FxHashMap<Vec<u8>, Remembered>,
+}
+
+struct Remembered {
+    size: u64,
+    mtime_ns: i64,
+    hash: u32,
+    facts: FileFacts,
+    terms: FileTerms,
+}
+
 /// Runs a build. `events` is called from worker threads now and then.
 pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Summary> {
+    build_with(opts, events, None)
+}
+
+/// [`build`], reusing and then refilling `memory` (see [`Memory`]).
+pub fn build_with(
+    opts: &BuildOptions,
+    events: &(dyn Fn(Event) + Sync),
+    mut memory: Option<&mut Memory>,
+) -> Result<Summary> {
     let started = Instant::now();
     let mut phases = Phases::new();
     let root = canonical_root(&opts.root)?;
@@ -229,7 +256,7 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
         .files
         .iter()
         .map(|f| {
-            Mutex::new(Some(Item {
+            let mut item = Item {
                 found: f.clone(),
                 content: Vec::new(),
                 prev_content: None,
@@ -238,7 +265,11 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
                 terms: None,
                 cached: None,
                 skip: None,
-            }))
+            };
+            if let (Some(mem), Some(prev)) = (memory.as_deref_mut(), previous.as_ref()) {
+                remembered(&mut item, mem, prev);
+            }
+            Mutex::new(Some(item))
         })
         .collect();
     let next = AtomicUsize::new(0);
@@ -406,8 +437,41 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
     // leave it to a thread of its own (the process may well exit before it is done).
     drop(records);
     drop(sources);
+    if let Some(mem) = memory {
+        mem.files.clear();
+        for it in &mut kept {
+            if let (Some(facts), Some(terms)) = (it.facts.take(), it.terms.take()) {
+                let f = &it.found;
+                let r =
+                    Remembered { size: f.size, mtime_ns: f.mtime_ns, hash: it.hash, facts, terms };
+                mem.files.insert(std::mem::take(&mut it.found.rel), r);
+            }
+        }
+    }
     std::thread::spawn(move || drop((kept, g)));
     Ok(s)
+}
+
+/// Fills `item` from `mem` when the file is unchanged since the previous generation, which
+/// then supplies its content and cached archive (see [`Memory`]).
+fn remembered(item: &mut Item, mem: &mut Memory, prev: &Previous) {
+    let f = &item.found;
+    let Some(c) = prev.lookup(&f.rel) else { return };
+    let Some(r) = mem.files.get(&f.rel) else { return };
+    if !(c.size == f.size && c.mtime_ns == f.mtime_ns && r.size == f.size)
+        || r.mtime_ns != f.mtime_ns
+        || r.hash != c.hash
+        || prev.content(c.index).is_none()
+        || prev.archive(c.index).is_none()
+    {
+        return;
+    }
+    let Some(r) = mem.files.remove(&f.rel) else { return };
+    item.prev_content = Some(c.index);
+    item.hash = c.hash;
+    item.cached = Some(c.index);
+    item.facts = Some(r.facts);
+    item.terms = Some(r.terms);
 }
 
 /// The repository root, canonical; a clear message when it does not exist.
@@ -431,6 +495,10 @@ pub fn index_dir_for(opts: &BuildOptions, root: &Path) -> PathBuf {
 
 /// Reads, reuses or extracts one file. Returns true when it was parsed.
 fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locagent: bool) -> bool {
+    if item.facts.is_some() {
+        // Remembered by a long-running builder.
+        return false;
+    }
     let f = &item.found;
     // Unchanged size and mtime: take everything from the previous generation.
     if let Some(p) = prev

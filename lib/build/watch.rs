@@ -112,7 +112,9 @@ pub fn watch(
         }
     }
 
-    let first = build::build(&opts, events)?;
+    // Facts of every file kept in memory between rebuilds (see `build::Memory`).
+    let mut memory = build::Memory::default();
+    let first = build::build_with(&opts, events, Some(&mut memory))?;
     report(Report::Built(&first));
 
     let filter = Filter { root: root.clone(), index_dir: index_dir.clone() };
@@ -162,7 +164,7 @@ pub fn watch(
                 root.display()
             )));
         }
-        match build::build(&opts, events) {
+        match build::build_with(&opts, events, Some(&mut memory)) {
             Ok(s) if s.up_to_date || s.files == 0 => {}
             Ok(s) => report(Report::Updated(&s)),
             Err(e) => report(Report::Failed(&e)),
