@@ -157,6 +157,15 @@ impl Phases {
     }
 }
 
+/// With `CDS_TIMINGS`, prints how long one job of a phase took (jobs run on threads of their
+/// own, so their times overlap), timed from `since`.
+fn job_time(on: bool, what: &str, since: Instant) {
+    if on {
+        let secs = since.elapsed().as_secs_f64();
+        let _ = writeln!(std::io::stderr(), "cds-build: timing:   {what}: {secs:.3}s");
+    }
+}
+
 /// A file on its way through the pipeline.
 struct Item {
     found: walk::Found,
@@ -360,16 +369,21 @@ pub fn build_with(
     let generation = index::write::Generation::create(&index_dir)?;
     let dir = generation.path();
     let native = (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources));
+    let timing = phases.on;
     let (g, bytes) = std::thread::scope(|s| -> Result<(graph::Graph, u64)> {
         let join = |h: std::thread::ScopedJoinHandle<Result<u64>>| {
             h.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")))
         };
         // The shortest job (contents, facts) also builds the names, which need only the nodes.
         let rest = s.spawn(|| {
+            let t = Instant::now();
             let b = index::write::write_content_and_facts(dir, &records)?;
+            job_time(timing, "content and facts", t);
             match &native {
                 Some((nodes, _)) => {
+                    let t = Instant::now();
                     let (nb, table) = index::write::write_names(dir, &nodes.nodes)?;
+                    job_time(timing, "names", t);
                     Ok::<_, Error>((b + nb, Some(table)))
                 }
                 None => Ok((b, None)),
@@ -377,9 +391,15 @@ pub fn build_with(
         });
         let (g, posting_bytes) = match &native {
             Some((nodes, defs)) => {
-                let postings =
-                    s.spawn(|| index::write::write_postings(dir, &nodes.nodes, &records));
+                let postings = s.spawn(|| {
+                    let t = Instant::now();
+                    let r = index::write::write_postings(dir, &nodes.nodes, &records);
+                    job_time(timing, "postings", t);
+                    r
+                });
+                let t = Instant::now();
                 let edges = graph::link::edges(nodes, &sources, defs);
+                job_time(timing, "link", t);
                 let bytes = join(postings)?;
                 // The node graph holds the contain edges; linking adds the rest after them.
                 let mut g = nodes.clone();
@@ -400,7 +420,9 @@ pub fn build_with(
             None => index::write::write_names(dir, &g.nodes)?,
         };
         let input = WriteInput { graph: &g, files: &records, meta };
+        let t = Instant::now();
         let graph_bytes = index::write::write_graph(dir, &input, names)?;
+        job_time(timing, "graph", t);
         let bytes = posting_bytes + name_bytes + graph_bytes + rest_bytes;
         Ok((g, bytes))
     })?;

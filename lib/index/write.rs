@@ -201,6 +201,11 @@ pub fn write_postings(
     // Definitions merged into one node (same qualified name) share that node.
     for (fi, f) in files.iter().enumerate() {
         let nodes = &mut def_nodes[fi];
+        // (Rare: most files have no repeated qualified name, and building the map allocates a
+        // string per definition.)
+        if !nodes.contains(&NONE) {
+            continue;
+        }
         let mut by_qual: HashMap<String, u32> = HashMap::default();
         for (d, &n) in nodes.iter().enumerate() {
             if n != NONE {
