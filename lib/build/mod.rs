@@ -393,7 +393,13 @@ pub fn build_with(
             Some((nodes, defs)) => {
                 let postings = s.spawn(|| {
                     let t = Instant::now();
-                    let r = index::write::write_postings(dir, &nodes.nodes, &records);
+                    let prev_terms = previous.as_ref().and_then(|p| p.terms.as_ref());
+                    let r = index::write::write_postings_reusing(
+                        dir,
+                        &nodes.nodes,
+                        &records,
+                        prev_terms.map(|m| m.payload()),
+                    );
                     job_time(timing, "postings", t);
                     r
                 });
@@ -591,6 +597,8 @@ struct Previous {
     archives: Vec<std::ops::Range<usize>>,
     content: Option<Mapped>,
     content_off: Vec<u64>,
+    /// `terms.fst`, checksum verified: copied when the term set did not change.
+    terms: Option<Mapped>,
     options: Vec<u8>,
     /// (rel, size, mtime, hash, index into the cache), sorted by rel.
     entries: Vec<(Vec<u8>, u64, i64, u32, usize)>,
@@ -639,7 +647,13 @@ impl Previous {
             })
             .collect();
         let options = g.meta.options.to_vec();
-        Some(Previous { facts, archives, content, content_off, options, entries })
+        let terms = Mapped::open_verified(
+            &gen_dir.join(format::TERMS_FILE),
+            format::MAGIC_TERMS,
+            index_dir,
+        )
+        .ok();
+        Some(Previous { facts, archives, content, content_off, terms, options, entries })
     }
 
     fn same_files(&self, files: &[walk::Found]) -> bool {
