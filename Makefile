@@ -4,22 +4,26 @@
 #   make test         the test suite (what CI runs)
 #   make lint         rustfmt and clippy, warnings denied
 #   make man completions   regenerate man/ and completions/ from the flag tables
+#   make kits         regenerate the agent kits in examples/agents/ (cds-kit --examples)
+#   make test-agents  the kits checked with the real Claude Code, Gemini, Codex, OpenCode (npm)
 #   make bench-build  cds-build on the Django 4.2 sdist, against ctags (downloads it)
+#   make bench-build-langs  the same on a large project of each other language
 #   make bench-mcp    100 sequential tools/call requests to cds-mcp on the Django 4.2 index
 #   make install      PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
 DESTDIR ?=
 CARGO ?= cargo
-BINS := cds-build cds-search cds-trav cds-get cds-fmt cds-loc cds-mcp
+BINS := cds-build cds-search cds-trav cds-get cds-fmt cds-loc cds-mcp cds-kit
 RELEASE := target/release
 DEMO := examples/demo-repo
 # The MCP Python SDK the cds-mcp tests drive it with (tests/mcp/requirements.txt), in a venv.
 PYTHON ?= python3
 MCP_VENV := target/mcp-venv
 
-.PHONY: all build test test-deps lint fmt man completions check-generated demo install uninstall \
-	clean bench bench-build bench-query bench-search bench-loc bench-mcp
+.PHONY: all build test test-deps lint fmt man completions check-generated kits test-agents demo \
+	install uninstall clean bench bench-build bench-build-langs bench-query bench-search bench-loc \
+	bench-mcp
 
 all: build
 
@@ -61,6 +65,15 @@ completions: build
 check-generated: man completions
 	git diff --exit-code -- man completions
 
+# The committed kits are cds-kit's output (lib/kit); a test fails when they are stale.
+kits: build
+	$(RELEASE)/cds-kit --examples examples/agents
+
+# Installs the clients from npm under target/agents and checks the kits with their own
+# commands (claude/gemini/codex/opencode mcp list), in a throwaway HOME. Not part of make test.
+test-agents: build
+	tests/agents/check.sh
+
 demo: build
 	@echo '$$ cds-build $(DEMO)'
 	@$(RELEASE)/cds-build $(DEMO)
@@ -74,6 +87,10 @@ demo: build
 	@cd $(DEMO) && ../../$(RELEASE)/cds-search -n1 -t function sanitize user input \
 		| ../../$(RELEASE)/cds-trav -h1 -r invoke -d up --no-roots \
 		| ../../$(RELEASE)/cds-get
+	@echo
+	@echo '$$ cds-search -n1 -t function escape html | cds-trav -h1 -r invoke -d up   # the TypeScript side'
+	@cd $(DEMO) && ../../$(RELEASE)/cds-search -n1 -t function escape html \
+		| ../../$(RELEASE)/cds-trav -h1 -r invoke -d up
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
@@ -96,6 +113,10 @@ bench: bench-build bench-query bench-search
 
 bench-build: build
 	bench/build.sh
+
+# A large project of each language (JS, TS, Java, Go, Rust), fetched from registries.
+bench-build-langs: build
+	bench/langs.sh
 
 bench-query: build
 	bench/query.sh

@@ -83,7 +83,18 @@ pub struct Walked {
     pub skipped: Vec<Skipped>,
     /// Files over the size limit (also listed in `skipped`).
     pub too_large: usize,
+    /// Project files the resolvers read (`go.mod`, `tsconfig.json`, ...), sorted by path.
+    pub projects: Vec<crate::lang::ProjectFile>,
+    /// Dependency directories left out by default (`node_modules`, `vendor`, `target`), by
+    /// relative path; `--no-ignore` walks them.
+    pub vendored: Vec<Vec<u8>>,
 }
+
+/// Directories of dependencies and build output that a repository rarely means to index.
+pub const VENDORED_DIRS: &[&str] = &["node_modules", "vendor", "target"];
+
+/// Project files larger than this are not read (a generated `package.json` lock, say).
+const MAX_PROJECT_FILE: u64 = 1 << 20;
 
 /// Walks `root` and returns its source files.
 pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
@@ -114,6 +125,9 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
     }
     let index_dir = opts.index_dir.as_ref().and_then(|d| d.canonicalize().ok());
     let locagent = opts.locagent;
+    let skip_vendored = !opts.no_ignore && !locagent;
+    let vendored = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let vendored_ref = std::sync::Arc::clone(&vendored);
     let root_owned = root.to_path_buf();
     b.filter_entry(move |e| {
         if e.depth() == 0 {
@@ -136,6 +150,13 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
             let rel = e.path().strip_prefix(&root_owned).unwrap_or(e.path());
             return !rel.as_os_str().as_encoded_bytes().windows(4).any(|w| w == b".git");
         }
+        if skip_vendored
+            && VENDORED_DIRS.iter().any(|d| e.file_name().as_encoded_bytes() == d.as_bytes())
+        {
+            let rel = rel_bytes(e.path(), &root_owned);
+            vendored_ref.lock().unwrap_or_else(|p| p.into_inner()).push(rel);
+            return false;
+        }
         e.file_name() != ".git"
     });
 
@@ -155,6 +176,9 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
     out.files.sort_by(|a, b| path_order(&a.rel, &b.rel));
     out.files.dedup_by(|a, b| a.rel == b.rel);
     out.dirs.sort_by(|a, b| path_order(a, b));
+    out.projects.sort_by(|a, b| path_order(&a.rel, &b.rel));
+    out.vendored = std::mem::take(&mut *vendored.lock().unwrap_or_else(|p| p.into_inner()));
+    out.vendored.sort_by(|a, b| path_order(a, b));
     Ok(out)
 }
 
@@ -177,6 +201,7 @@ fn merge(collected: &std::sync::Mutex<Walked>, local: &mut Walked) {
     all.dirs.append(&mut local.dirs);
     all.skipped.append(&mut local.skipped);
     all.too_large += std::mem::take(&mut local.too_large);
+    all.projects.append(&mut local.projects);
 }
 
 /// Classifies one walk entry into `out`.
@@ -204,7 +229,12 @@ fn visit(
     if ft.is_symlink() && !opts.follow {
         return;
     }
-    let Some(lang) = Lang::of_path(entry.path()) else { return };
+    let Some(lang) = Lang::of_path(entry.path()) else {
+        if !locagent {
+            project_file(&entry, rel, out);
+        }
+        return;
+    };
     if locagent && entry.path_is_symlink() {
         return;
     }
@@ -237,6 +267,22 @@ fn visit(
         mtime_ns: mtime_ns(&md),
         lang,
     });
+}
+
+/// Keeps a project file's text for the resolvers; other files are not ours.
+fn project_file(entry: &ignore::DirEntry, rel: Vec<u8>, out: &mut Walked) {
+    let name = entry.file_name().as_encoded_bytes();
+    if !crate::lang::PROJECT_FILES.iter().any(|p| p.as_bytes() == name) {
+        return;
+    }
+    if entry.metadata().map_or(true, |m| m.len() > MAX_PROJECT_FILE) {
+        return;
+    }
+    // An unreadable project file only loses resolution hints; the build goes on without it.
+    if let Ok(bytes) = std::fs::read(entry.path()) {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        out.projects.push(crate::lang::ProjectFile { rel, text });
+    }
 }
 
 /// Orders paths component by component (`a/b` before `a.b`), like a directory listing.

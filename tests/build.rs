@@ -19,7 +19,9 @@ fn verify(d: &Dir) -> (i32, String) {
 fn builds_the_demo_and_summarizes() {
     let d = Dir::demo("build-demo");
     let err = build(&d, &[]);
-    assert!(err.starts_with("cds-build: 7 files (7 parsed), 30 entities"), "{err}");
+    assert!(err.starts_with("cds-build: 10 files (10 parsed), 38 entities"), "{err}");
+    // The demo mixes two languages; the summary counts each.
+    assert!(err.contains("python 7 files 30 entities, typescript 3 files 8 entities"), "{err}");
     for part in ["contain", "import", "invoke", "inherit", "guessed", "syntax errors", "MiB in"] {
         assert!(err.contains(part), "summary lacks {part}: {err}");
     }
@@ -32,8 +34,11 @@ fn json_summary_on_stdout() {
     let d = Dir::demo("build-json");
     let out = d.cmd("cds-build").arg("--json").ok();
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
-    assert_eq!(v["files"], 7);
-    assert_eq!(v["entities"], 30);
+    assert_eq!(v["files"], 10);
+    assert_eq!(v["entities"], 38);
+    assert_eq!(v["languages"][0]["language"], "python");
+    assert_eq!(v["languages"][1]["language"], "typescript");
+    assert_eq!(v["languages"][1]["files"], 3);
     assert!(v["edges"]["invoke"].as_u64().unwrap() > 0);
 }
 
@@ -49,19 +54,19 @@ fn rebuilds_are_incremental() {
     std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(&p, &content).unwrap();
     let err = build(&d, &[]);
-    assert!(err.contains("7 files (0 parsed)"), "{err}");
+    assert!(err.contains("10 files (0 parsed)"), "{err}");
     // One edited file: one parse, and the edit is in the graph.
     std::fs::write(&p, [content.as_slice(), b"\ndef added():\n    pass\n"].concat()).unwrap();
     let err = build(&d, &[]);
-    assert!(err.contains("7 files (1 parsed), 31 entities"), "{err}");
+    assert!(err.contains("10 files (1 parsed), 39 entities"), "{err}");
     // A new file and a deleted one.
     d.write("shop/extra.py", "def extra():\n    pass\n");
     std::fs::remove_file(d.path("shop/pricing.py")).unwrap();
     let err = build(&d, &[]);
-    assert!(err.contains("7 files (1 parsed)"), "{err}");
+    assert!(err.contains("10 files (1 parsed)"), "{err}");
     // --force parses everything.
     let err = build(&d, &["--force"]);
-    assert!(err.contains("7 files (7 parsed)"), "{err}");
+    assert!(err.contains("10 files (10 parsed)"), "{err}");
     assert_eq!(verify(&d).0, 0);
 }
 
@@ -139,7 +144,7 @@ fn empty_repository_and_bad_paths() {
     let d = Dir::new("build-empty");
     d.write("README.md", "no python here\n");
     let err = d.cmd("cds-build").stderr_of(1);
-    assert!(err.contains("no Python files found"), "{err}");
+    assert!(err.contains("no source files found"), "{err}");
     assert!(!d.path(".cds").exists(), "nothing may be written");
 
     let err = d.cmd("cds-build").arg("does-not-exist").stderr_of(2);

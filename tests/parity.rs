@@ -91,9 +91,12 @@ fn build(root: &Path) -> Built {
         facts.push(ex.extract(f.lang, &bytes));
         rels.push(f.rel.clone());
     }
-    let sources: Vec<Source> =
-        rels.iter().zip(&facts).map(|(rel, facts)| Source { rel, facts }).collect();
-    let g = graph::build(&sources, &walked.dirs, Mode::LocAgent);
+    let sources: Vec<Source> = rels
+        .iter()
+        .zip(&facts)
+        .map(|(rel, facts)| Source { rel, facts, lang: cds::lang::Lang::Python })
+        .collect();
+    let g = graph::build(&sources, &walked.dirs, &[], Mode::LocAgent);
 
     let mut dump = Dump::default();
     let mut order = Order::default();

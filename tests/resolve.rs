@@ -4,46 +4,77 @@
 //! the same library calls cds-build makes) and checks the edges it must and must not have.
 
 use cds::graph::{self, Mode, Source};
-use cds::lang::Extractors;
+use cds::lang::{Extractors, Lang};
 
-/// The graph of an in-memory repository, as `(src, kind, dst, meta)` lines.
-fn edges(files: &[(&str, &str)]) -> Vec<String> {
+/// The graph of an in-memory repository, as `(src, kind, dst, meta)` lines. Each file is
+/// parsed as its extension says; project files (`go.mod`, `tsconfig.json`, ...) are handed to
+/// the resolvers as the walk would.
+pub fn edges(files: &[(&str, &str)]) -> Vec<String> {
+    let (_, lines) = graph_of(files);
+    lines
+}
+
+/// The graph of an in-memory repository and its non-contain edges as lines.
+pub fn graph_of(files: &[(&str, &str)]) -> (graph::Graph, Vec<String>) {
     let mut ex = Extractors::default();
     let mut sorted: Vec<&(&str, &str)> = files.iter().collect();
     sorted.sort_by(|a, b| cds::walk::path_order(a.0.as_bytes(), b.0.as_bytes()));
-    let facts: Vec<_> =
-        sorted.iter().map(|(_, src)| ex.extract(cds::lang::Lang::Python, src.as_bytes())).collect();
-    let sources: Vec<Source> = sorted
+    let projects: Vec<cds::lang::ProjectFile> = sorted
+        .iter()
+        .filter(|(rel, _)| Lang::of_name(rel.as_bytes()).is_none())
+        .map(|(rel, text)| cds::lang::ProjectFile {
+            rel: rel.as_bytes().to_vec(),
+            text: text.to_string(),
+        })
+        .collect();
+    let sources: Vec<(&str, Lang)> =
+        sorted.iter().filter_map(|(rel, _)| Some((*rel, Lang::of_name(rel.as_bytes())?))).collect();
+    let facts: Vec<_> = sorted
+        .iter()
+        .filter_map(|(rel, src)| Some(ex.extract(Lang::of_name(rel.as_bytes())?, src.as_bytes())))
+        .collect();
+    let sources: Vec<Source> = sources
         .iter()
         .zip(&facts)
-        .map(|((rel, _), f)| Source { rel: rel.as_bytes(), facts: f })
+        .map(|((rel, lang), f)| Source { rel: rel.as_bytes(), facts: f, lang: *lang })
         .collect();
-    let g = graph::build(&sources, &[], Mode::Native);
+    let g = graph::build(&sources, &[], &projects, Mode::Native);
     let name = |n: u32| String::from_utf8_lossy(&g.nodes[n as usize].id).into_owned();
-    g.edges
+    let lines = g
+        .edges
         .iter()
         .filter(|e| e.kind != graph::EdgeKind::Contain)
         .map(|e| format!("{} {} {} {}", name(e.src), e.kind.name(), name(e.dst), e.meta))
+        .collect();
+    (g, lines)
+}
+
+/// The IDs of a graph's class and function nodes, in node order.
+pub fn entity_ids(g: &graph::Graph) -> Vec<String> {
+    g.nodes
+        .iter()
+        .filter(|n| matches!(n.kind, graph::NodeKind::Class | graph::NodeKind::Function))
+        .map(|n| String::from_utf8_lossy(&n.id).into_owned())
         .collect()
 }
 
 /// True when an edge line equals `want`, or starts with it (`want` may leave the meta out).
-fn has(edges: &[String], want: &str) -> bool {
+pub fn has(edges: &[String], want: &str) -> bool {
     edges.iter().any(|e| e == want || (e.starts_with(want) && e[want.len()..].starts_with(' ')))
 }
 
 #[track_caller]
-fn assert_has(edges: &[String], want: &str) {
+pub fn assert_has(edges: &[String], want: &str) {
     assert!(has(edges, want), "missing edge `{want}` in:\n{}", edges.join("\n"));
 }
 
 #[track_caller]
-fn assert_lacks(edges: &[String], unwanted: &str) {
+pub fn assert_lacks(edges: &[String], unwanted: &str) {
     assert!(!has(edges, unwanted), "unexpected edge `{unwanted}` in:\n{}", edges.join("\n"));
 }
 
 /// The confidence byte of an edge.
-fn meta(edges: &[String], want: &str) -> u8 {
+pub fn meta(edges: &[String], want: &str) -> u8 {
     edges
         .iter()
         .find(|e| e.starts_with(want) && e[want.len()..].starts_with(' '))

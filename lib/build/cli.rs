@@ -122,16 +122,21 @@ pub static TOOL: Tool<BuildArgs> = Tool {
         "cds-build --watch [OPTIONS] [PATH]",
         "cds-build --verify [--index DIR]",
     ],
-    description: "cds-build walks PATH (default: the current directory), parses every Python \
-file with tree-sitter in parallel, resolves imports, calls and inheritance into a graph of \
-directories, files, classes and functions, and writes a flat-file index into PATH/.cds (or \
---index DIR). The other cds tools find that index by walking up from the current directory, \
-like git finds .git.
+    description: "cds-build walks PATH (default: the current directory), parses every source \
+file of the languages it knows with tree-sitter in parallel (Python .py; JavaScript .js .jsx \
+.mjs .cjs; TypeScript .ts .tsx .mts .cts, declaration files included; Java .java; Go .go; Rust \
+.rs; each file by its extension, and one repository may mix them), resolves imports, calls and \
+inheritance with each language's own rules into a graph of directories, files, classes and \
+functions, and writes a flat-file index into PATH/.cds (or --index DIR). The other cds tools \
+find that index by walking up from the current directory, like git finds .git.
 
 The walk honours .gitignore, .ignore and .cdsignore files (also outside a git checkout), skips \
-hidden files and the .git directory, and skips files over --max-filesize; binary files and \
-unreadable files are reported and skipped. Files with syntax errors are indexed with what the \
-parser recovers, and counted.
+hidden files and the .git directory, skips dependency directories (node_modules, vendor, \
+target) unless --no-ignore, and skips files over --max-filesize; binary files and unreadable \
+files are reported and skipped. It also reads the project files resolution needs (go.mod, \
+Cargo.toml, package.json, tsconfig.json, jsconfig.json). Files with syntax errors are indexed \
+with what the parser recovers, and counted; minified or generated files (bundles, one-line \
+files) are indexed, counted, and ranked below hand-written code.
 
 Building again is incremental: files whose size and modification time did not change are \
 neither read nor parsed, files whose content did not change are not parsed, and when nothing \
@@ -146,8 +151,8 @@ is now.
 
 After the build, one summary line goes to stderr: files (and how many were parsed), entities, \
 edges by kind, edges that are only guesses or one of several candidates, files with syntax \
-errors, files skipped, index size and seconds. With --json the summary is a JSON object on \
-stdout.",
+errors, minified files, dependency directories left out, files and entities per language, \
+files skipped, index size and seconds. With --json the summary is a JSON object on stdout.",
     positional: Some(Positional {
         name: "PATH",
         doc: "Repository root to index (default: .)",
@@ -256,7 +261,7 @@ pub fn run(mut args: BuildArgs) -> Result<Status> {
     }
     if summary.files == 0 {
         cli::msg::error(format_args!(
-            "no Python files found under {}: nothing to index (--hidden and --no-ignore include \
+            "no source files found under {}: nothing to index (--hidden and --no-ignore include \
              more files)",
             opts.root.display()
         ));
@@ -279,7 +284,7 @@ fn run_watch(opts: &BuildOptions, poll: Option<u64>, quiet: bool) -> Result<Stat
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let report = |r: Report| match r {
         Report::Built(s) if s.files == 0 => cli::msg::warn(format_args!(
-            "no Python files under {} yet: watching for them",
+            "no source files under {} yet: watching for them",
             opts.root.display()
         )),
         Report::Built(s) => {
@@ -348,9 +353,14 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         "ambiguous": s.ambiguous,
         "guessed": s.guessed,
         "syntax_errors": s.syntax_errors,
+        "generated": s.generated,
         "skipped": s.skipped.iter().map(|k| serde_json::json!({
             "path": crate::id::display(&k.rel), "reason": k.reason,
         })).collect::<Vec<_>>(),
+        "languages": s.languages.iter().map(|l| serde_json::json!({
+            "language": l.name, "files": l.files, "entities": l.entities,
+        })).collect::<Vec<_>>(),
+        "vendored": s.vendored.iter().map(|d| crate::id::display(d).into_owned()).collect::<Vec<_>>(),
         "bytes": s.bytes,
         "seconds": s.seconds,
     })

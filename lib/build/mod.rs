@@ -86,8 +86,14 @@ pub struct Summary {
     pub guessed: usize,
     /// Files with syntax errors (indexed with what the parser recovered).
     pub syntax_errors: usize,
+    /// Minified or generated files (indexed, ranked below hand-written code).
+    pub generated: usize,
     /// Files skipped, with the reason.
     pub skipped: Vec<Skipped>,
+    /// Files and entities per language, most files first.
+    pub languages: Vec<crate::lang::LangCount>,
+    /// Dependency directories left out (`node_modules`, `vendor`, `target`).
+    pub vendored: Vec<Vec<u8>>,
     /// Bytes of the index on disk.
     pub bytes: u64,
     /// Wall-clock seconds.
@@ -335,7 +341,11 @@ pub fn build_with(
 
     let sources: Vec<Source> = kept
         .iter()
-        .map(|it| Source { rel: &it.found.rel, facts: it.facts.as_ref().expect("processed") })
+        .map(|it| Source {
+            rel: &it.found.rel,
+            facts: it.facts.as_ref().expect("processed"),
+            lang: it.found.lang,
+        })
         .collect();
     let records: Vec<FileRecord> = kept
         .iter()
@@ -404,7 +414,7 @@ pub fn build_with(
                     r
                 });
                 let t = Instant::now();
-                let edges = graph::link::edges(nodes, &sources, defs);
+                let edges = graph::link::edges(nodes, &sources, defs, &walked.projects);
                 job_time(timing, "link", t);
                 let bytes = join(postings)?;
                 // The node graph holds the contain edges; linking adds the rest after them.
@@ -413,7 +423,7 @@ pub fn build_with(
                 (g, bytes)
             }
             None => {
-                let g = graph::build(&sources, &walked.dirs, opts.mode);
+                let g = graph::build(&sources, &walked.dirs, &walked.projects, opts.mode);
                 let bytes = index::write::write_postings(dir, &g.nodes, &records)?;
                 (g, bytes)
             }
@@ -454,6 +464,16 @@ pub fn build_with(
         g.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Class | NodeKind::Function)).count();
     s.syntax_errors =
         kept.iter().filter(|it| it.facts.as_ref().is_some_and(|f| f.syntax_errors > 0)).count();
+    s.generated = kept.iter().filter(|it| it.facts.as_ref().is_some_and(|f| f.generated)).count();
+    let file_lang: Vec<u8> = kept.iter().map(|it| it.found.lang.code()).collect();
+    s.languages = crate::lang::count_languages(
+        &file_lang,
+        g.nodes
+            .iter()
+            .filter(|n| matches!(n.kind, NodeKind::Class | NodeKind::Function))
+            .map(|n| n.file),
+    );
+    s.vendored = walked.vendored;
     let mut seen = std::collections::HashSet::with_capacity(g.edges.len());
     for e in &g.edges {
         if seen.insert((e.src, e.dst, e.kind)) {
@@ -695,6 +715,13 @@ pub fn summarize(ix: &Index) -> Summary {
     let g = ix.graph();
     s.files = g.file_node.len();
     s.syntax_errors = g.file_errors.iter().filter(|e| e.to_native() > 0).count();
+    let file_lang: Vec<u8> = g.file_lang.iter().copied().collect();
+    s.languages = crate::lang::count_languages(
+        &file_lang,
+        (0..n)
+            .filter(|&node| matches!(ix.kind(node), NodeKind::Class | NodeKind::Function))
+            .filter_map(|node| ix.file_index(node)),
+    );
     for node in 0..n {
         if matches!(ix.kind(node), NodeKind::Class | NodeKind::Function) {
             s.entities += 1;
@@ -726,6 +753,27 @@ pub fn summary_line(s: &Summary) -> String {
     );
     if !s.skipped.is_empty() {
         line.push_str(&format!("; {} skipped", s.skipped.len()));
+    }
+    if s.generated > 0 {
+        line.push_str(&format!("; {} minified or generated", s.generated));
+    }
+    if !s.vendored.is_empty() {
+        let dirs: Vec<String> =
+            s.vendored.iter().take(3).map(|d| crate::id::display(d).into_owned()).collect();
+        let more = if s.vendored.len() > 3 { ", ..." } else { "" };
+        line.push_str(&format!(
+            "; {} dependency directories left out ({}{more}; --no-ignore includes them)",
+            s.vendored.len(),
+            dirs.join(", ")
+        ));
+    }
+    if s.languages.len() > 1 || s.languages.first().is_some_and(|l| l.name != "python") {
+        let langs: Vec<String> = s
+            .languages
+            .iter()
+            .map(|l| format!("{} {} files {} entities", l.name, l.files, l.entities))
+            .collect();
+        line.push_str(&format!("; {}", langs.join(", ")));
     }
     line.push_str(&format!("; {:.1} MiB in {:.2}s", s.bytes as f64 / (1 << 20) as f64, s.seconds));
     line

@@ -231,7 +231,18 @@ impl Filter {
             return false;
         }
         let name = p.file_name().map(|n| n.as_encoded_bytes()).unwrap_or(b"");
-        if matches!(name, b".gitignore" | b".ignore" | b".cdsignore") {
+        // Ignore files, and the project files resolution reads (module paths, workspaces).
+        if matches!(
+            name,
+            b".gitignore"
+                | b".ignore"
+                | b".cdsignore"
+                | b"go.mod"
+                | b"Cargo.toml"
+                | b"package.json"
+                | b"tsconfig.json"
+                | b"jsconfig.json"
+        ) {
             return true;
         }
         if crate::lang::Lang::of_path(p).is_some() {

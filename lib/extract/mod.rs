@@ -7,6 +7,8 @@
 //!
 //! Positions: lines are 1-based, bytes are offsets into the file.
 
+pub mod tree;
+
 use rkyv::{Archive, Deserialize, Serialize};
 
 /// Index of a [`Def`] inside its file's `defs` (pre-order, so parents come first).
@@ -34,20 +36,28 @@ pub struct FileFacts {
     pub py3_invalid: bool,
     /// Line of the first syntax error, for messages (0 when none).
     pub first_error_line: u32,
+    /// The file's package or namespace as written (`package a.b;` in Java, `package x` in Go).
+    pub package: Option<String>,
+    /// Inheritance written outside a type's own definition: Rust's `impl Trait for Type`.
+    pub impls: Vec<Impl>,
+    /// Minified or generated: lines far longer than people write (a bundle, a `.min.js`).
+    /// Indexed all the same, but search and localization rank it below hand-written code.
+    pub generated: bool,
 }
 
 /// Kind of a definition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Archive, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Archive, Serialize, Deserialize)]
 #[rkyv(derive(Debug, PartialEq, Eq))]
 pub enum DefKind {
-    /// `class Name(...):`
+    /// `class Name(...):`, and every language's class-like definitions.
     Class,
-    /// `def name(...):` or `async def`.
+    /// `def name(...):` or `async def`, and every language's function-like definitions.
+    #[default]
     Function,
 }
 
 /// One class or function definition.
-#[derive(Debug, Clone, PartialEq, Archive, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Archive, Serialize, Deserialize)]
 pub struct Def {
     /// Class or function.
     pub kind: DefKind,
@@ -87,6 +97,13 @@ pub struct Def {
     pub first_param: Option<String>,
     /// Return annotation as a dotted name, when it is one.
     pub returns: Option<String>,
+    /// For a method written outside its type's body (a Go receiver, a Rust `impl` block,
+    /// `Foo.prototype.m =` in JavaScript): the type as written (`Server`, `Foo`). It is a
+    /// segment of the qualified name between the parent's and the definition's own.
+    pub owner: Option<String>,
+    /// A class-like definition that only groups others (a TS namespace, a Rust inline `mod`):
+    /// the module-level entity of what it holds is cut after it, not at it.
+    pub namespace: bool,
 }
 
 /// A name-like expression: `Foo`, `mod.Foo`, `Generic[T]`, `f(x)`.
@@ -145,7 +162,7 @@ pub struct Call {
 }
 
 /// One imported name.
-#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Archive, Serialize, Deserialize)]
 pub struct Import {
     /// The innermost definition containing the statement (None: module level).
     pub owner: Option<DefIdx>,
@@ -164,10 +181,45 @@ pub struct Import {
     pub line: u32,
     /// Index of the statement within the file (names from one statement share it).
     pub stmt: u32,
+    /// What kind of import it is, beyond Python's forms.
+    pub form: ImportForm,
     /// Depth of the statement in Python's own syntax tree (1 = module level; a body adds one
     /// level, an `except` or `case` body two, each `elif` one more). LocAgent lists a file's
     /// imports breadth-first (`ast.walk`), i.e. by (depth, stmt).
     pub depth: u32,
+}
+
+/// The forms of an import statement that resolution treats differently.
+///
+/// Every language writes [`Import::module`] as the statement names it (`./util`, `java.util`,
+/// `github.com/a/b`, `crate::a::b` as `crate.a.b`), [`Import::name`] as the imported name
+/// (`*` for all of them) and [`Import::alias`] as the local name when it differs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Archive, Serialize, Deserialize)]
+#[rkyv(derive(Debug, PartialEq, Eq))]
+pub enum ImportForm {
+    /// An import that binds names in the importing file only.
+    #[default]
+    Plain,
+    /// An import that the module also exports (`export { x } from`, `export * from`, Rust
+    /// `pub use`): importers of this module see the names too.
+    ReExport,
+    /// A Rust `mod x;` declaration: the module file is part of this crate's tree.
+    ModDecl,
+    /// A Java `import static`: the name is a member of the imported class.
+    Static,
+}
+
+/// `impl Trait for Type` (Rust): `ty` inherits from `trait_`.
+#[derive(Debug, Clone, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub struct Impl {
+    /// The innermost definition containing the block (None: module level).
+    pub owner: Option<DefIdx>,
+    /// The implementing type as written, generics dropped (`Walker`, `a.b.Walker`).
+    pub ty: String,
+    /// The trait as written, generics dropped.
+    pub trait_: String,
+    /// Line of the block.
+    pub line: u32,
 }
 
 /// A simple binding that tells what a name refers to, for receiver typing.
@@ -193,14 +245,36 @@ pub enum BindValue {
 }
 
 impl FileFacts {
-    /// The dotted qualified name of a definition (`Class.method`).
+    /// The dotted qualified name of a definition (`Class.method`), owners included
+    /// (`Server.Serve` for a Go method written outside its type).
     pub fn qual_name(&self, mut i: DefIdx) -> String {
-        let mut parts = vec![self.defs[i as usize].name.as_str()];
-        while let Some(p) = self.defs[i as usize].parent {
-            parts.push(self.defs[p as usize].name.as_str());
-            i = p;
+        let mut parts: Vec<&str> = Vec::new();
+        loop {
+            let d = &self.defs[i as usize];
+            parts.push(d.name.as_str());
+            if let Some(o) = &d.owner {
+                parts.push(o.as_str());
+            }
+            match d.parent {
+                Some(p) => i = p,
+                None => break,
+            }
         }
         parts.reverse();
         parts.join(".")
+    }
+
+    /// The qualified name of definition `i`'s container: its parent's, plus its owner.
+    /// Empty at the top level.
+    pub fn container_qual(&self, i: DefIdx) -> String {
+        let d = &self.defs[i as usize];
+        let mut q = d.parent.map(|p| self.qual_name(p)).unwrap_or_default();
+        if let Some(o) = &d.owner {
+            if !q.is_empty() {
+                q.push('.');
+            }
+            q.push_str(o);
+        }
+        q
     }
 }

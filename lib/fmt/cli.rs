@@ -108,7 +108,9 @@ its code from --full (the default), --preview or --fold (no code), and fences a 
 --graph ignores stdin and prints the whole index's graph as JSON Lines: one \
 {\"kind\": \"node\", ...} record per entity sorted by ID, then one {\"kind\": \"edge\", ...} \
 record per edge sorted by source, target and type, with LocAgent's type names and line \
-numbers. On an index built with --compat locagent it is LocAgent's own graph dump.",
+numbers, and on cds's own indexes a last {\"kind\": \"languages\", ...} record with the \
+files and entities of each language. On an index built with --compat locagent it is LocAgent's \
+own graph dump.",
     positional: Some(Positional {
         name: "ID",
         doc: "Entity IDs (read from stdin when none are given)",

@@ -289,10 +289,8 @@ pub fn write_markdown(
         out.write_all(b"\n")?;
         return Ok(());
     }
-    let lang = match code.file.map(|f| ix.id(f)) {
-        Some(p) if p.ends_with(b".py") || p.ends_with(b".pyi") => "python",
-        _ => "",
-    };
+    let lang =
+        code.file.and_then(|f| crate::lang::Lang::of_name(ix.id(f))).map_or("", |l| l.spec().fence);
     // A fence longer than any backtick run in the code, so the code cannot close it.
     let lines = code.lines();
     let longest = lines.iter().map(|(_, l)| max_backticks(l)).max().unwrap_or(0);
@@ -386,6 +384,27 @@ pub fn write_graph(out: &mut Out, ix: &Index) -> crate::Result<()> {
             py_json_str(&ids[s as usize]),
             py_json_str(&ids[d as usize]),
         )?;
+        out.record_end()?;
+    }
+    // cds's own indexes end with the counts per language; a LocAgent-compatible dump stays
+    // exactly LocAgent's.
+    if ix.mode() == crate::graph::Mode::Native {
+        let g = ix.graph();
+        let file_lang: Vec<u8> = g.file_lang.iter().copied().collect();
+        let entities = (0..ix.len() as u32)
+            .filter(|&n| matches!(ix.kind(n), NodeKind::Class | NodeKind::Function))
+            .filter_map(|n| ix.file_index(n));
+        // The same spacing as the other records (Python's json.dumps).
+        let langs: Vec<String> = crate::lang::count_languages(&file_lang, entities)
+            .iter()
+            .map(|l| {
+                format!(
+                    "{{\"language\": \"{}\", \"files\": {}, \"entities\": {}}}",
+                    l.name, l.files, l.entities
+                )
+            })
+            .collect();
+        write!(out, "{{\"kind\": \"languages\", \"languages\": [{}]}}", langs.join(", "))?;
         out.record_end()?;
     }
     Ok(())

@@ -469,8 +469,9 @@ fn preview(ix: &Index, n: u32, map: &LineMap, a: u32, b: u32) -> Vec<Piece> {
     match ix.kind(n) {
         NodeKind::Function if lines > PREVIEW_FUNCTION_LINES => {
             let keep = head_end(ix, n, map).saturating_add(PREVIEW_BODY_LINES);
-            if keep < b {
-                hidden.push((keep + 1, b));
+            let last = body_last_line(map, b);
+            if keep < last {
+                hidden.push((keep + 1, last));
             }
         }
         NodeKind::Class | NodeKind::File if lines > PREVIEW_WHOLE_LINES => {
@@ -510,6 +511,13 @@ fn head_end(ix: &Index, n: u32, map: &LineMap) -> u32 {
     sig.max(doc).max(ix.head_line(n))
 }
 
+/// The last line of a body to elide: a closing-brace line (`}`, `};`, `})`) stays shown, so a
+/// skeleton of a brace language reads as that language.
+fn body_last_line(map: &LineMap, end: u32) -> u32 {
+    let line = map.line(end).trim_ascii();
+    if !line.is_empty() && line.len() <= 3 && line[0] == b'}' { end.saturating_sub(1) } else { end }
+}
+
 /// Collects the function bodies under node `n` (recursing into classes) as hidden ranges.
 fn skeleton(ix: &Index, n: u32, map: &LineMap, hidden: &mut Vec<(u32, u32)>, depth: u32) {
     if depth > 64 {
@@ -524,9 +532,13 @@ fn skeleton(ix: &Index, n: u32, map: &LineMap, hidden: &mut Vec<(u32, u32)>, dep
             NodeKind::Function => {
                 let (_, end) = ix.lines(e.node);
                 let from = head_end(ix, e.node, map) + 1;
-                if from <= end {
-                    hidden.push((from, end));
+                let last = body_last_line(map, end);
+                if from <= last {
+                    hidden.push((from, last));
                 }
+                // Definitions attached to a function from outside its body (JavaScript's
+                // `Foo.prototype.m = function`) lie outside its span.
+                skeleton(ix, e.node, map, hidden, depth + 1);
             }
             NodeKind::Class => skeleton(ix, e.node, map, hidden, depth + 1),
             _ => {}

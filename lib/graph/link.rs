@@ -24,10 +24,12 @@ use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 
 use crate::extract::{BindValue, Callee, DefKind, Expr, Import};
+use crate::graph::scope::{self, Repo, Resolver};
 use crate::graph::{
     DefNodes, EdgeKind, FLAG_TEST, Graph, META_EXACT, META_GUESS, NONE, NodeKind, Source,
     base_name, package_dirs, parent_dir,
 };
+use crate::lang::{Family, Lang, ProjectFile};
 
 /// How deep a chain of bindings may go before we give up (cycles, pathological code).
 const MAX_DEPTH: u32 = 24;
@@ -35,7 +37,7 @@ const MAX_DEPTH: u32 = 24;
 const MAX_ALTS: usize = 8;
 
 /// Method names too common to guess a receiver from (mostly builtin container/str/file methods).
-const COMMON_METHODS: &[&str] = &[
+pub(crate) const COMMON_METHODS: &[&str] = &[
     "add",
     "append",
     "clear",
@@ -140,19 +142,45 @@ enum Binding {
 }
 
 /// Adds the import, invoke and inherit edges of cds's own resolution to `g`.
-pub fn link(g: &mut Graph, files: &[Source], defs: &DefNodes) {
-    let linked = edges(g, files, defs);
+pub fn link(g: &mut Graph, files: &[Source], defs: &DefNodes, projects: &[ProjectFile]) {
+    let linked = edges(g, files, defs, projects);
     g.edges.extend(linked);
 }
 
 /// The import, invoke and inherit edges of cds's own resolution, for the nodes of `g`
-/// (which is only read, so other work can use the nodes meanwhile).
-pub fn edges(g: &Graph, files: &[Source], defs: &DefNodes) -> Vec<crate::graph::Edge> {
-    Linker::new(g, files, defs)
-        .run()
-        .into_iter()
-        .map(|(src, dst, kind, meta)| crate::graph::Edge { src, dst, kind, meta })
-        .collect()
+/// (which is only read, so other work can use the nodes meanwhile): Python's rules below, and
+/// each other language family's through its resolver and the shared driver in
+/// [`crate::graph::scope`]. Families never link to each other.
+pub fn edges(
+    g: &Graph,
+    files: &[Source],
+    defs: &DefNodes,
+    projects: &[ProjectFile],
+) -> Vec<crate::graph::Edge> {
+    let mut out: Vec<crate::graph::Edge> = Vec::new();
+    if files.iter().any(|f| f.lang == Lang::Python) {
+        out.extend(
+            Linker::new(g, files, defs)
+                .run()
+                .into_iter()
+                .map(|(src, dst, kind, meta)| crate::graph::Edge { src, dst, kind, meta }),
+        );
+    }
+    let repo = Repo::new(files, projects);
+    let mut families: Vec<Family> = files.iter().map(|f| f.lang.family()).collect();
+    families.sort_unstable();
+    families.dedup();
+    for family in families {
+        let resolver: Box<dyn Resolver> = match family {
+            Family::Python => continue,
+            Family::Js => Box::new(crate::lang::js::Resolver::new(&repo)),
+            Family::Java => Box::new(crate::lang::java::Resolver::new(&repo)),
+            Family::Go => Box::new(crate::lang::go::Resolver::new(&repo)),
+            Family::Rust => Box::new(crate::lang::rust::Resolver::new(&repo)),
+        };
+        out.extend(scope::edges(g, &repo, defs, family, resolver.as_ref()));
+    }
+    out
 }
 
 struct Linker<'a> {
@@ -205,6 +233,10 @@ impl<'a> Linker<'a> {
         let mut modules: HashMap<String, Vec<u32>> = HashMap::default();
         let mut root_of = Vec::with_capacity(files.len());
         for (fi, f) in files.iter().enumerate() {
+            if f.lang != Lang::Python {
+                root_of.push(&f.rel[..0]);
+                continue;
+            }
             let (root, name) = module_name(f.rel, &packages);
             root_of.push(root);
             let node = file_node[fi];
@@ -241,8 +273,10 @@ impl<'a> Linker<'a> {
             memo_member: RefCell::new(HashMap::default()),
             memo_local: RefCell::new(HashMap::default()),
         };
-        for fi in 0..files.len() {
-            lx.index_file(fi);
+        for (fi, f) in files.iter().enumerate() {
+            if f.lang == Lang::Python {
+                lx.index_file(fi);
+            }
         }
         lx
     }
@@ -336,7 +370,9 @@ impl<'a> Linker<'a> {
     fn run(&self) -> Vec<(u32, u32, EdgeKind, u8)> {
         let mut out = Vec::new();
         for fi in 0..self.files.len() {
-            self.link_file(fi, &mut out);
+            if self.files[fi].lang == Lang::Python {
+                self.link_file(fi, &mut out);
+            }
         }
         // One edge per (source, target, kind): the first occurrence wins.
         let mut seen = HashSet::with_capacity_and_hasher(out.len(), Default::default());
@@ -995,11 +1031,13 @@ fn emit(out: &mut Vec<(u32, u32, EdgeKind, u8)>, src: u32, targets: &[u32], kind
 }
 
 /// Confidence byte for `n` alternatives.
-fn ambiguity(n: usize) -> u8 {
+/// The confidence byte of an edge that is one of `n` candidates (shared with `graph::scope`).
+pub(crate) fn ambiguity(n: usize) -> u8 {
     if n <= 1 { META_EXACT } else { n.min(255) as u8 }
 }
 
-fn dedup(v: &mut Vec<u32>) {
+/// Removes repeated nodes, keeping the first of each (shared with `graph::scope`).
+pub(crate) fn dedup(v: &mut Vec<u32>) {
     let mut seen = HashSet::default();
     v.retain(|x| seen.insert(*x));
 }

@@ -11,10 +11,12 @@
 
 pub mod compat;
 pub mod link;
+pub mod scope;
 
 use std::collections::HashMap;
 
 use crate::extract::{DefKind, FileFacts};
+use crate::lang::Lang;
 
 /// "No node" in `u32` columns.
 pub const NONE: u32 = u32::MAX;
@@ -127,6 +129,16 @@ pub const FLAG_TEST: u8 = 1;
 pub const FLAG_SYNTAX_ERROR: u8 = 2;
 /// Node flag: `async def`.
 pub const FLAG_ASYNC: u8 = 4;
+/// Node flag: a class-like node that only groups others (a TS namespace, a Rust inline `mod`);
+/// the module-level entity of its members is cut after it.
+pub const FLAG_NAMESPACE: u8 = 8;
+/// Node flag: the node is (in) a minified or generated file (see `FileFacts::generated`).
+pub const FLAG_GENERATED: u8 = 16;
+/// Node flag: a method written outside its type (a Go receiver, a Rust `impl`) in a file that
+/// does not define the type: the first part of its qualified name below its container is the
+/// type, which has no node of its own here (`tsdb/head_append.go:memSeries.append`). Its
+/// module-level entity is `FILE:Type` (DESIGN §8).
+pub const FLAG_OWNED: u8 = 32;
 
 /// Edge confidence: resolved through scopes and imports.
 pub const META_EXACT: u8 = 0;
@@ -180,6 +192,8 @@ pub struct Source<'a> {
     pub rel: &'a [u8],
     /// Its facts.
     pub facts: &'a FileFacts,
+    /// Its language.
+    pub lang: Lang,
 }
 
 /// Which resolution rules to apply.
@@ -214,11 +228,16 @@ impl Mode {
 
 /// Builds the graph of `files` (sorted by path) with the given rules.
 /// `dirs` lists every directory the walk entered (used by LocAgent's directory pruning).
-pub fn build(files: &[Source], dirs: &[Vec<u8>], mode: Mode) -> Graph {
+pub fn build(
+    files: &[Source],
+    dirs: &[Vec<u8>],
+    projects: &[crate::lang::ProjectFile],
+    mode: Mode,
+) -> Graph {
     match mode {
         Mode::Native => {
             let (mut g, defs) = native_nodes(files);
-            link::link(&mut g, files, &defs);
+            link::link(&mut g, files, &defs, projects);
             g
         }
         Mode::LocAgent => compat::build(files, dirs),
@@ -286,7 +305,8 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
                 }
             };
         }
-        let test = if tests[fi] { FLAG_TEST } else { 0 };
+        let test = if tests[fi] { FLAG_TEST } else { 0 }
+            | if f.facts.generated { FLAG_GENERATED } else { 0 };
         let file_flags = test | if f.facts.syntax_errors > 0 { FLAG_SYNTAX_ERROR } else { 0 };
         let file_node = g.add_node(Node {
             kind: NodeKind::File,
@@ -300,16 +320,36 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
 
         let mut by_qual: HashMap<String, u32> = HashMap::new();
         let mut nodes_of_def = Vec::with_capacity(f.facts.defs.len());
+        let mut test_defs: Vec<bool> = Vec::with_capacity(f.facts.defs.len());
         for (di, d) in f.facts.defs.iter().enumerate() {
             let qual = f.facts.qual_name(di as u32);
+            // A Rust `mod tests` or a test namespace marks what it holds as tests.
+            let in_test = d.parent.is_some_and(|p| test_defs[p as usize])
+                || (d.namespace && matches!(d.name.as_str(), "tests" | "test"));
+            test_defs.push(in_test);
             if let Some(&n) = by_qual.get(&qual) {
                 nodes_of_def.push(n);
                 continue;
             }
-            let parent_node = d.parent.map_or(file_node, |p| nodes_of_def[p as usize]);
+            // A method written outside its type (`d.owner`) sits under the type's node when the
+            // file defines the type, else under its lexical parent.
+            let lexical = d.parent.map_or(file_node, |p| nodes_of_def[p as usize]);
+            let typed =
+                d.owner.as_ref().and_then(|_| by_qual.get(&f.facts.container_qual(di as u32)));
+            let parent_node = typed.copied().unwrap_or(lexical);
             let mut id = f.rel.to_vec();
             id.push(b':');
             id.extend_from_slice(qual.as_bytes());
+            let mut flags = test | if d.is_async { FLAG_ASYNC } else { 0 };
+            if in_test {
+                flags |= FLAG_TEST;
+            }
+            if d.namespace {
+                flags |= FLAG_NAMESPACE;
+            }
+            if d.owner.is_some() && typed.is_none() {
+                flags |= FLAG_OWNED;
+            }
             let n = g.add_node(Node {
                 kind: match d.kind {
                     DefKind::Class => NodeKind::Class,
@@ -319,7 +359,7 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
                 parent: parent_node,
                 file: fi as u32,
                 def: di as u32,
-                flags: test | if d.is_async { FLAG_ASYNC } else { 0 },
+                flags,
             });
             g.add_edge(parent_node, n, EdgeKind::Contain, META_EXACT);
             by_qual.insert(qual, n);
@@ -371,10 +411,12 @@ pub fn package_dirs<'a>(files: &[Source<'a>]) -> std::collections::HashSet<&'a [
     files.iter().filter(|f| base_name(f.rel) == b"__init__.py").map(|f| parent_dir(f.rel)).collect()
 }
 
-/// cds's test rule. A path is a test when a directory on it is named `tests` (or is a `test`
-/// or `testing` directory that is not a subpackage of a package: `django/test/` and
-/// `sympy/testing/` are libraries, a top-level `testing/` is pytest's suite), or its file name
-/// is `test_*.py`, `*_test.py`, `tests.py` or `conftest.py`.
+/// cds's test rule, each ecosystem's conventions in one place. A path is a test when a
+/// directory on it is named `tests` or `__tests__` (or is a `test`, `testing` or `spec`
+/// directory that is not a subpackage of a Python package: `django/test/` and `sympy/testing/`
+/// are libraries, a top-level `testing/` is pytest's suite, Maven's `src/test/java` is tests), or
+/// its file name, without the language extension, is `test_*`, `*_test` (Go, Python), `*.test`
+/// or `*.spec` (JS/TS), `*Test` or `*Tests` (Java), `tests` or `conftest`.
 pub fn is_test_path(rel: &[u8], packages: &std::collections::HashSet<&[u8]>) -> bool {
     let comps: Vec<&[u8]> = rel.split(|&c| c == b'/').collect();
     let mut end = 0usize;
@@ -382,9 +424,12 @@ pub fn is_test_path(rel: &[u8], packages: &std::collections::HashSet<&[u8]>) -> 
         let is_last = i + 1 == comps.len();
         let is_file = is_last && c.contains(&b'.');
         if is_file {
-            let stem = c.strip_suffix(b".py").unwrap_or(c);
+            let stem = crate::lang::strip_source_ext(c).unwrap_or(c);
             if stem.starts_with(b"test_")
                 || stem.ends_with(b"_test")
+                || stem.ends_with(b".test")
+                || stem.ends_with(b".spec")
+                || (stem.len() > 4 && (stem.ends_with(b"Test") || stem.ends_with(b"Tests")))
                 || stem == b"tests"
                 || stem == b"conftest"
             {
@@ -392,8 +437,8 @@ pub fn is_test_path(rel: &[u8], packages: &std::collections::HashSet<&[u8]>) -> 
             }
         } else {
             match *c {
-                b"tests" => return true,
-                b"test" | b"testing" => {
+                b"tests" | b"__tests__" => return true,
+                b"test" | b"testing" | b"spec" => {
                     let parent = if end == 0 { &rel[..0] } else { &rel[..end - 1] };
                     if !packages.contains(parent) || end == 0 {
                         return true;
@@ -464,6 +509,15 @@ mod tests {
         assert!(is_test_path(b"sympy/testing/tests/test_code_quality.py", &pk));
         assert!(!is_test_path(b"django/db/models/query.py", &pk));
         assert!(!is_test_path(b"pkg/contest.py", &pk));
+        assert!(is_test_path(b"src/util.test.ts", &pk));
+        assert!(is_test_path(b"src/__tests__/util.js", &pk));
+        assert!(is_test_path(b"lib/x.spec.js", &pk));
+        assert!(is_test_path(b"core/src/test/java/a/FooTest.java", &pk));
+        assert!(is_test_path(b"src/main/java/a/FooTest.java", &pk));
+        assert!(!is_test_path(b"src/main/java/a/Latest.java", &pk));
+        assert!(is_test_path(b"server/server_test.go", &pk));
+        assert!(!is_test_path(b"server/server.go", &pk));
+        assert!(is_test_path(b"tests/cli.rs", &pk));
     }
 
     #[test]
@@ -491,7 +545,8 @@ mod tests {
     fn walk_order_puts_files_before_subdirectories() {
         let facts = FileFacts::default();
         let paths: [&[u8]; 5] = [b"a/b/x.py", b"a/z.py", b"setup.py", b"a/a.py", b"b.py"];
-        let files: Vec<Source> = paths.iter().map(|p| Source { rel: p, facts: &facts }).collect();
+        let files: Vec<Source> =
+            paths.iter().map(|p| Source { rel: p, facts: &facts, lang: Lang::Python }).collect();
         let order: Vec<&[u8]> = walk_order(&files).into_iter().map(|i| files[i].rel).collect();
         let want: [&[u8]; 5] = [b"b.py", b"setup.py", b"a/a.py", b"a/z.py", b"a/b/x.py"];
         assert_eq!(order, want);

@@ -18,7 +18,7 @@
 use rkyv::{Archive, Deserialize, Serialize};
 
 /// Bumped whenever any file's layout or meaning changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// rkyv layout of this build: little endian (1), aligned (2), 32-bit relative pointers (4).
 /// The format is fixed by Cargo features; recording it catches a build with other features.

@@ -514,8 +514,10 @@ pub fn node_keys(id: &[u8], kind: NodeKind, mut push: impl FnMut(Vec<u8>)) {
     push(name.to_lowercase());
     match kind {
         NodeKind::File => {
-            if let Some(stem) = name.strip_suffix(b".py")
+            if let Some(stem) = crate::lang::strip_source_ext(name)
                 && stem != b"__init__"
+                && stem != b"index"
+                && stem != b"mod"
             {
                 push(stem.to_lowercase());
             }

@@ -1,48 +1,228 @@
-//! Languages cds understands: one module each (grammar, queries, extraction rules).
+//! Languages cds understands.
 //!
-//! Only the builder links the grammars; query tools never touch this module's parsers.
+//! Split by who may link it:
+//!
+//! * **The table** (this file's [`Lang`] and [`Spec`]): names, stable codes, file globs and code
+//!   fences. No tree-sitter type, so every tool may use it (the walker, `cds-fmt`'s fences,
+//!   language counts in summaries).
+//! * **Frontends** (`lang/<lang>.rs`, reached through [`Extractors`] from `lib/build` only): the
+//!   grammar, `queries/<lang>/*.scm`, and the Rust that reads the shapes a query cannot express,
+//!   producing the language-neutral [`FileFacts`]. JS, TS and TSX share `js.rs`.
+//! * **Resolvers** (the same files, behind [`crate::graph::scope::Resolver`]): the language's
+//!   module and scoping rules (where an import leads, which files share a namespace, what the
+//!   receiver of a method is called). The linker's driver does the rest, the same for every
+//!   language; Python keeps its own, older resolution (`graph::link`), which LocAgent parity and
+//!   its tests pin down.
 
+pub mod go;
+pub mod java;
+pub mod js;
 pub mod python;
+pub mod rust;
 
 use std::path::Path;
 
 use crate::extract::FileFacts;
 
-/// A source language.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A source language. The discriminant is stored in the index (`file_lang`): never renumber.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
 pub enum Lang {
     /// Python 3 (and the Python 2 it can recover from).
-    Python,
+    Python = 1,
+    /// JavaScript, with JSX (`.js .jsx .mjs .cjs`).
+    JavaScript = 2,
+    /// TypeScript (`.ts .mts .cts`, declaration files included).
+    TypeScript = 3,
+    /// TypeScript with JSX (`.tsx`).
+    Tsx = 4,
+    /// Java.
+    Java = 5,
+    /// Go.
+    Go = 6,
+    /// Rust.
+    Rust = 7,
 }
 
+/// How resolution groups languages: files of one family see each other's names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// Python.
+    Python,
+    /// JavaScript and TypeScript (one module system).
+    Js,
+    /// Java.
+    Java,
+    /// Go.
+    Go,
+    /// Rust.
+    Rust,
+}
+
+/// What the tools know of a language without its grammar.
+#[derive(Debug)]
+pub struct Spec {
+    /// Name in flags, JSON, summaries and messages (`tsx` files count as `typescript`).
+    pub name: &'static str,
+    /// File extensions (without the dot).
+    pub extensions: &'static [&'static str],
+    /// The info string of a Markdown code fence.
+    pub fence: &'static str,
+    /// The resolution family.
+    pub family: Family,
+}
+
+const PYTHON: Spec =
+    Spec { name: "python", extensions: &["py"], fence: "python", family: Family::Python };
+const JAVASCRIPT: Spec = Spec {
+    name: "javascript",
+    extensions: &["js", "jsx", "mjs", "cjs"],
+    fence: "javascript",
+    family: Family::Js,
+};
+const TYPESCRIPT: Spec = Spec {
+    name: "typescript",
+    extensions: &["ts", "mts", "cts"],
+    fence: "typescript",
+    family: Family::Js,
+};
+const TSX: Spec =
+    Spec { name: "typescript", extensions: &["tsx"], fence: "tsx", family: Family::Js };
+const JAVA: Spec =
+    Spec { name: "java", extensions: &["java"], fence: "java", family: Family::Java };
+const GO: Spec = Spec { name: "go", extensions: &["go"], fence: "go", family: Family::Go };
+const RUST: Spec = Spec { name: "rust", extensions: &["rs"], fence: "rust", family: Family::Rust };
+
 impl Lang {
+    /// Every language, in code order.
+    pub const ALL: [Lang; 7] = [
+        Lang::Python,
+        Lang::JavaScript,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::Java,
+        Lang::Go,
+        Lang::Rust,
+    ];
+
+    /// What the tools know of it.
+    pub fn spec(self) -> &'static Spec {
+        match self {
+            Lang::Python => &PYTHON,
+            Lang::JavaScript => &JAVASCRIPT,
+            Lang::TypeScript => &TYPESCRIPT,
+            Lang::Tsx => &TSX,
+            Lang::Java => &JAVA,
+            Lang::Go => &GO,
+            Lang::Rust => &RUST,
+        }
+    }
+
     /// The language of a path, by extension.
     pub fn of_path(path: &Path) -> Option<Lang> {
-        match path.extension()?.as_encoded_bytes() {
-            b"py" => Some(Lang::Python),
-            _ => None,
-        }
+        Lang::of_name(path.file_name()?.as_encoded_bytes())
+    }
+
+    /// The language of a file name (or `/`-separated relative path), by extension.
+    pub fn of_name(name: &[u8]) -> Option<Lang> {
+        let dot = name.iter().rposition(|&c| c == b'.')?;
+        let ext = &name[dot + 1..];
+        Lang::ALL.into_iter().find(|l| l.spec().extensions.iter().any(|e| e.as_bytes() == ext))
     }
 
     /// Stable code stored in the index's file table.
     pub fn code(self) -> u8 {
-        match self {
-            Lang::Python => 1,
-        }
+        self as u8
     }
 
-    /// Name for messages and JSON.
+    /// The language of a stored code.
+    pub fn from_code(code: u8) -> Option<Lang> {
+        Lang::ALL.into_iter().find(|l| l.code() == code)
+    }
+
+    /// Name for messages, JSON and summaries.
     pub fn name(self) -> &'static str {
-        match self {
-            Lang::Python => "python",
-        }
+        self.spec().name
+    }
+
+    /// The resolution family.
+    pub fn family(self) -> Family {
+        self.spec().family
     }
 }
 
-/// Per-thread extractors for every language.
+/// Strips a source file's language extension: `a/b.py` -> `a/b`, `x.test.ts` -> `x.test`.
+pub fn strip_source_ext(name: &[u8]) -> Option<&[u8]> {
+    Lang::of_name(name)?;
+    let dot = name.iter().rposition(|&c| c == b'.')?;
+    Some(&name[..dot])
+}
+
+/// Project files that resolvers read (module paths, path aliases, crate names), found by the walk
+/// beside the sources and handed to the linker as text.
+pub const PROJECT_FILES: &[&str] =
+    &["go.mod", "Cargo.toml", "package.json", "tsconfig.json", "jsconfig.json"];
+
+/// A project file's path and text, for the resolvers.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectFile {
+    /// Path relative to the repository root, `/`-separated.
+    pub rel: Vec<u8>,
+    /// Its text (lossy UTF-8; project files are small, larger ones are skipped by the walk).
+    pub text: String,
+}
+
+/// Files and entities of one language.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LangCount {
+    /// The language's name (`typescript` counts `.ts` and `.tsx`).
+    pub name: &'static str,
+    /// Files.
+    pub files: usize,
+    /// Classes and functions.
+    pub entities: usize,
+}
+
+/// Counts files and entities per language: `file_lang[f]` is file `f`'s stored code, and
+/// `entity_files` yields the file of every class and function.
+pub fn count_languages(
+    file_lang: &[u8],
+    entity_files: impl Iterator<Item = u32>,
+) -> Vec<LangCount> {
+    let mut counts: Vec<LangCount> = Vec::new();
+    let name = |code: u8| Lang::from_code(code).map_or("unknown", |l| l.name());
+    let slot = |code: u8, counts: &mut Vec<LangCount>| -> usize {
+        let n = name(code);
+        match counts.iter().position(|c| c.name == n) {
+            Some(i) => i,
+            None => {
+                counts.push(LangCount { name: n, ..Default::default() });
+                counts.len() - 1
+            }
+        }
+    };
+    for &code in file_lang {
+        let i = slot(code, &mut counts);
+        counts[i].files += 1;
+    }
+    for f in entity_files {
+        if let Some(&code) = file_lang.get(f as usize) {
+            let i = slot(code, &mut counts);
+            counts[i].entities += 1;
+        }
+    }
+    counts.sort_by(|a, b| b.files.cmp(&a.files).then(a.name.cmp(b.name)));
+    counts
+}
+
+/// Per-thread extractors for every language (tree-sitter parsers are not `Sync`).
 #[derive(Default)]
 pub struct Extractors {
     python: Option<python::Extractor>,
+    js: Option<js::Extractor>,
+    java: Option<java::Extractor>,
+    go: Option<go::Extractor>,
+    rust: Option<rust::Extractor>,
 }
 
 impl Extractors {
@@ -50,6 +230,39 @@ impl Extractors {
     pub fn extract(&mut self, lang: Lang, src: &[u8]) -> FileFacts {
         match lang {
             Lang::Python => self.python.get_or_insert_with(python::Extractor::new).extract(src),
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+                self.js.get_or_insert_with(js::Extractor::new).extract(lang, src)
+            }
+            Lang::Java => self.java.get_or_insert_with(java::Extractor::new).extract(src),
+            Lang::Go => self.go.get_or_insert_with(go::Extractor::new).extract(src),
+            Lang::Rust => self.rust.get_or_insert_with(rust::Extractor::new).extract(src),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_choose_languages() {
+        assert_eq!(Lang::of_name(b"a/b.py"), Some(Lang::Python));
+        assert_eq!(Lang::of_name(b"x.min.js"), Some(Lang::JavaScript));
+        assert_eq!(Lang::of_name(b"a.d.ts"), Some(Lang::TypeScript));
+        assert_eq!(Lang::of_name(b"App.tsx"), Some(Lang::Tsx));
+        assert_eq!(Lang::of_name(b"Foo.java"), Some(Lang::Java));
+        assert_eq!(Lang::of_name(b"x_test.go"), Some(Lang::Go));
+        assert_eq!(Lang::of_name(b"lib.rs"), Some(Lang::Rust));
+        assert_eq!(Lang::of_name(b"README.md"), None);
+        assert_eq!(Lang::of_name(b"Makefile"), None);
+        assert_eq!(strip_source_ext(b"pkg/x.test.ts"), Some(&b"pkg/x.test"[..]));
+    }
+
+    #[test]
+    fn codes_round_trip() {
+        for l in Lang::ALL {
+            assert_eq!(Lang::from_code(l.code()), Some(l));
+        }
+        assert_eq!(Lang::Python.code(), 1, "stored in existing indexes");
     }
 }

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::extract::{
-    Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import,
+    Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
 };
 
 /// The facts query, compiled into the binary.
@@ -162,7 +162,8 @@ impl Extractor {
         // Document order; an enclosing node before the nodes it contains.
         items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
 
-        let mut b = Builder { src, facts, def_of_node: HashMap::new(), stack: Vec::new() };
+        let mut b =
+            Builder { src, facts, def_of_node: HashMap::new(), stack: tree::Nest::default() };
         b.collect_defs(&items);
         b.collect_rest(&items);
         b.facts
@@ -175,8 +176,8 @@ struct Builder<'s> {
     facts: FileFacts,
     /// tree-sitter node id of a definition -> its index.
     def_of_node: HashMap<usize, DefIdx>,
-    /// Enclosing definitions: (index, end byte).
-    stack: Vec<(DefIdx, usize)>,
+    /// Enclosing definitions.
+    stack: tree::Nest,
 }
 
 impl<'s> Builder<'s> {
@@ -186,14 +187,7 @@ impl<'s> Builder<'s> {
 
     /// Pops the definitions that end before `start`; the top is then the owner.
     fn owner_at(&mut self, start: usize) -> Option<DefIdx> {
-        while let Some(&(_, end)) = self.stack.last() {
-            if end <= start {
-                self.stack.pop();
-            } else {
-                break;
-            }
-        }
-        self.stack.last().map(|&(i, _)| i)
+        self.stack.owner_at(start)
     }
 
     /// First pass: number the definitions in pre-order and link parents.
@@ -242,6 +236,8 @@ impl<'s> Builder<'s> {
                 deco_names: Vec::new(),
                 first_param: None,
                 returns: extra.returns.and_then(|t| self.type_name(t)),
+                owner: None,
+                namespace: false,
             };
             if extra.body.is_some_and(|b| !consistent_indent(self.src, b, None)) {
                 self.facts.py3_invalid = true;
@@ -251,9 +247,9 @@ impl<'s> Builder<'s> {
             if let Some(params) = extra.params {
                 self.params(idx, params);
             }
-            self.stack.push((idx, *end));
+            self.stack.push(idx, *end);
         }
-        self.stack.clear();
+        self.stack = tree::Nest::default();
     }
 
     /// Second pass: decorators, imports, calls and bindings, each with its owner.
@@ -269,7 +265,7 @@ impl<'s> Builder<'s> {
             let owner = self.owner_at(*start);
             match item {
                 Item::Def { .. } => {
-                    self.stack.push((def_counter, *end));
+                    self.stack.push(def_counter, *end);
                     def_counter += 1;
                 }
                 Item::Decorator(node) => {
@@ -379,6 +375,7 @@ impl<'s> Builder<'s> {
                 alias,
                 line,
                 stmt,
+                form: ImportForm::Plain,
                 depth,
             });
         }

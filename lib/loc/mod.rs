@@ -19,7 +19,7 @@ pub mod cli;
 use fxhash::FxHashMap as HashMap;
 
 use crate::error::Result;
-use crate::graph::{EdgeKind, FLAG_TEST, NONE, NodeKind, id_path};
+use crate::graph::{EdgeKind, FLAG_GENERATED, FLAG_TEST, NONE, NodeKind, id_path};
 use crate::index::Index;
 use crate::search::query;
 use crate::search::rank::{self, Reason};
@@ -177,6 +177,10 @@ pub fn is_auxiliary(path: &[u8]) -> bool {
                 | b"tutorials"
                 | b"galleries"
                 | b"gallery"
+                | b"demo"
+                | b"demos"
+                | b"benches"
+                | b"dist"
         )
     }) || base == b"setup.py"
         || base == b"conftest.py"
@@ -211,7 +215,7 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
         let k = ix.kind(n) as usize;
         let bm = if max_bm[k] > 0.0 { w.bm25_span * c.bm25 / max_bm[k] } else { 0.0 };
         let mut s = w.name_score(&c.parts) + bm;
-        if is_auxiliary(id_path(ix.id(n))) {
+        if is_auxiliary(id_path(ix.id(n))) || ix.flags(n) & FLAG_GENERATED != 0 {
             s *= w.aux_penalty;
         }
         if s <= 0.0 {
@@ -245,7 +249,10 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
             }
         }
         for (n, s) in add {
-            if ix.flags(n) & FLAG_TEST != 0 || is_auxiliary(id_path(ix.id(n))) || s <= 0.0 {
+            if ix.flags(n) & (FLAG_TEST | FLAG_GENERATED) != 0
+                || is_auxiliary(id_path(ix.id(n)))
+                || s <= 0.0
+            {
                 continue;
             }
             *score.entry(n).or_insert(0.0) += s;
@@ -372,7 +379,7 @@ fn path_scores(ix: &Index, terms: &[(String, f32)]) -> HashMap<u32, f32> {
             continue;
         }
         let path = id_path(ix.id(f));
-        let path = path.strip_suffix(b".py").unwrap_or(path);
+        let path = crate::lang::strip_source_ext(path).unwrap_or(path);
         let mut words: Vec<String> = Vec::new();
         crate::search::tokenize::tokens(path, |_, t| {
             words.push(String::from_utf8_lossy(t).into_owned())

@@ -3,6 +3,7 @@
 
 pub mod bm25;
 pub mod cli;
+pub mod frames;
 pub mod glob;
 pub mod names;
 pub mod query;

@@ -124,7 +124,8 @@ fn parse_with(text: &str, words_as_names: bool) -> Query {
     let mut b = Builder { words_as_names, boost: 1.0, ..Builder::default() };
 
     for frame in frames(text) {
-        b.name(&frame.function, NameShape::Ident, W_FRAME);
+        let shape = if frame.function.contains('.') { NameShape::Dotted } else { NameShape::Ident };
+        b.name(&frame.function, shape, W_FRAME);
         b.name(&frame.file, NameShape::Path, W_FRAME);
         b.terms(&frame.function, W_FRAME);
         b.terms(&frame.file, W_FRAME / 2.0);
@@ -299,17 +300,19 @@ pub fn looks_like_code(s: &str) -> bool {
         || s.chars().any(|c| c.is_ascii_digit()) && s.chars().any(|c| c.is_alphabetic())
 }
 
-/// A file path: ends in `.py` (optionally followed by `:Qualified.name`), or contains `/`.
+/// A file path: ends in a source extension of an indexed language (optionally followed by
+/// `:Qualified.name`), or contains `/`.
 fn is_path(s: &str) -> bool {
     let path = s.split(':').next().unwrap_or(s);
-    (path.ends_with(".py") && path.len() > 3)
+    crate::lang::strip_source_ext(path.as_bytes()).is_some_and(|stem| !stem.is_empty())
         || (path.contains('/') && path.split('/').filter(|p| !p.is_empty()).count() >= 2)
 }
 
-/// Python traceback frames: `File "x.py", line 12, in func`, and pytest's
-/// `path/x.py:12: in func`.
+/// Traceback frames: Python's `File "x.py", line 12, in func`, pytest's
+/// `path/x.py:12: in func`, and the stack frames of the other languages
+/// ([`crate::search::frames`]).
 pub fn frames(text: &str) -> Vec<Frame> {
-    let mut out = Vec::new();
+    let mut out = crate::search::frames::frames(text);
     for line in text.lines() {
         let l = line.trim();
         if let Some(f) = pytest_frame(l) {

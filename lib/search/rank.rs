@@ -372,7 +372,8 @@ fn path_candidates(ix: &Index, text: &str, w: f32, cands: &mut HashMap<u32, Cand
 fn dotted_of(ix: &Index, n: u32) -> String {
     let id = ix.id(n);
     let path = String::from_utf8_lossy(id_path(id)).to_lowercase();
-    let module = path.strip_suffix(".py").unwrap_or(&path);
+    let module =
+        crate::lang::strip_source_ext(path.as_bytes()).map_or(path.as_str(), |m| &path[..m.len()]);
     let module = module.strip_suffix("/__init__").unwrap_or(module).replace('/', ".");
     match id_qual(id) {
         Some(q) => format!("{module}.{}", String::from_utf8_lossy(q).to_lowercase()),
@@ -422,9 +423,22 @@ fn frame_candidates(
     path_candidates(ix, &f.file, 1.0, &mut files)?;
     let Some(&file) = files.keys().next() else { return Ok(()) };
     let file_id = ix.id(file).to_vec();
-    for n in names::exact(ix, f.function.to_lowercase().as_bytes())? {
+    // A frame names `func`, or `Class.method` as the other languages print it: look the last
+    // part up and keep the definitions of this file whose qualified name ends with it all.
+    let last = f.function.rsplit('.').next().unwrap_or("");
+    if last.is_empty() {
+        return Ok(());
+    }
+    for n in names::exact(ix, last.to_lowercase().as_bytes())? {
         let id = ix.id(n);
-        if id.starts_with(&file_id) && id.get(file_id.len()) == Some(&b':') {
+        let qual = id.get(file_id.len() + 1..).unwrap_or(b"");
+        let whole = f.function.as_bytes();
+        let named = qual == whole
+            || (qual.len() > whole.len()
+                && qual.ends_with(whole)
+                && qual[qual.len() - whole.len() - 1] == b'.')
+            || !f.function.contains('.');
+        if named && id.starts_with(&file_id) && id.get(file_id.len()) == Some(&b':') {
             // Prefer the definition whose lines hold the frame's line.
             let (a, b) = ix.lines(n);
             let inside = f.line == 0 || (a..=b).contains(&f.line);

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# cds-build on a large real project of each language, against universal-ctags in the same run.
+#
+#   bench/langs.sh [LANG...]         (make bench-build-langs; LANG: js ts java go rust)
+#
+# Corpora come from package registries on first use and stay in the cache ($CDS_BENCH_CACHE,
+# default ~/.cache/cds/bench); they are never copied into the repository:
+#
+#   js    three.js 0.160.0 (npm: sources, examples and its built bundles)
+#   ts    effect 3.10.0 `src/` (npm: the TypeScript sources it publishes)
+#   java  the JDK 17 sources of `java.util` (Debian's openjdk-17-source)
+#   go    the Go 1.19 standard library's `net` (Debian's golang-1.19-src)
+#   rust  tokio 1.35.1's crate (cargo vendor from crates.io)
+#
+# Per corpus: lines of code, cold build (median wall and peak RSS), rebuild after editing one
+# file, index size, `ctags -R` on the same tree, and the ratio; then the median of a
+# `cds-search NAME` process on it.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+runs=${RUNS:-3}
+need ctags universal-ctags
+need /usr/bin/time time
+need hyperfine hyperfine
+built cds-build cds-search
+
+corpora=$cache/corpora
+mkdir -p "$corpora"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+timed() { /usr/bin/time -f '%e %M' -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
+
+npm_src() { # npm_src NAME@VERSION DEST: the package's files, unpacked
+    local dest=$2
+    [ -d "$dest" ] && return
+    mkdir -p "$dest"
+    (cd "$work" && npm pack --silent "$1" >/dev/null 2>&1 && tar xzf ./*.tgz -C "$dest" && rm -f ./*.tgz)
+}
+
+deb_src() { # deb_src PACKAGE DEST: the package's files, unpacked
+    local dest=$2
+    [ -d "$dest" ] && return
+    mkdir -p "$dest"
+    (cd "$work" && apt-get download -q "$1" >/dev/null 2>&1 && dpkg -x ./*.deb "$dest" && rm -f ./*.deb)
+}
+
+corpus() { # corpus LANG: prints the corpus directory, fetching it on first use
+    case $1 in
+    js)
+        npm_src three@0.160.0 "$corpora/three"
+        echo "$corpora/three/package" ;;
+    ts)
+        npm_src effect@3.10.0 "$corpora/effect"
+        echo "$corpora/effect/package/src" ;;
+    java)
+        deb_src openjdk-17-source "$corpora/jdk-deb"
+        if [ ! -d "$corpora/jdk" ]; then
+            mkdir -p "$corpora/jdk"
+            unzip -q "$(find "$corpora/jdk-deb" -name src.zip | head -1)" 'java.base/*' -d "$corpora/jdk"
+        fi
+        echo "$corpora/jdk/java.base/java/util" ;;
+    go)
+        deb_src golang-1.19-src "$corpora/go-deb"
+        echo "$(find "$corpora/go-deb" -maxdepth 4 -type d -name src -path '*go-1.19*' | head -1)/net" ;;
+    rust)
+        if [ ! -d "$corpora/rust/vendor" ]; then
+            mkdir -p "$corpora/rust/src"
+            printf '[package]\nname = "corpus"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\ntokio = { version = "=1.35.1", features = ["full"] }\n' \
+                > "$corpora/rust/Cargo.toml"
+            echo 'fn main() {}' > "$corpora/rust/src/main.rs"
+            (cd "$corpora/rust" && cargo vendor -q vendor >/dev/null)
+        fi
+        echo "$corpora/rust/vendor/tokio" ;;
+    *) echo "unknown corpus $1 (js ts java go rust)" >&2; exit 2 ;;
+    esac
+}
+
+ext_of() { # the extensions counted as the language's lines
+    case $1 in
+    js) echo 'js|jsx|mjs|cjs' ;; ts) echo 'ts|tsx|mts|cts' ;; java) echo java ;; go) echo go ;; rust) echo rs ;;
+    esac
+}
+
+edit_one() { # a file of the language to edit, and the line appended to it
+    case $1 in
+    js | ts) echo "export function benchAdded$2() { return $2; }" ;;
+    java) echo "class BenchAdded$2 { int f() { return $2; } }" ;;
+    go) echo "func benchAdded$2() int { return $2 }" ;;
+    rust) echo "pub fn bench_added_$2() -> u32 { $2 }" ;;
+    esac
+}
+
+printf '%-6s %9s %9s %9s %9s %8s %9s %8s %9s\n' lang lines cold_s rss_MiB edit_s idx_MiB ctags_s ratio search_ms
+for lang in "${@:-js ts java go rust}"; do
+    for l in $lang; do
+        dir=$(corpus "$l")
+        ext=$(ext_of "$l")
+        lines=$(find "$dir" -type f | grep -E "\.($ext)$" | xargs cat 2>/dev/null | wc -l)
+        idx=$work/idx-$l
+        : > "$work/cold"
+        for _ in $(seq "$runs"); do
+            rm -rf "$idx"
+            timed "$bin/cds-build" -q --no-ignore --index "$idx" "$dir" >> "$work/cold"
+        done
+        target=$(find "$dir" -type f | grep -E "\.($ext)$" | sort | head -1)
+        cp "$target" "$work/orig"
+        : > "$work/edit"
+        for i in $(seq "$runs"); do
+            edit_one "$l" "$i" >> "$target"
+            timed "$bin/cds-build" -q --no-ignore --index "$idx" "$dir" | cut -d' ' -f1 >> "$work/edit"
+        done
+        cp "$work/orig" "$target"
+        "$bin/cds-build" -q --no-ignore --index "$idx" "$dir"
+        : > "$work/ctags"
+        for _ in $(seq "$runs"); do
+            (cd "$dir" && timed ctags -R -f "$work/tags" .) | cut -d' ' -f1 >> "$work/ctags"
+        done
+        # A name that the corpus defines: the first function name ctags found.
+        name=$(grep -v '^!' "$work/tags" | awk -F'\t' '$4 ~ /^f|^m/ {print $1; exit}')
+        search_ms=$(cd "$dir" && hyperfine -N -w 3 -r 30 --export-json "$work/h.json" \
+            "$bin/cds-search --index $idx -n 5 $name" >/dev/null 2>&1 &&
+            python3 -c "import json;print(round(json.load(open('$work/h.json'))['results'][0]['median']*1000,2))")
+        cold_s=$(cut -d' ' -f1 "$work/cold" | median)
+        rss=$(($(cut -d' ' -f2 "$work/cold" | median | cut -d. -f1) / 1024))
+        edit_s=$(median < "$work/edit")
+        ctags_s=$(median < "$work/ctags")
+        size=$(du -sm "$idx/$(cat "$idx/CURRENT")" | cut -f1)
+        printf '%-6s %9s %9s %9s %9s %8s %9s %8s %9s\n' "$l" "$lines" "$cold_s" "$rss" "$edit_s" "$size" "$ctags_s" \
+            "$(awk -v a="$cold_s" -v b="$ctags_s" 'BEGIN {printf "%.2fx", a / b}')" "$search_ms"
+    done
+done
+echo "($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), medians of $runs; ctags -R indexes every language it knows in the tree)"

@@ -1,0 +1,215 @@
+//! What every frontend does with a syntax tree, whatever its language: run a facts query and
+//! sort its captures in document order, nest definitions by byte range, find the doc comment
+//! before a definition, count lines and syntax errors.
+
+use std::collections::HashMap;
+
+use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator, Tree};
+
+use crate::extract::{DefIdx, FileFacts};
+
+/// One match of a facts query: its main capture (`def.class`, `import`, `call`: the caller
+/// says which names are main) and the sub-captures that qualify it (`def.name`, `call.callee`).
+pub struct Captured<'t> {
+    /// The main capture's name (`def.class`, `import`, `call`, ...).
+    pub kind: &'static str,
+    /// The main capture's node.
+    pub node: Node<'t>,
+    /// Sub-captures by name (`def.name`, `call.callee`, ...).
+    pub sub: HashMap<&'static str, Node<'t>>,
+}
+
+impl<'t> Captured<'t> {
+    /// A sub-capture.
+    pub fn get(&self, name: &str) -> Option<Node<'t>> {
+        self.sub.get(name).copied()
+    }
+}
+
+/// Runs `query` over `root` and returns its matches in document order, an enclosing node before
+/// the nodes it contains. `is_main` tells the main capture names from sub-captures.
+pub fn captures<'t>(
+    query: &'static Query,
+    cursor: &mut QueryCursor,
+    root: Node<'t>,
+    src: &[u8],
+    is_main: impl Fn(&str) -> bool,
+) -> Vec<Captured<'t>> {
+    let names: &'static [&'static str] = query.capture_names();
+    let mut out: Vec<Captured<'t>> = Vec::new();
+    let mut matches = cursor.matches(query, root, src);
+    while let Some(m) = matches.next() {
+        let mut main: Option<(&'static str, Node<'t>)> = None;
+        let mut sub = HashMap::new();
+        for c in m.captures() {
+            let name = names[c.index as usize];
+            if is_main(name) {
+                main = Some((name, c.node));
+            } else {
+                sub.insert(name, c.node);
+            }
+        }
+        if let Some((kind, node)) = main {
+            out.push(Captured { kind, node, sub });
+        }
+    }
+    out.sort_by(|a, b| {
+        a.node
+            .start_byte()
+            .cmp(&b.node.start_byte())
+            .then(b.node.end_byte().cmp(&a.node.end_byte()))
+    });
+    out
+}
+
+/// Parses `src`, or None when the parser gives up (it only does on cancellation or a missing
+/// language, both defects, so callers count the file as one syntax error).
+pub fn parse(parser: &mut Parser, src: &[u8]) -> Option<Tree> {
+    parser.parse(src, None)
+}
+
+/// The enclosing definitions while walking captures in document order.
+#[derive(Default)]
+pub struct Nest {
+    /// (definition, end byte), innermost last.
+    stack: Vec<(DefIdx, usize)>,
+}
+
+impl Nest {
+    /// The innermost definition containing byte `start` (pops those that ended before it).
+    pub fn owner_at(&mut self, start: usize) -> Option<DefIdx> {
+        while let Some(&(_, end)) = self.stack.last() {
+            if end <= start {
+                self.stack.pop();
+            } else {
+                break;
+            }
+        }
+        self.stack.last().map(|&(i, _)| i)
+    }
+
+    /// Enters definition `i`, which ends at byte `end`.
+    pub fn push(&mut self, i: DefIdx, end: usize) {
+        self.stack.push((i, end));
+    }
+}
+
+/// Whether `n` has a direct child (named or not) of this kind: a keyword such as `static`,
+/// `async` or `default`.
+pub fn has_child_kind(n: Node, kind: &str) -> bool {
+    let mut c = n.walk();
+    n.children(&mut c).any(|k| k.kind() == kind)
+}
+
+/// The text of a node (lossy for bytes that are not UTF-8).
+pub fn text(n: Node, src: &[u8]) -> String {
+    String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]).into_owned()
+}
+
+/// The doc comment directly before `node`: the run of comment siblings that `is_doc` accepts,
+/// each on the line right above the next, ending on the line above `node` (or on its line).
+/// Returns its byte range.
+pub fn doc_before(node: Node, src: &[u8], is_doc: impl Fn(&[u8]) -> bool) -> Option<(u32, u32)> {
+    let mut first: Option<Node> = None;
+    let mut next_row = node.start_position().row;
+    let mut cur = node.prev_sibling();
+    while let Some(c) = cur {
+        if !c.kind().contains("comment") {
+            break;
+        }
+        let t = &src[c.start_byte()..c.end_byte()];
+        // A comment may end on the row above, or on the same row (`/** x */ fn f`).
+        if c.end_position().row + 1 < next_row || !is_doc(t) {
+            break;
+        }
+        first = Some(c);
+        next_row = c.start_position().row;
+        cur = c.prev_sibling();
+    }
+    let first = first?;
+    let last_end = {
+        let mut c = first;
+        let mut end = first.end_byte();
+        while let Some(n) = c.next_sibling() {
+            if n.id() == node.id() || !n.kind().contains("comment") {
+                break;
+            }
+            end = n.end_byte();
+            c = n;
+        }
+        end
+    };
+    Some((first.start_byte() as u32, last_end as u32))
+}
+
+/// The end of a definition's signature: the byte before its body (`{`), with the whitespace
+/// before the body left out; the definition's end when it has no body.
+pub fn sig_end(def: Node, body: Option<Node>, src: &[u8]) -> u32 {
+    let Some(b) = body else { return def.end_byte() as u32 };
+    let mut end = b.start_byte();
+    while end > def.start_byte() && src[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    end as u32
+}
+
+/// Number of lines in the file.
+pub fn count_lines(src: &[u8]) -> u32 {
+    if src.is_empty() {
+        return 0;
+    }
+    (src.iter().filter(|&&c| c == b'\n').count() + usize::from(!src.ends_with(b"\n"))) as u32
+}
+
+/// Syntax error nodes (ERROR and MISSING) and the line of the first.
+pub fn count_errors(root: Node) -> (u32, u32) {
+    let mut count = 0;
+    let mut first = 0;
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.is_error() || n.is_missing() {
+            count += 1;
+            let line = n.start_position().row as u32 + 1;
+            if first == 0 || line < first {
+                first = line;
+            }
+            continue;
+        }
+        if n.has_error() {
+            stack.extend(n.children(&mut cursor));
+        }
+    }
+    (count, first)
+}
+
+/// Average line length above which a file counts as minified or generated.
+pub const GENERATED_LINE_BYTES: usize = 250;
+
+/// Facts with the counts every frontend records before reading definitions: lines, syntax
+/// errors (a recovered parse still yields its definitions), and whether it looks generated.
+pub fn base_facts(src: &[u8], root: Option<Node>) -> FileFacts {
+    let lines = count_lines(src);
+    let generated = src.len() > 4096 && src.len() / (lines.max(1) as usize) > GENERATED_LINE_BYTES;
+    let mut facts = FileFacts { lines, generated, ..FileFacts::default() };
+    match root {
+        None => {
+            facts.syntax_errors = 1;
+            facts.first_error_line = 1;
+        }
+        Some(r) if r.has_error() => {
+            let (count, first) = count_errors(r);
+            facts.syntax_errors = count.max(1);
+            facts.first_error_line = first.max(1);
+        }
+        Some(_) => {}
+    }
+    facts
+}
+
+/// A loaded parser for a grammar the crate links (its ABI is covered by each frontend's tests).
+pub fn parser_for(language: &tree_sitter::Language) -> Parser {
+    let mut p = Parser::new();
+    p.set_language(language).expect("grammar ABI is supported by the linked tree-sitter");
+    p
+}

@@ -1,0 +1,249 @@
+//! Stack frames of the languages other than Python, as issues quote them: the file, line and
+//! function each frame names, with the function written as cds's qualified names are
+//! (`Class.method`), so a frame is looked up like a traceback frame of Python.
+//!
+//! * JavaScript/TypeScript (V8 and Firefox): `at fn (src/x.js:10:5)`, `at src/x.js:10:5`,
+//!   `fn@src/x.js:10:5`;
+//! * Java: `at com.acme.Foo$Inner.bar(Foo.java:42)` (the file's directory is the package's);
+//! * Go: a function line `github.com/a/b/pkg.(*Server).Serve(...)` and the next line's
+//!   `\t/path/pkg/server.go:123 +0x1d`;
+//! * Rust: `panicked at src/x.rs:10:5` and backtrace lines `  3: krate::module::func` then
+//!   `at ./src/x.rs:10:5`.
+
+use crate::search::query::Frame;
+
+/// The frames of every language but Python found in `text`, in order.
+pub fn frames(text: &str) -> Vec<Frame> {
+    let mut out = Vec::new();
+    let mut prev = "";
+    for line in text.lines() {
+        let l = line.trim();
+        if let Some(f) = js_frame(l)
+            .or_else(|| java_frame(l))
+            .or_else(|| go_frame(prev.trim(), line))
+            .or_else(|| rust_frame(prev.trim(), l))
+        {
+            out.push(f);
+        }
+        prev = line;
+    }
+    out
+}
+
+/// `path:line[:col]` -> (path, line), for a path of a JavaScript or TypeScript source.
+fn js_path_line(s: &str) -> Option<(String, u32)> {
+    let (path, line) = path_line(s)?;
+    let lang = crate::lang::Lang::of_name(path.as_bytes())?;
+    (lang.family() == crate::lang::Family::Js).then_some((path, line))
+}
+
+/// `path:line[:col]` -> (path, line), for a path with a source extension.
+fn path_line(s: &str) -> Option<(String, u32)> {
+    let s = s.trim().trim_start_matches("file://");
+    let mut parts = s.rsplitn(3, ':');
+    let last = parts.next()?;
+    let mid = parts.next()?;
+    let (path, line) = match parts.next() {
+        Some(p) if mid.chars().all(|c| c.is_ascii_digit()) => (p, mid),
+        _ => (mid, last),
+    };
+    let line: u32 = line.trim().parse().ok()?;
+    let path = path.trim_start_matches("./");
+    crate::lang::Lang::of_name(path.as_bytes())?;
+    Some((path.to_string(), line))
+}
+
+/// A JS function as V8 prints it (`Foo.bar`, `new Foo`, `async fn`, `Object.<anonymous>`)
+/// -> a qualified name, or empty when anonymous.
+fn js_function(f: &str) -> String {
+    let f = f.trim();
+    let f = f.strip_prefix("async ").unwrap_or(f);
+    let f = f.strip_prefix("new ").unwrap_or(f);
+    let f = f.split(" [as ").next().unwrap_or(f);
+    if f.contains('<') || f.is_empty() {
+        return String::new();
+    }
+    let f = f.strip_prefix("Object.").unwrap_or(f);
+    f.replace(".prototype.", ".")
+}
+
+fn js_frame(l: &str) -> Option<Frame> {
+    if let Some(rest) = l.strip_prefix("at ") {
+        if let Some((func, loc)) = rest.rsplit_once(" (") {
+            let (file, line) = js_path_line(loc.trim_end_matches(')'))?;
+            return Some(Frame { file, line, function: js_function(func) });
+        }
+        let (file, line) = js_path_line(rest)?;
+        return Some(Frame { file, line, function: String::new() });
+    }
+    // Firefox and Safari: `fn@path:line:col`.
+    let (func, loc) = l.split_once('@')?;
+    if func.contains(char::is_whitespace) {
+        return None;
+    }
+    let (file, line) = js_path_line(loc)?;
+    Some(Frame { file, line, function: js_function(func) })
+}
+
+fn java_frame(l: &str) -> Option<Frame> {
+    let rest = l.strip_prefix("at ")?;
+    let (qual, loc) = rest.split_once('(')?;
+    let loc = loc.strip_suffix(')')?;
+    let (file, line) = loc.split_once(':')?;
+    if !file.ends_with(".java") && !file.ends_with(".kt") {
+        return None;
+    }
+    let line: u32 = line.parse().ok()?;
+    // `com.acme.Foo$Inner.lambda$bar$0` -> package `com.acme`, function `Foo.Inner.bar`.
+    let parts: Vec<&str> = qual.split('.').collect();
+    let class_at = parts.iter().position(|p| p.starts_with(|c: char| c.is_ascii_uppercase()))?;
+    let package = parts[..class_at].join("/");
+    let mut func: Vec<String> = Vec::new();
+    for p in &parts[class_at..] {
+        for piece in p.split('$') {
+            if piece.is_empty() || piece == "lambda" || piece.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            let piece = if piece == "<init>" {
+                parts[class_at].split('$').next().unwrap_or(piece)
+            } else {
+                piece
+            };
+            if piece.starts_with('<') {
+                continue;
+            }
+            func.push(piece.to_string());
+        }
+    }
+    let file = if package.is_empty() { file.to_string() } else { format!("{package}/{file}") };
+    Some(Frame { file, line, function: func.join(".") })
+}
+
+fn go_frame(prev: &str, line: &str) -> Option<Frame> {
+    if !line.starts_with('\t') && !line.starts_with("    ") {
+        return None;
+    }
+    let loc = line.trim();
+    let loc = loc.split(" +0x").next().unwrap_or(loc);
+    if !loc.contains(".go:") {
+        return None;
+    }
+    let (file, line) = path_line(loc)?;
+    // `github.com/a/b/pkg.(*Server).Serve(0xc0, ...)` -> `Server.Serve`.
+    let call = prev.split('(').next().unwrap_or("");
+    let call = if prev.contains(".(") {
+        prev.split_once(".(").map(|(_, r)| r).unwrap_or("")
+    } else {
+        call.rsplit('/').next().and_then(|s| s.split_once('.')).map(|(_, r)| r).unwrap_or("")
+    };
+    let function = call
+        .replace(['*', ')'], "")
+        .split('(')
+        .next()
+        .unwrap_or("")
+        .split(".func")
+        .next()
+        .unwrap_or("")
+        .to_string();
+    Some(Frame { file, line, function })
+}
+
+fn rust_frame(prev: &str, l: &str) -> Option<Frame> {
+    if let Some(i) = l.find("panicked at ") {
+        let rest = &l[i + "panicked at ".len()..];
+        // Old form: `panicked at 'msg', src/x.rs:1:2`.
+        let loc = match rest.rsplit_once("', ") {
+            Some((_, loc)) => loc,
+            None => rest.trim_end_matches(':'),
+        };
+        let (file, line) = path_line(loc.trim_end_matches(':'))?;
+        return Some(Frame { file, line, function: String::new() });
+    }
+    let loc = l.strip_prefix("at ")?;
+    if !loc.contains(".rs:") {
+        return None;
+    }
+    let (file, line) = path_line(loc)?;
+    // The line before: `  3: krate::module::Type::method` -> `Type.method`, or `func`.
+    let path = prev.split_once(": ").map_or("", |(_, p)| p);
+    let path = path.split("::{{closure}}").next().unwrap_or(path);
+    let segs: Vec<&str> =
+        path.split("::").filter(|s| !s.starts_with('h') || s.len() != 17).collect();
+    let function = match segs.as_slice() {
+        [.., ty, m] if ty.starts_with(|c: char| c.is_ascii_uppercase()) => format!("{ty}.{m}"),
+        [.., m] => m.to_string(),
+        [] => String::new(),
+    };
+    let function = function.trim_start_matches('<').to_string();
+    Some(Frame { file, line, function })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> (String, u32, String) {
+        let f = frames(text);
+        assert_eq!(f.len(), 1, "{text:?} gave {f:?}");
+        (f[0].file.clone(), f[0].line, f[0].function.clone())
+    }
+
+    #[test]
+    fn javascript() {
+        assert_eq!(
+            one("    at Axios.request (lib/core/Axios.js:45:41)"),
+            ("lib/core/Axios.js".into(), 45, "Axios.request".into())
+        );
+        assert_eq!(
+            one("    at src/diff/index.js:12:3"),
+            ("src/diff/index.js".into(), 12, "".into())
+        );
+        assert_eq!(
+            one("    at async Object.<anonymous> (/app/test.mjs:3:1)"),
+            ("/app/test.mjs".into(), 3, "".into())
+        );
+        assert_eq!(one("render@src/render.ts:9:2"), ("src/render.ts".into(), 9, "render".into()));
+    }
+
+    #[test]
+    fn java() {
+        assert_eq!(
+            one("\tat com.google.gson.Gson.fromJson(Gson.java:1227)"),
+            ("com/google/gson/Gson.java".into(), 1227, "Gson.fromJson".into())
+        );
+        assert_eq!(
+            one("at org.a.Outer$Inner.lambda$run$0(Outer.java:7)"),
+            ("org/a/Outer.java".into(), 7, "Outer.Inner.run".into())
+        );
+    }
+
+    #[test]
+    fn go() {
+        let text = "panic: boom\n\ngoroutine 1 [running]:\ngithub.com/gin-gonic/gin.(*Engine).handleHTTPRequest(0xc000)\n\t/go/src/gin/gin.go:640 +0x1d\n";
+        assert_eq!(
+            one(text),
+            ("/go/src/gin/gin.go".into(), 640, "Engine.handleHTTPRequest".into())
+        );
+        let text = "main.main()\n\t/tmp/x/main.go:12 +0x25\n";
+        assert_eq!(one(text), ("/tmp/x/main.go".into(), 12, "main".into()));
+    }
+
+    #[test]
+    fn rust() {
+        assert_eq!(
+            one("thread 'main' panicked at src/bin/bat/main.rs:10:5:"),
+            ("src/bin/bat/main.rs".into(), 10, "".into())
+        );
+        let text = "  12: tokio::time::DelayQueue::remove\n             at ./tokio-util/src/time/delay_queue.rs:70:9\n";
+        let f = frames(text);
+        assert_eq!(f[0].file, "tokio-util/src/time/delay_queue.rs");
+        assert_eq!(f[0].function, "DelayQueue.remove");
+    }
+
+    #[test]
+    fn prose_is_not_a_frame() {
+        assert!(
+            frames("We look at the docs (see README.md) and at https://x.io/a.js today").is_empty()
+        );
+    }
+}
