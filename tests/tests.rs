@@ -6,9 +6,11 @@ mod util;
 
 mod agents;
 mod build;
+mod corrupt;
 mod fmt;
 mod generated;
 mod get;
+mod incremental;
 mod kit;
 mod lang_go;
 mod lang_java;
@@ -22,3 +24,4 @@ mod pipeline;
 mod resolve;
 mod search;
 mod trav;
+mod watch;
