@@ -478,6 +478,26 @@ pub fn id_name(id: &[u8]) -> &[u8] {
     }
 }
 
+/// The module-level entity of a method written outside its type in a file that does not
+/// define the type ([`FLAG_OWNED`]): its ID cut after the type, the first part of its qualified
+/// name below its container (`tsdb/head_append.go:memSeries.append` under the file ->
+/// `tsdb/head_append.go:memSeries`; `src/lib.rs:m.Foo.f` under namespace `src/lib.rs:m` ->
+/// `src/lib.rs:m.Foo`).
+pub fn owned_module_id(id: &[u8], container_id: &[u8]) -> Vec<u8> {
+    let (prefix, rest) = if id_qual(container_id).is_some() && id.starts_with(container_id) {
+        (&id[..container_id.len()], id.get(container_id.len() + 1..).unwrap_or(b""))
+    } else {
+        let colon = id.iter().position(|&c| c == b':').unwrap_or(id.len());
+        (&id[..colon], id.get(colon + 1..).unwrap_or(b""))
+    };
+    let head = rest.split(|&c| c == b'.').next().unwrap_or(rest);
+    let sep = if id_qual(prefix).is_some() { b'.' } else { b':' };
+    let mut out = prefix.to_vec();
+    out.push(sep);
+    out.extend_from_slice(head);
+    out
+}
+
 /// LocAgent's `is_test_file`: the part of the ID before `:`, lowercased, split on space, `_` and
 /// `/`; a test if any piece starts with `test`.
 pub fn is_locagent_test(id: &[u8]) -> bool {
@@ -529,6 +549,15 @@ mod tests {
         assert_eq!(id_name(b"/"), b"/");
         assert_eq!(id_qual(b"a/b.py:C.m"), Some(&b"C.m"[..]));
         assert_eq!(id_path(b"a/b.py:C.m"), b"a/b.py");
+    }
+
+    #[test]
+    fn owned_methods_have_their_type_as_module() {
+        assert_eq!(
+            owned_module_id(b"tsdb/head_append.go:memSeries.append", b"tsdb/head_append.go"),
+            b"tsdb/head_append.go:memSeries"
+        );
+        assert_eq!(owned_module_id(b"src/lib.rs:m.Foo.f", b"src/lib.rs:m"), b"src/lib.rs:m.Foo");
     }
 
     #[test]
