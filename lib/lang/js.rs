@@ -106,10 +106,11 @@ impl<'s> Walker<'s> {
     ) -> DefIdx {
         let doc = tree::doc_before(outer, self.src, |t| t.starts_with(b"/**"));
         let start = doc.map_or(outer.start_byte() as u32, |d| d.0);
-        let line_start = match doc {
-            Some(_) => line_of(self.src, start),
-            None => outer.start_position().row as u32 + 1,
-        };
+        // The doc comment's line, counted back from the definition's (not from the top of the
+        // file: that made large files quadratic).
+        let row = outer.start_position().row as u32 + 1;
+        let between = &self.src[start as usize..outer.start_byte().max(start as usize)];
+        let line_start = row - between.iter().filter(|&&c| c == b'\n').count() as u32;
         let idx = self.facts.defs.len() as DefIdx;
         self.facts.defs.push(Def {
             kind,
@@ -857,10 +858,6 @@ fn require_arg(n: Node, src: &[u8]) -> Option<String> {
 
 fn unquote(s: &str) -> String {
     s.trim_matches(|c| c == '"' || c == '\'' || c == '`').to_string()
-}
-
-fn line_of(src: &[u8], byte: u32) -> u32 {
-    src[..(byte as usize).min(src.len())].iter().filter(|&&c| c == b'\n').count() as u32 + 1
 }
 
 // ---- resolution
