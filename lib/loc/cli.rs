@@ -20,6 +20,7 @@ pub struct LocArgs {
     input: Option<OsString>,
     limit: Option<usize>,
     weights: Weights,
+    features: bool,
 }
 
 impl Args for LocArgs {
@@ -35,6 +36,11 @@ fn limit(a: &mut LocArgs, v: Option<&OsStr>) -> Result<(), String> {
 
 fn tune(a: &mut LocArgs, v: Option<&OsStr>) -> Result<(), String> {
     a.weights.tune(crate::cli::flags::value_str(v)?)
+}
+
+fn features(a: &mut LocArgs, _: Option<&OsStr>) -> Result<(), String> {
+    a.features = true;
+    Ok(())
 }
 
 fn input(a: &mut LocArgs, v: OsString) -> Result<(), String> {
@@ -78,6 +84,8 @@ Each list is ranked best first, with up to -n entries per level.",
         Flag::new("limit", "Locations per level (default 10)", limit).short('n').value("N"),
         Flag::new("tune", "Override method weights (key=value,...), for benchmarks", tune)
             .value("WEIGHTS")
+            .hidden(),
+        Flag::new("features", "Print every candidate's features as JSON, for fitting", features)
             .hidden(),
         common::index(),
         common::json(),
@@ -130,6 +138,16 @@ pub fn run(args: LocArgs) -> Result<Status> {
     let text = String::from_utf8_lossy(&bytes);
     let ix = args.common.open_index()?;
     let limit = args.limit.unwrap_or(10);
+    if args.features {
+        let mut out = Out::new(&args.common);
+        let v = match loc::candidates(&ix, &text, &args.weights)? {
+            Some((c, _, _)) => features_json(&ix, &c),
+            None => serde_json::json!({}),
+        };
+        out.json_line(&v)?;
+        out.finish()?;
+        return Ok(Status::Found);
+    }
     let located = loc::locate(&ix, &text, limit, &args.weights)?;
     let mut out = Out::new(&args.common);
     if args.common.format == Format::Json {
@@ -173,6 +191,34 @@ pub fn to_json(ix: &Index, l: &Located) -> serde_json::Value {
         "found_modules": ids(&l.modules),
         "found_entities": ids(&l.entities),
         "locations": locations,
+    })
+}
+
+/// Every candidate's features (`--features`), for bench/loc/fit.py.
+fn features_json(ix: &Index, c: &loc::Candidates) -> serde_json::Value {
+    use crate::loc::model::{FILE_FEATURES, FUNCTION_FEATURES, MODULE_FEATURES};
+    let level = |l: &loc::Level, names: &[&str]| {
+        let ids = |v: &[u32]| -> Vec<String> {
+            v.iter()
+                .map(|&n| if n == crate::graph::NONE { String::new() } else { id(ix, n) })
+                .collect()
+        };
+        let x: Vec<Vec<f64>> =
+            l.x.iter()
+                .map(|r| r.iter().map(|&v| (f64::from(v) * 1e5).round() / 1e5).collect())
+                .collect();
+        serde_json::json!({
+            "names": names,
+            "ids": ids(&l.nodes),
+            "file": ids(&l.file),
+            "module": ids(&l.module),
+            "x": x,
+        })
+    };
+    serde_json::json!({
+        "files": level(&c.files, &FILE_FEATURES),
+        "functions": level(&c.functions, &FUNCTION_FEATURES),
+        "modules": level(&c.modules, &MODULE_FEATURES),
     })
 }
 

@@ -465,7 +465,7 @@ fn with_typo_fixes(ix: &Index, terms: &[(String, f32)], short: bool) -> Result<V
 }
 
 /// BM25 scores of every document matching a weighted term.
-fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)>> {
+pub fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)>> {
     if terms.is_empty() {
         return Ok(Vec::new());
     }

@@ -1,0 +1,372 @@
+#!/usr/bin/env python3
+"""Fit cds-loc's ranking model, cross-validate it, and write lib/loc/weights.rs.
+
+Reads the candidates and features `run.py --features` dumped (CACHE/features/IID.json, from
+`cds-loc --features`) and the gold of the split(s). Each level is a linear scorer fitted with
+a listwise loss (softmax cross-entropy over an issue's candidates, the gold ones the target,
+L2-regularised, L-BFGS), in the order cds-loc applies them: files, then functions (whose
+features include their file's rank under the file model), then modules (their file's rank and
+their best function's score). Those derived features are recomputed here exactly as
+lib/loc/mod.rs computes them.
+
+  bench/loc/fit.py --split lite --split py --cv repo       # leave one repository out
+  bench/loc/fit.py --split lite --split py --cv 5          # 5 folds by instance
+  bench/loc/fit.py --split lite --split py --ablate        # each signal's worth, cross-validated
+  bench/loc/fit.py --split lite --split py --write         # fit on all, write lib/loc/weights.rs
+
+Every figure printed for a fitted setting comes from folds the weights were not fitted on; the
+predictions of the held-out folds are written in LocAgent's format and scored by the shared
+loc_metrics.py too. Needs numpy and scipy.
+"""
+import argparse
+import collections
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+from scipy.optimize import minimize
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import run  # noqa: E402
+
+GAP_FLOOR = -20.0
+FILE_CANDIDATES = 100
+LEVELS = ("files", "functions", "modules")
+GOLD_KEY = {"files": "files", "functions": "functions", "modules": "modules"}
+# Feature groups for the ablation: each is dropped from every level where it exists.
+GROUPS = {
+    "hand-set score": ["heur", "heur_lrank"],
+    "name matches": ["exact", "fname", "qual", "name", "own_name", "parent_name", "best_name",
+                     "n_named", "frame"],
+    "BM25": ["bm25", "bm_lrank", "best_fn_bm", "best_cls_bm", "parent_bm"],
+    "code-term BM25": ["code_bm"],
+    "path evidence": ["path"],
+    "graph": ["graph", "n_callers"],
+    "class to method": ["class"],
+    "file rank (levels below)": ["file_lrank", "file_gap", "file_top1"],
+    "function score (modules)": ["fn_gap"],
+    "within-file rank": ["in_file"],
+    "entity shape priors": ["method", "dunder", "private", "size", "ctor", "is_class", "package",
+                            "depth", "aux"],
+    "entity counts": ["best_ent", "rest_ent", "n_ev", "best_mem"],
+    "test names": ["test_ptr"],
+}
+
+
+def norm_entity(e):
+    return e[: -len(".__init__")] if e.endswith(".__init__") else e
+
+
+class Inst:
+    """One issue's candidates: per level the IDs, file and module IDs, and features."""
+
+    def __init__(self, row, dump):
+        self.iid = row["instance_id"]
+        self.repo = row["repo"]
+        self.gold = row["gold"]
+        self.lv = {}
+        for lvl in LEVELS:
+            d = dump.get(lvl) or {"names": [], "ids": [], "file": [], "module": [], "x": []}
+            x = np.array(d["x"], dtype=np.float64).reshape(len(d["ids"]), -1) if d["ids"] else \
+                np.zeros((0, len(d.get("names", [])) or 1))
+            gold = set(self.gold[GOLD_KEY[lvl]])
+            ids = d["ids"]
+            key = [norm_entity(i) for i in ids] if lvl == "functions" else ids
+            y = np.array([1.0 if k in gold else 0.0 for k in key])
+            self.lv[lvl] = {"names": d.get("names", []), "ids": ids, "file": d["file"], "module": d["module"],
+                            "x": x, "y": y}
+
+    @property
+    def scored(self):
+        return bool(self.gold.get("functions"))
+
+
+def names_of(insts, lvl):
+    for i in insts:
+        if i.lv[lvl]["names"]:
+            return i.lv[lvl]["names"]
+    return []
+
+
+def order(ids, s):
+    """Indices best first, ties by ID (as lib/loc/mod.rs sorts)."""
+    return sorted(range(len(ids)), key=lambda i: (-s[i], ids[i].encode()))
+
+
+def derive(inst, names, lvl, file_s, fn_s):
+    """Recomputes the features that depend on the model's scores of the level above."""
+    L = inst.lv[lvl]
+    x = L["x"].copy()
+    if lvl in ("functions", "modules") and file_s is not None:
+        F = inst.lv["files"]
+        o = order(F["ids"], file_s)
+        best = file_s[o[0]] if o else 0.0
+        rank = {F["ids"][i]: (r, file_s[i]) for r, i in enumerate(o)}
+        fl, fg, ft = names.index("file_lrank"), names.index("file_gap"), names.index("file_top1")
+        for j, f in enumerate(L["file"]):
+            if f in rank:
+                r, s = rank[f]
+                x[j, fl], x[j, fg], x[j, ft] = math.log(1 + r), max(s - best, GAP_FLOOR), float(r == 0)
+            else:
+                x[j, fl], x[j, fg], x[j, ft] = math.log(1 + FILE_CANDIDATES), GAP_FLOOR, 0.0
+    if lvl == "modules" and fn_s is not None and "fn_gap" in names:
+        E = inst.lv["functions"]
+        best = collections.defaultdict(lambda: -math.inf)
+        for m, s in zip(E["module"], fn_s):
+            best[m] = max(best[m], s)
+        top = max(fn_s) if len(fn_s) else 0.0
+        g = names.index("fn_gap")
+        for j, m in enumerate(L["ids"]):
+            x[j, g] = max(best[m] - top, GAP_FLOOR) if m in best else GAP_FLOOR
+    return x
+
+
+def fit_level(xs, ys, mask, l2):
+    """Listwise softmax cross-entropy; xs, ys per issue. Returns raw-scale weights."""
+    data = [(x[:, mask], y) for x, y in zip(xs, ys) if len(y) and y.sum() > 0]
+    d = int(mask.sum())
+    if not data:
+        return np.zeros(len(mask))
+    allx = np.vstack([x for x, _ in data])
+    mu, sd = allx.mean(0), allx.std(0)
+    sd[sd < 1e-9] = 1.0
+    data = [((x - mu) / sd, y / y.sum()) for x, y in data]
+    n = len(data)
+
+    def f(w):
+        loss, grad = 0.0, np.zeros(d)
+        for x, t in data:
+            s = x @ w
+            m = s.max()
+            e = np.exp(s - m)
+            z = e.sum()
+            p = e / z
+            loss += -(t * (s - m - math.log(z))).sum()
+            grad += x.T @ (p - t)
+        return loss / n + l2 * (w @ w), grad / n + 2 * l2 * w
+
+    r = minimize(f, np.zeros(d), jac=True, method="L-BFGS-B", options={"maxiter": 300})
+    w = np.zeros(len(mask))
+    w[mask] = r.x / sd
+    return w
+
+
+class Model:
+    def __init__(self, names, drop=(), l2=1e-3):
+        self.names = names
+        self.drop = set(drop)
+        self.l2 = l2
+        self.w = {}
+
+    def mask(self, lvl):
+        return np.array([n not in self.drop for n in self.names[lvl]], dtype=bool)
+
+    def fit(self, insts):
+        train = [i for i in insts if i.scored or True]
+        xs = [i.lv["files"]["x"] for i in train]
+        self.w["files"] = fit_level(xs, [i.lv["files"]["y"] for i in train], self.mask("files"), self.l2)
+        fs = [x @ self.w["files"] for x in xs]
+        xe = [derive(i, self.names["functions"], "functions", s, None) for i, s in zip(train, fs)]
+        self.w["functions"] = fit_level(xe, [i.lv["functions"]["y"] for i in train], self.mask("functions"),
+                                        self.l2)
+        es = [x @ self.w["functions"] for x in xe]
+        xm = [derive(i, self.names["modules"], "modules", s, e) for i, s, e in zip(train, fs, es)]
+        self.w["modules"] = fit_level(xm, [i.lv["modules"]["y"] for i in train], self.mask("modules"), self.l2)
+        return self
+
+    def predict(self, inst, n=10):
+        F = inst.lv["files"]
+        fs = F["x"] @ self.w["files"] if len(F["ids"]) else np.zeros(0)
+        xe = derive(inst, self.names["functions"], "functions", fs, None)
+        es = xe @ self.w["functions"] if len(xe) else np.zeros(0)
+        xm = derive(inst, self.names["modules"], "modules", fs, es)
+        ms = xm @ self.w["modules"] if len(xm) else np.zeros(0)
+        E, M = inst.lv["functions"], inst.lv["modules"]
+        return {
+            "instance_id": inst.iid,
+            "found_files": [F["ids"][i] for i in order(F["ids"], fs)[:n]],
+            "found_modules": [M["ids"][i] for i in order(M["ids"], ms)[:n]],
+            "found_entities": [E["ids"][i] for i in order(E["ids"], es)[:n]],
+        }
+
+
+class Heuristic:
+    """The hand-set ranking (the `heur` feature alone), for comparison."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def fit(self, insts):
+        return self
+
+    def predict(self, inst, n=10):
+        out = {"instance_id": inst.iid}
+        for lvl, key in zip(LEVELS, ("found_files", "found_entities", "found_modules")):
+            L = inst.lv[lvl]
+            s = L["x"][:, 0] if len(L["ids"]) else np.zeros(0)
+            out[key] = [L["ids"][i] for i in order(L["ids"], s)[:n]]
+        return out
+
+
+def acc(gold, pred, k):
+    if not gold:
+        return None
+    hits = sum(1 for p in pred[:k] if p in gold)
+    return 1.0 if hits >= min(k, len(gold)) else 0.0
+
+
+KS = [("file", "files", "found_files", (1, 3, 5)), ("module", "modules", "found_modules", (5, 10)),
+      ("function", "functions", "found_entities", (5, 10))]
+
+
+def score(insts, preds):
+    """LocAgent's Acc@k over the scored instances (those with function gold)."""
+    res = collections.defaultdict(list)
+    for i in insts:
+        if not i.scored:
+            continue
+        p = preds[i.iid]
+        for lvl, g, k, ks in KS:
+            pr = [norm_entity(e) for e in p[k]] if lvl == "function" else p[k]
+            for kk in ks:
+                res[f"{lvl}@{kk}"].append(acc(i.gold[g], pr, kk))
+    return {k: sum(v) / len(v) for k, v in res.items()}
+
+
+def folds_of(insts, cv, seed=0):
+    if cv == "repo":
+        by = collections.defaultdict(list)
+        for i in insts:
+            by[i.repo].append(i)
+        return list(by.values())
+    k = int(cv)
+    ids = sorted(insts, key=lambda i: i.iid)
+    random.Random(seed).shuffle(ids)
+    return [ids[j::k] for j in range(k)]
+
+
+def cross_validate(insts, names, cv, make):
+    preds = {}
+    for test in folds_of(insts, cv):
+        tid = {i.iid for i in test}
+        m = make(names).fit([i for i in insts if i.iid not in tid])
+        for i in test:
+            preds[i.iid] = m.predict(i)
+    return preds
+
+
+def table_line(label, s):
+    cols = ["file@1", "file@3", "file@5", "module@5", "module@10", "function@5", "function@10"]
+    return f"| {label} | " + " | ".join(f"{s.get(c, 0):.3f}" for c in cols) + " |"
+
+
+def per_repo(insts, preds):
+    by = collections.defaultdict(list)
+    for i in insts:
+        by[i.repo].append(i)
+    print("\n| repository | N | file@1 | file@5 | module@10 | function@10 |\n| --- | --- | --- | --- | --- | --- |")
+    for repo in sorted(by, key=lambda r: -len(by[r])):
+        s = score(by[repo], preds)
+        n = sum(1 for i in by[repo] if i.scored)
+        print(f"| {repo} | {n} | {s['file@1']:.3f} | {s['file@5']:.3f} | {s['module@10']:.3f} | {s['function@10']:.3f} |")
+
+
+def write_weights(path, model, names, cmd):
+    lines = [
+        "//! Generated by bench/loc/fit.py; do not edit. Refit with:",
+        "//!",
+        f"//!     {cmd}",
+        "//!",
+        "//! (after `bench/loc/run.py ... --features` has dumped the features of the dev splits).",
+        "//! One linear weight per feature of lib/loc/model.rs, in its order, on the raw feature",
+        "//! scale; a level's score is the dot product.",
+        "#![allow(clippy::excessive_precision, clippy::unreadable_literal)]",
+        "use super::model::{NE, NF, NM};",
+    ]
+    for const, lvl, n in (("FILE", "files", "NF"), ("FUNCTION", "functions", "NE"), ("MODULE", "modules", "NM")):
+        lines.append(f"/// Weights of the {lvl[:-1]} features.")
+        lines.append(f"pub const {const}: [f32; {n}] = [")
+        for nm, w in zip(names[lvl], model.w[lvl]):
+            lines.append(f"    {float(w):.6e}, // {nm}")
+        lines.append("];")
+    open(path, "w").write("\n".join(lines) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--split", action="append", default=[])
+    ap.add_argument("--shared", default=os.environ.get("CDS_SHARED_BENCH",
+                                                      os.path.join(os.path.dirname(REPO), "shared", "bench")))
+    ap.add_argument("--cache", default=os.environ.get("CDS_BENCH_CACHE", os.path.expanduser("~/.cache/cds/loc")))
+    ap.add_argument("--cv", default="repo", help="'repo' (leave one repository out) or K (folds by instance)")
+    ap.add_argument("--l2", type=float, default=1e-3)
+    ap.add_argument("--drop", default="", help="features to leave out (comma-separated)")
+    ap.add_argument("--ablate", action="store_true", help="cross-validate without each feature group")
+    ap.add_argument("--write", action="store_true", help="fit on every instance and write lib/loc/weights.rs")
+    ap.add_argument("--out", help="write the held-out predictions (LocAgent format) here")
+    a = ap.parse_args()
+
+    splits = a.split or ["lite", "py"]
+    rows = run.load_rows(a.shared, splits)
+    feats = os.path.join(a.cache, "features")
+    insts = []
+    for r in rows:
+        p = os.path.join(feats, r["instance_id"] + ".json")
+        if os.path.exists(p):
+            insts.append(Inst(r, json.load(open(p))))
+    print(f"{len(insts)} instances with features ({sum(i.scored for i in insts)} scored) of {len(rows)}",
+          file=sys.stderr)
+    names = {lvl: names_of(insts, lvl) for lvl in LEVELS}
+    drop = [d for d in a.drop.split(",") if d]
+    make = lambda nm: Model(nm, drop, a.l2)  # noqa: E731
+
+    if a.write:
+        m = make(names).fit(insts)
+        cmd = "python3 bench/loc/fit.py " + " ".join(f"--split {s}" for s in splits) + " --write"
+        if drop:
+            cmd += f" --drop {','.join(drop)}"
+        if a.l2 != 1e-3:
+            cmd += f" --l2 {a.l2}"
+        path = os.path.join(REPO, "lib", "loc", "weights.rs")
+        write_weights(path, m, names, cmd)
+        print(f"wrote {path}", file=sys.stderr)
+        return
+
+    header = ("| setting | file@1 | file@3 | file@5 | module@5 | module@10 | function@5 | function@10 |\n"
+              "| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print(f"cross-validation: {'leave one repository out' if a.cv == 'repo' else a.cv + ' folds by instance'}, "
+          f"N = {sum(i.scored for i in insts)}\n")
+    print(header)
+    heur = cross_validate(insts, names, a.cv, Heuristic)
+    print(table_line("hand-set score (no fitting)", score(insts, heur)))
+    preds = cross_validate(insts, names, a.cv, make)
+    s = score(insts, preds)
+    print(table_line("**fitted model (CV)**", s))
+    if a.ablate:
+        for g, feats_ in GROUPS.items():
+            mk = lambda nm, f=feats_: Model(nm, drop + f, a.l2)  # noqa: E731
+            print(table_line(f"without {g}", score(insts, cross_validate(insts, names, a.cv, mk))), flush=True)
+        return
+    per_repo(insts, preds)
+    out = a.out or os.path.join(a.cache, "runs", f"cv_{a.cv}.jsonl")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        for i in insts:
+            f.write(json.dumps(preds[i.iid]) + "\n")
+    gold = os.path.join(a.cache, "runs", "cv_gold.jsonl")
+    with open(gold, "w") as f:
+        for i in insts:
+            f.write(json.dumps({"instance_id": i.iid, "gold": i.gold}) + "\n")
+    print(f"\nloc_metrics.py on the held-out predictions ({out}):")
+    subprocess.run([sys.executable, os.path.join(a.shared, "loc_metrics.py"), "--gold", gold, "--pred", out],
+                   check=False)
+
+
+if __name__ == "__main__":
+    main()
