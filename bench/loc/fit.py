@@ -33,6 +33,7 @@ from scipy.optimize import minimize
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True
 import run  # noqa: E402
 
 GAP_FLOOR = -20.0
@@ -88,10 +89,8 @@ class Inst:
 
 
 def names_of(insts, lvl):
-    for i in insts:
-        if i.lv[lvl]["names"]:
-            return i.lv[lvl]["names"]
-    return []
+    c = collections.Counter(tuple(i.lv[lvl]["names"]) for i in insts if i.lv[lvl]["names"])
+    return list(c.most_common(1)[0][0]) if c else []
 
 
 def order(ids, s):
@@ -157,12 +156,54 @@ def fit_level(xs, ys, mask, l2):
     return w
 
 
+class Linear:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return x @ self.w if len(x) else np.zeros(0)
+
+
+class Trees:
+    """Gradient-boosted trees (LightGBM lambdarank), for comparison with the linear model."""
+
+    def __init__(self, xs, ys, mask, params):
+        import lightgbm as lgb
+        data = [(x, y) for x, y in zip(xs, ys) if len(y) and y.sum() > 0]
+        X = np.vstack([x for x, _ in data])
+        y = np.concatenate([y for _, y in data])
+        self.mask = mask
+        X = X.copy()
+        X[:, ~mask] = 0
+        self.b = lgb.train(dict(objective="lambdarank", verbosity=-1, num_threads=1, **params),
+                           lgb.Dataset(X, y, group=[len(y) for _, y in data]),
+                           num_boost_round=params.pop("rounds", 100) if False else 100)
+
+    def __call__(self, x):
+        if not len(x):
+            return np.zeros(0)
+        x = x.copy()
+        x[:, ~self.mask] = 0
+        return self.b.predict(x, num_threads=1)
+
+
 class Model:
-    def __init__(self, names, drop=(), l2=1e-3):
+    def __init__(self, names, drop=(), l2=1e-3, kind="linear"):
         self.names = names
         self.drop = set(drop)
         self.l2 = l2
+        self.kind = kind
         self.w = {}
+        self.f = {}
+
+    def level(self, lvl, xs, ys):
+        if self.kind == "trees":
+            self.f[lvl] = Trees(xs, ys, self.mask(lvl),
+                                dict(learning_rate=0.05, num_leaves=7, min_data_in_leaf=20,
+                                     lambdarank_truncation_level=20))
+        else:
+            self.w[lvl] = fit_level(xs, ys, self.mask(lvl), self.l2)
+            self.f[lvl] = Linear(self.w[lvl])
 
     def mask(self, lvl):
         return np.array([n not in self.drop for n in self.names[lvl]], dtype=bool)
@@ -170,23 +211,22 @@ class Model:
     def fit(self, insts):
         train = [i for i in insts if i.scored or True]
         xs = [i.lv["files"]["x"] for i in train]
-        self.w["files"] = fit_level(xs, [i.lv["files"]["y"] for i in train], self.mask("files"), self.l2)
-        fs = [x @ self.w["files"] for x in xs]
+        self.level("files", xs, [i.lv["files"]["y"] for i in train])
+        fs = [self.f["files"](x) for x in xs]
         xe = [derive(i, self.names["functions"], "functions", s, None) for i, s in zip(train, fs)]
-        self.w["functions"] = fit_level(xe, [i.lv["functions"]["y"] for i in train], self.mask("functions"),
-                                        self.l2)
-        es = [x @ self.w["functions"] for x in xe]
+        self.level("functions", xe, [i.lv["functions"]["y"] for i in train])
+        es = [self.f["functions"](x) for x in xe]
         xm = [derive(i, self.names["modules"], "modules", s, e) for i, s, e in zip(train, fs, es)]
-        self.w["modules"] = fit_level(xm, [i.lv["modules"]["y"] for i in train], self.mask("modules"), self.l2)
+        self.level("modules", xm, [i.lv["modules"]["y"] for i in train])
         return self
 
     def predict(self, inst, n=10):
         F = inst.lv["files"]
-        fs = F["x"] @ self.w["files"] if len(F["ids"]) else np.zeros(0)
+        fs = self.f["files"](F["x"])
         xe = derive(inst, self.names["functions"], "functions", fs, None)
-        es = xe @ self.w["functions"] if len(xe) else np.zeros(0)
+        es = self.f["functions"](xe)
         xm = derive(inst, self.names["modules"], "modules", fs, es)
-        ms = xm @ self.w["modules"] if len(xm) else np.zeros(0)
+        ms = self.f["modules"](xm)
         E, M = inst.lv["functions"], inst.lv["modules"]
         return {
             "instance_id": inst.iid,
@@ -306,9 +346,14 @@ def main():
     ap.add_argument("--cache", default=os.environ.get("CDS_BENCH_CACHE", os.path.expanduser("~/.cache/cds/loc")))
     ap.add_argument("--cv", default="repo", help="'repo' (leave one repository out) or K (folds by instance)")
     ap.add_argument("--l2", type=float, default=1e-3)
+    ap.add_argument("--model", default="linear", choices=["linear", "trees"],
+                    help="linear (what cds-loc runs) or trees (LightGBM, for comparison only)")
     ap.add_argument("--drop", default="", help="features to leave out (comma-separated)")
     ap.add_argument("--ablate", action="store_true", help="cross-validate without each feature group")
     ap.add_argument("--write", action="store_true", help="fit on every instance and write lib/loc/weights.rs")
+    ap.add_argument("--parity", type=int, default=0, metavar="N",
+                    help="check that cds-loc (built with the written weights) ranks N instances as this script does")
+    ap.add_argument("--bin", default=os.path.join(REPO, "target", "release"))
     ap.add_argument("--out", help="write the held-out predictions (LocAgent format) here")
     a = ap.parse_args()
 
@@ -323,8 +368,34 @@ def main():
     print(f"{len(insts)} instances with features ({sum(i.scored for i in insts)} scored) of {len(rows)}",
           file=sys.stderr)
     names = {lvl: names_of(insts, lvl) for lvl in LEVELS}
+    # Dumps of another cds-loc (other features) are stale: left out, with a note.
+    stale = [i for i in insts if any(i.lv[lvl]["names"] and i.lv[lvl]["names"] != names[lvl] for lvl in LEVELS)]
+    if stale:
+        print(f"{len(stale)} stale dumps left out (re-run run.py --features)", file=sys.stderr)
+        insts = [i for i in insts if i not in stale]
+    # How often every gold item of a level is among its candidates (the ceiling of any model).
+    ceil = {lvl: sum(1 for i in insts if i.scored and i.lv[lvl]["y"].sum() >= len(set(i.gold[GOLD_KEY[lvl]])))
+            / max(1, sum(i.scored for i in insts)) for lvl in LEVELS}
+    print("candidates hold all gold: " + ", ".join(f"{k} {v:.3f}" for k, v in ceil.items()), file=sys.stderr)
     drop = [d for d in a.drop.split(",") if d]
-    make = lambda nm: Model(nm, drop, a.l2)  # noqa: E731
+    make = lambda nm: Model(nm, drop, a.l2, a.model)  # noqa: E731
+
+    if a.parity:
+        m = make(names).fit(insts)
+        rows_by = {r["instance_id"]: r for r in rows}
+        same = 0
+        for inst in insts[:a.parity]:
+            p = m.predict(inst)
+            out = subprocess.run([os.path.join(a.bin, "cds-loc"), "--json", "--index",
+                                  os.path.join(a.cache, "indexes", inst.iid), "-"],
+                                 input=rows_by[inst.iid]["problem_statement"], capture_output=True, text=True)
+            q = json.loads(out.stdout)
+            diff = [k for k in ("found_files", "found_modules", "found_entities") if p[k] != q[k]]
+            same += not diff
+            if diff:
+                print(f"{inst.iid}: differs in {diff}: {p[diff[0]][:5]} vs {q[diff[0]][:5]}")
+        print(f"parity: {same}/{min(a.parity, len(insts))} identical")
+        return
 
     if a.write:
         m = make(names).fit(insts)

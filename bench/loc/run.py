@@ -158,12 +158,21 @@ def materialize(a, rows, gitdirs, split_of):
             print(f"\n{iid}: cds-build failed: {p.stderr.strip()}", file=sys.stderr)
             continue
         build_s.append(time.time() - t)
+        drop_old_generations(idx)
         last[repo] = idx
         if not a.keep_trees:
             shutil.rmtree(tree, ignore_errors=True)
     if todo:
         print(file=sys.stderr)
     return build_s
+
+
+def drop_old_generations(idx):
+    """A copied index keeps its previous generation after the build: only CURRENT's is needed."""
+    cur = open(os.path.join(idx, "CURRENT")).read().strip()
+    for g in os.listdir(idx):
+        if g.startswith("gen-") and g != cur:
+            shutil.rmtree(os.path.join(idx, g), ignore_errors=True)
 
 
 def run_loc(a, r, extra):

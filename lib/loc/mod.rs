@@ -298,7 +298,33 @@ pub fn candidates(
     if q.is_empty() {
         return Ok(None);
     }
-    let (cands, terms) = rank::candidates(ix, &q)?;
+    candidates_of(ix, &q, w).map(Some)
+}
+
+/// How likely each candidate of an issue-sized query is the one to change, by the model:
+/// the softmax of its level's scores (files, modules, functions), the best level for a node
+/// that is a candidate of two. This is how `cds-search` ranks a whole issue.
+pub fn likelihoods(ix: &Index, q: &query::Query) -> Result<HashMap<u32, f32>> {
+    let (c, _, _) = candidates_of(ix, q, &Weights::default())?;
+    let mut out: HashMap<u32, f32> = HashMap::default();
+    for level in [&c.files, &c.modules, &c.functions] {
+        let top = level.score.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let z: f32 = level.score.iter().map(|s| (s - top).exp()).sum();
+        for (&n, &s) in level.nodes.iter().zip(&level.score) {
+            let p = (s - top).exp() / z;
+            let e = out.entry(n).or_insert(0.0);
+            *e = e.max(p);
+        }
+    }
+    Ok(out)
+}
+
+fn candidates_of(
+    ix: &Index,
+    q: &query::Query,
+    w: &Weights,
+) -> Result<(Candidates, Why, Vec<(String, f32)>)> {
+    let (cands, terms) = rank::candidates(ix, q)?;
     let skip = |n: u32| ix.flags(n) & FLAG_TEST != 0 || ix.kind(n) == NodeKind::Directory;
 
     // BM25 normalised per kind (file documents are far longer than functions').
@@ -449,6 +475,10 @@ pub fn candidates(
         sig.entry(n).or_default().heur = s / 100.0;
     }
     let sig_of = |n: u32| sig.get(&n).copied().unwrap_or_default();
+    let named = |n: u32| {
+        let s = sig_of(n);
+        s.exact + s.qual + s.name + s.frame > 0.0
+    };
 
     // Files, by the hand-set score: their own score, their best entity, and a share of the
     // others.
@@ -599,6 +629,16 @@ pub fn candidates(
         let dunder = name.len() > 4 && name.starts_with(b"__") && name.ends_with(b"__");
         let (a, b) = ix.lines(n);
         let callers = ix.in_edges(n).filter(|e| e.kind == EdgeKind::Invoke).count();
+        let nbr_named = ix
+            .in_edges(n)
+            .chain(ix.out_edges(n))
+            .filter(|e| e.kind == EdgeKind::Invoke && e.node != n && named(e.node))
+            .count();
+        let sib_named = parent.map_or(0, |p| {
+            ix.out_edges(p)
+                .filter(|e| e.kind == EdgeKind::Contain && e.node != n && named(e.node))
+                .count()
+        });
         let (f_lrank, f_gap, f_top1) = file_model.get(f);
         let x = vec![
             fn_heur.get(&n).copied().unwrap_or(0.0) / 100.0,
@@ -630,6 +670,8 @@ pub fn candidates(
             path_of(f),
             s.code_bm,
             lrank(callers),
+            lrank(nbr_named),
+            lrank(sib_named),
         ];
         c.functions.push(n, x, f, top_level(ix, n).unwrap_or(n));
     }
@@ -639,11 +681,15 @@ pub fn candidates(
     // scored entities, and of the best files.
     let mut mod_heur: HashMap<u32, f32> = HashMap::default();
     let mut mod_ev: HashMap<u32, usize> = HashMap::default();
+    let mut mod_named: HashMap<u32, usize> = HashMap::default();
     for (&n, &s) in &score {
         if let Some(t) = top_level(ix, n) {
             let e = mod_heur.entry(t).or_insert(0.0);
             *e = e.max(s);
             *mod_ev.entry(t).or_insert(0) += 1;
+            if t != n && named(n) {
+                *mod_named.entry(t).or_insert(0) += 1;
+            }
         }
     }
     let file_share = |n: u32| {
@@ -699,6 +745,7 @@ pub fn candidates(
             s.graph,
             f32::from(u8::from(is_auxiliary(id_path(ix.id(m))))),
             s.code_bm,
+            lrank(mod_named.get(&m).copied().unwrap_or(0)),
         ];
         c.modules.push(m, x, f, m);
     }
@@ -710,7 +757,7 @@ pub fn candidates(
             level.score = level.x.iter().map(|x| x[0]).collect();
         }
     }
-    Ok(Some((c, why, terms)))
+    Ok((c, why, terms))
 }
 
 /// Functions ranked by the hand-set score before the model reads them.

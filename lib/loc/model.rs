@@ -64,9 +64,11 @@ pub const FUNCTION_FEATURES: [&str; NE] = [
     "path",        // its file's path evidence
     "code_bm",     // BM25 of the issue's identifiers only, over the best function's
     "n_callers",   // ln(1 + its callers)
+    "nbr_named",   // ln(1 + functions it calls or is called by that the issue names)
+    "sib_named",   // ln(1 + other methods of its class the issue names)
 ];
 /// Number of function features.
-pub const NE: usize = 25;
+pub const NE: usize = 27;
 
 /// Features of a module candidate (a top-level class or function).
 pub const MODULE_FEATURES: [&str; NM] = [
@@ -86,9 +88,10 @@ pub const MODULE_FEATURES: [&str; NM] = [
     "graph",      // evidence received along the graph (/100)
     "aux",        // in documentation, examples, benchmarks
     "code_bm",    // BM25 of the issue's identifiers only, over the best of its kind
+    "n_named",    // ln(1 + its members the issue names)
 ];
 /// Number of module features.
-pub const NM: usize = 16;
+pub const NM: usize = 17;
 
 /// Lowest value of a score gap feature (and the value for a missing file or function).
 pub const GAP_FLOOR: f32 = -20.0;
