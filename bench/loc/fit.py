@@ -27,8 +27,10 @@ import random
 import subprocess
 import sys
 
-import numpy as np
-from scipy.optimize import minimize
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")  # small problems: threads only contend
+import numpy as np  # noqa: E402
+from scipy.optimize import minimize  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -132,25 +134,26 @@ def fit_level(xs, ys, mask, l2):
     d = int(mask.sum())
     if not data:
         return np.zeros(len(mask))
-    allx = np.vstack([x for x, _ in data])
-    mu, sd = allx.mean(0), allx.std(0)
+    X = np.vstack([x for x, _ in data])
+    T = np.concatenate([y / y.sum() for _, y in data])
+    starts = np.cumsum([0] + [len(y) for _, y in data])[:-1]
+    group = np.repeat(np.arange(len(data)), [len(y) for _, y in data])
+    mu, sd = X.mean(0), X.std(0)
     sd[sd < 1e-9] = 1.0
-    data = [((x - mu) / sd, y / y.sum()) for x, y in data]
+    X = (X - mu) / sd
     n = len(data)
 
     def f(w):
-        loss, grad = 0.0, np.zeros(d)
-        for x, t in data:
-            s = x @ w
-            m = s.max()
-            e = np.exp(s - m)
-            z = e.sum()
-            p = e / z
-            loss += -(t * (s - m - math.log(z))).sum()
-            grad += x.T @ (p - t)
+        s = X @ w
+        m = np.maximum.reduceat(s, starts)[group]
+        e = np.exp(s - m)
+        z = np.add.reduceat(e, starts)[group]
+        p = e / z
+        loss = -(T * (s - m - np.log(z))).sum()
+        grad = X.T @ (p - T)
         return loss / n + l2 * (w @ w), grad / n + 2 * l2 * w
 
-    r = minimize(f, np.zeros(d), jac=True, method="L-BFGS-B", options={"maxiter": 300})
+    r = minimize(f, np.zeros(d), jac=True, method="L-BFGS-B", options={"maxiter": 500})
     w = np.zeros(len(mask))
     w[mask] = r.x / sd
     return w
@@ -425,6 +428,14 @@ def main():
             print(table_line(f"without {g}", score(insts, cross_validate(insts, names, a.cv, mk))), flush=True)
         return
     per_repo(insts, preds)
+    if len(splits) > 1:
+        print("\n| split | N | file@1 | file@3 | file@5 | module@5 | module@10 | function@5 | function@10 |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for sp in splits:
+            ids = {json.loads(l)["instance_id"] for l in open(run.split_path(a.shared, sp)) if l.strip()}
+            sub = [i for i in insts if i.iid in ids]
+            sc = score(sub, preds)
+            print(table_line(f"{sp} | {sum(i.scored for i in sub)}", sc))
     out = a.out or os.path.join(a.cache, "runs", f"cv_{a.cv}.jsonl")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:

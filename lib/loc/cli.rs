@@ -61,10 +61,12 @@ baseline for localization benchmarks.
 
 Method: the issue is read as a long query in which identifiers, dotted names, file paths and \
 traceback frames weigh more than prose, and every content word is also looked up as a name (so \
-'sqlmigrate' finds sqlmigrate.py). Each entity gets name-match and BM25 evidence, normalised per \
-kind; a file adds up the evidence of its entities, a module takes its best member, and methods of \
-a strongly matched class inherit part of its score. Tests are left out; documentation, examples \
-and benchmarks are down-weighted.
+'sqlmigrate' finds sqlmigrate.py). Each candidate gets evidence of its own (name matches, BM25 \
+over its code, over the issue's identifiers and over its title, path words, traceback frames, \
+graph neighbours and class members named in the issue, shape priors) and a small linear model, \
+fitted on SWE-bench dev issues and compiled in, ranks files first, then functions (their file's \
+rank is one of their features), then top-level classes and functions. Tests are left out; \
+documentation, examples and benchmarks are down-weighted.
 
 With --json the output is one JSON object, a fixed interface for external harnesses:
 

@@ -1,18 +1,27 @@
-//! `cds-loc`: from an issue to ranked code locations (files, modules, functions), without a model.
+//! `cds-loc`: from an issue to ranked code locations (files, modules, functions), without a
+//! language model.
 //!
 //! The issue is read as a long query ([`query::parse_issue`]): identifiers, dotted names,
 //! paths and traceback frames weigh more than prose, and every content word is also looked up
-//! as a name. Each entity gets the search signals of [`rank::candidates`] (name matches and
-//! BM25), normalised per kind. Then evidence flows along the graph:
+//! as a name. Each node gets the search signals of [`rank::candidates`] (name matches by kind,
+//! BM25), BM25 over the issue's code terms and over its title alone, path evidence, evidence
+//! passed along calls, inheritance and class membership, and the hand-set score of the first
+//! cds-loc (kept as one feature among others).
 //!
-//! * a file scores from its own document and from its best entities (a file where several
-//!   entities match is more likely than one with a single stray hit);
-//! * a module (a top-level class or function) scores from its best member;
-//! * methods of a strongly matched class inherit part of its score, since the change is
-//!   usually inside the class the issue names.
+//! Then three levels are ranked in order by linear models fitted on the SWE-bench dev splits
+//! (`bench/loc/fit.py`, weights generated into `weights.rs`; features in [`model`]):
+//!
+//! * files: the best 100 by the hand-set score, with their own and their entities' evidence;
+//! * functions (a nested function counts as its outermost one): the best 300 by the hand-set
+//!   score and every function of the best 10 files, with their own evidence, their rank within
+//!   their file and their file's rank under the file model (how many per file to keep is
+//!   learned through these);
+//! * modules (top-level classes and functions): with their file's rank and their best
+//!   function's score.
 //!
 //! Tests are left out (gold patches of SWE-bench never touch them), and documentation,
-//! examples and benchmarks are down-weighted. Every location carries the reasons it ranks.
+//! examples and benchmarks are marked (a feature). Every location carries the reasons it
+//! ranks.
 
 pub mod cli;
 pub mod model;
@@ -27,7 +36,8 @@ use crate::search::query;
 use crate::search::rank::{self, Reason};
 use model::{FILE_CANDIDATES, GAP_FLOOR, NF, dot, lrank};
 
-/// Tunable weights of the method; each was chosen on the dev split (see bench/loc/README.md).
+/// The hand-set weights of the first cds-loc: its score is the `heur` feature of every level
+/// (and the ranking with `--tune model=0`).
 #[derive(Debug, Clone)]
 pub struct Weights {
     /// BM25 scaled to [0, bm25_span] per kind.
@@ -206,6 +216,8 @@ struct Sig {
     bm25: f32,
     /// BM25 of the issue's code terms only, over the best of its kind.
     code_bm: f32,
+    /// BM25 of the title terms only, over the best of its kind.
+    title_bm: f32,
     /// Evidence received along call and inheritance edges.
     graph: f32,
     /// Evidence received from its class.
@@ -350,19 +362,12 @@ fn candidates_of(
         }
     }
     let bm_lrank = |n: u32| bm_rank.get(&n).map_or(lrank(2000), |&r| lrank(r));
-    // BM25 of the code terms alone (identifiers in a function's body).
-    let code_terms: Vec<(String, f32)> =
-        terms.iter().filter(|(t, _)| q.code_terms.binary_search(t).is_ok()).cloned().collect();
-    let mut code_bm: HashMap<u32, f32> = HashMap::default();
-    let mut max_code = [0f32; 4];
-    for (n, s) in rank::bm25_scores(ix, &code_terms)? {
-        if !skip(n) {
-            let k = ix.kind(n) as usize;
-            max_code[k] = max_code[k].max(s);
-            code_bm.insert(n, s);
-        }
-    }
-
+    // BM25 of the code terms alone (identifiers in a function's body), and of the title.
+    let subset = |set: &[String]| -> Vec<(String, f32)> {
+        terms.iter().filter(|(t, _)| set.binary_search(t).is_ok()).cloned().collect()
+    };
+    let code_bm = partial_bm25(ix, &subset(&q.code_terms), &skip)?;
+    let title_bm = partial_bm25(ix, &subset(&q.title_terms), &skip)?;
     let mut sig: HashMap<u32, Sig> = HashMap::default();
     let mut score: HashMap<u32, f32> = HashMap::default();
     let mut why: Why = HashMap::default();
@@ -400,10 +405,10 @@ fn candidates_of(
         why.insert(n, r);
     }
     for (&n, &s) in &code_bm {
-        let k = ix.kind(n) as usize;
-        if max_code[k] > 0.0 {
-            sig.entry(n).or_default().code_bm = s / max_code[k];
-        }
+        sig.entry(n).or_default().code_bm = s;
+    }
+    for (&n, &s) in &title_bm {
+        sig.entry(n).or_default().title_bm = s;
     }
 
     // Graph expansion: the best entities pass evidence to their neighbours (the change is often
@@ -571,6 +576,21 @@ fn candidates_of(
             p.split(|&b| b == b'/').count() as f32,
             f32::from(u8::from(tested.iter().any(|t| t.as_bytes() == stem))),
             s.code_bm,
+            s.title_bm,
+            lrank(
+                heur_files
+                    .iter()
+                    .take(5)
+                    .filter(|&&(o, _)| o != f && file_stem(id_path(ix.id(o))) == stem)
+                    .count(),
+            ),
+            lrank(
+                heur_files
+                    .iter()
+                    .take(10)
+                    .filter(|&&(o, _)| o != f && parent_dir(id_path(ix.id(o))) == parent_dir(p))
+                    .count(),
+            ),
         ];
         c.files.push(f, x, f, NONE);
     }
@@ -604,18 +624,23 @@ fn candidates_of(
     fn_cands.sort_unstable();
     fn_cands.dedup();
     fn_cands.retain(|&n| !skip(n));
-    // Rank within its file by the hand-set score.
+    // Rank within its file by the hand-set score, and by BM25.
     let mut in_file: HashMap<u32, usize> = HashMap::default();
+    let mut in_file_bm: HashMap<u32, usize> = HashMap::default();
     {
         let mut by_file: HashMap<u32, Vec<(u32, f32)>> = HashMap::default();
+        let mut by_file_bm: HashMap<u32, Vec<(u32, f32)>> = HashMap::default();
         for &n in &fn_cands {
             let f = ix.file_node(n).unwrap_or(NONE);
             by_file.entry(f).or_default().push((n, fn_heur.get(&n).copied().unwrap_or(0.0)));
+            by_file_bm.entry(f).or_default().push((n, sig_of(n).bm25));
         }
-        for v in by_file.values_mut() {
-            sort_scored(ix, v);
-            for (r, (n, _)) in v.iter().enumerate() {
-                in_file.insert(*n, r);
+        for (v, dst) in [(&mut by_file, &mut in_file), (&mut by_file_bm, &mut in_file_bm)] {
+            for v in v.values_mut() {
+                sort_scored(ix, v);
+                for (r, (n, _)) in v.iter().enumerate() {
+                    dst.insert(*n, r);
+                }
             }
         }
     }
@@ -672,6 +697,8 @@ fn candidates_of(
             lrank(callers),
             lrank(nbr_named),
             lrank(sib_named),
+            s.title_bm,
+            lrank(in_file_bm.get(&n).copied().unwrap_or(0)),
         ];
         c.functions.push(n, x, f, top_level(ix, n).unwrap_or(n));
     }
@@ -746,6 +773,7 @@ fn candidates_of(
             f32::from(u8::from(is_auxiliary(id_path(ix.id(m))))),
             s.code_bm,
             lrank(mod_named.get(&m).copied().unwrap_or(0)),
+            s.title_bm,
         ];
         c.modules.push(m, x, f, m);
     }
@@ -816,6 +844,36 @@ impl FunctionBest {
 
 fn sort_scored(ix: &Index, v: &mut [(u32, f32)]) {
     v.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| ix.id(a.0).cmp(ix.id(b.0))));
+}
+
+/// BM25 over a subset of the query's terms, normalised per kind (the best of each kind is 1).
+fn partial_bm25(
+    ix: &Index,
+    terms: &[(String, f32)],
+    skip: &dyn Fn(u32) -> bool,
+) -> Result<HashMap<u32, f32>> {
+    let mut out: HashMap<u32, f32> = HashMap::default();
+    let mut max = [0f32; 4];
+    for (n, s) in rank::bm25_scores(ix, terms)? {
+        if !skip(n) {
+            let k = ix.kind(n) as usize;
+            max[k] = max[k].max(s);
+            out.insert(n, s);
+        }
+    }
+    for (&n, s) in out.iter_mut() {
+        let m = max[ix.kind(n) as usize];
+        *s = if m > 0.0 { *s / m } else { 0.0 };
+    }
+    Ok(out)
+}
+
+/// The directory part of a path (`a/b/c.py` -> `a/b`).
+fn parent_dir(p: &[u8]) -> &[u8] {
+    match p.iter().rposition(|&b| b == b'/') {
+        Some(i) => &p[..i],
+        None => b"",
+    }
 }
 
 /// The stem of a path's file name (`a/b/client.py` -> `client`).

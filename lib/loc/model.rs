@@ -33,9 +33,12 @@ pub const FILE_FEATURES: [&str; NF] = [
     "depth",       // path components
     "test_ptr",    // a test the issue names (`test_foo`, `tests/test_foo.py`) points at it
     "code_bm",     // BM25 of the issue's identifiers only, over the best file's
+    "title_bm",    // BM25 of the title and exception lines only, over the best file's
+    "stem_twin",   // ln(1 + other top-5 files with the same file name, in other directories)
+    "dir_share",   // ln(1 + other top-10 files in the same directory)
 ];
 /// Number of file features.
-pub const NF: usize = 21;
+pub const NF: usize = 24;
 
 /// Features of a function candidate (a function or method not nested in another function).
 pub const FUNCTION_FEATURES: [&str; NE] = [
@@ -66,9 +69,11 @@ pub const FUNCTION_FEATURES: [&str; NE] = [
     "n_callers",   // ln(1 + its callers)
     "nbr_named",   // ln(1 + functions it calls or is called by that the issue names)
     "sib_named",   // ln(1 + other methods of its class the issue names)
+    "title_bm",    // BM25 of the title and exception lines only, over the best function's
+    "in_file_bm",  // ln(1 + its BM25 rank within its file)
 ];
 /// Number of function features.
-pub const NE: usize = 27;
+pub const NE: usize = 29;
 
 /// Features of a module candidate (a top-level class or function).
 pub const MODULE_FEATURES: [&str; NM] = [
@@ -89,9 +94,10 @@ pub const MODULE_FEATURES: [&str; NM] = [
     "aux",        // in documentation, examples, benchmarks
     "code_bm",    // BM25 of the issue's identifiers only, over the best of its kind
     "n_named",    // ln(1 + its members the issue names)
+    "title_bm",   // BM25 of the title and exception lines only, over the best of its kind
 ];
 /// Number of module features.
-pub const NM: usize = 17;
+pub const NM: usize = 18;
 
 /// Lowest value of a score gap feature (and the value for a missing file or function).
 pub const GAP_FLOOR: f32 = -20.0;

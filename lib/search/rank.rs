@@ -233,13 +233,13 @@ pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
         hits.push(Hit { node, score: c.name + bm_part, reasons, bm25: c.bm25 });
     }
     // A whole issue is ranked by cds-loc's model (one ranking core): files, modules and
-    // functions by how likely each is the one to change, ahead of the other hits. A file
-    // counts half: the entities it holds are what a search is for.
+    // functions by how likely each is the one to change, ahead of the other hits. A file or a
+    // class counts half: the functions it holds are what a search is for.
     if !q.short && q.names.len() + q.terms.len() > 8 {
         let p = crate::loc::likelihoods(ix, q)?;
         for h in &mut hits {
             if let Some(&l) = p.get(&h.node) {
-                let l = if ix.kind(h.node) == NodeKind::File { l * 0.5 } else { l };
+                let l = if ix.kind(h.node) == NodeKind::Function { l } else { l * 0.5 };
                 h.score = ISSUE_BASE + ISSUE_SPAN * l;
             }
         }
