@@ -299,13 +299,12 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
 
 type Why = HashMap<u32, Vec<Reason>>;
 
+/// The candidates of an issue, the reasons of each node, and the BM25 terms.
+pub type Ranked = (Candidates, Why, Vec<(String, f32)>);
+
 /// Every candidate of every level with its features and its score (`None` for an issue with
 /// nothing to search for), the reasons of each node, and the BM25 terms.
-pub fn candidates(
-    ix: &Index,
-    text: &str,
-    w: &Weights,
-) -> Result<Option<(Candidates, Why, Vec<(String, f32)>)>> {
+pub fn candidates(ix: &Index, text: &str, w: &Weights) -> Result<Option<Ranked>> {
     let q = query::parse_issue(text);
     if q.is_empty() {
         return Ok(None);
@@ -331,11 +330,7 @@ pub fn likelihoods(ix: &Index, q: &query::Query) -> Result<HashMap<u32, f32>> {
     Ok(out)
 }
 
-fn candidates_of(
-    ix: &Index,
-    q: &query::Query,
-    w: &Weights,
-) -> Result<(Candidates, Why, Vec<(String, f32)>)> {
+fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
     let (cands, terms) = rank::candidates(ix, q)?;
     let skip = |n: u32| ix.flags(n) & FLAG_TEST != 0 || ix.kind(n) == NodeKind::Directory;
 
