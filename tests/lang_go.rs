@@ -418,3 +418,26 @@ fn reassignments_stay_linear() {
     assert_has(&e, "a.go:f invoke a.go:T.Do 0");
     assert_has(&e, "a.go:f invoke a.go:T.Elem 0");
 }
+
+/// DESIGN §8: a method written in a file that does not define its type has `FILE:Type` as its
+/// module-level entity, which cds-loc reports though no node of that name exists there.
+#[test]
+fn loc_reports_the_receiver_type_as_the_module() {
+    use crate::util::Dir;
+    let d = Dir::new("lang-go-owned-module");
+    d.write("go.mod", "module example.com/tsdb\n\ngo 1.21\n")
+        .write("head.go", "package tsdb\n\n// memSeries is a series in memory.\ntype memSeries struct{ n int }\n")
+        .write(
+            "head_append.go",
+            "package tsdb\n\nfunc (s *memSeries) appendPreprocessor(t int64) bool {\n\treturn t > 0\n}\n",
+        );
+    d.cmd("cds-build").stderr_of(0);
+    let out = d
+        .cmd("cds-loc")
+        .arg("--json")
+        .stdin("appendPreprocessor drops out-of-order samples\n")
+        .ok();
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["found_entities"][0], "head_append.go:memSeries.appendPreprocessor", "{out}");
+    assert_eq!(v["found_modules"][0], "head_append.go:memSeries", "{out}");
+}

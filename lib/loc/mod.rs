@@ -1,30 +1,45 @@
-//! `cds-loc`: from an issue to ranked code locations (files, modules, functions), without a model.
+//! `cds-loc`: from an issue to ranked code locations (files, modules, functions), without a
+//! language model.
 //!
 //! The issue is read as a long query ([`query::parse_issue`]): identifiers, dotted names,
 //! paths and traceback frames weigh more than prose, and every content word is also looked up
-//! as a name. Each entity gets the search signals of [`rank::candidates`] (name matches and
-//! BM25), normalised per kind. Then evidence flows along the graph:
+//! as a name. Each node gets the search signals of [`rank::candidates`] (name matches by kind,
+//! BM25), BM25 over the issue's code terms and over its title alone, path evidence, evidence
+//! passed along calls, inheritance and class membership, and the hand-set score of the first
+//! cds-loc (kept as one feature among others).
 //!
-//! * a file scores from its own document and from its best entities (a file where several
-//!   entities match is more likely than one with a single stray hit);
-//! * a module (a top-level class or function) scores from its best member;
-//! * methods of a strongly matched class inherit part of its score, since the change is
-//!   usually inside the class the issue names.
+//! Then three levels are ranked in order by linear models fitted on the SWE-bench dev splits
+//! (`bench/loc/fit.py`, weights generated into `weights.rs`; features in [`model`]):
+//!
+//! * files: the best 100 by the hand-set score, with their own and their entities' evidence;
+//! * functions (a nested function counts as its outermost one): the best 300 by the hand-set
+//!   score and every function of the best 10 files, with their own evidence, their rank within
+//!   their file and their file's rank under the file model (how many per file to keep is
+//!   learned through these);
+//! * modules (top-level classes and functions): with their file's rank and their best
+//!   function's score.
 //!
 //! Tests are left out (gold patches of SWE-bench never touch them), and documentation,
-//! examples and benchmarks are down-weighted. Every location carries the reasons it ranks.
+//! examples and benchmarks are marked (a feature). Every location carries the reasons it
+//! ranks.
 
 pub mod cli;
+pub mod model;
+mod weights;
 
 use fxhash::FxHashMap as HashMap;
 
 use crate::error::Result;
-use crate::graph::{EdgeKind, FLAG_GENERATED, FLAG_TEST, NONE, NodeKind, id_path};
+use crate::graph::{
+    EdgeKind, FLAG_GENERATED, FLAG_NAMESPACE, FLAG_OWNED, FLAG_TEST, NONE, NodeKind, id_path,
+};
 use crate::index::Index;
 use crate::search::query;
 use crate::search::rank::{self, Reason};
+use model::{FILE_CANDIDATES, GAP_FLOOR, NF, dot, lrank};
 
-/// Tunable weights of the method; each was chosen on the dev split (see bench/loc/README.md).
+/// The hand-set weights of the first cds-loc: its score is the `heur` feature of every level
+/// (and the ranking with `--tune model=0`).
 #[derive(Debug, Clone)]
 pub struct Weights {
     /// BM25 scaled to [0, bm25_span] per kind.
@@ -61,6 +76,8 @@ pub struct Weights {
     pub graph_in: f32,
     /// A module's file score, scaled to [0, module_file], added to the module's own score.
     pub module_file: f32,
+    /// Rank by the fitted model (false: by the hand-set score above, for comparison).
+    pub model: bool,
 }
 
 impl Default for Weights {
@@ -83,6 +100,7 @@ impl Default for Weights {
             graph_out: 0.1,
             graph_in: 0.1,
             module_file: 70.0,
+            model: true,
         }
     }
 }
@@ -112,6 +130,7 @@ impl Weights {
                 "graph_out" => self.graph_out = v,
                 "graph_in" => self.graph_in = v,
                 "module_file" => self.module_file = v,
+                "model" => self.model = v != 0.0,
                 _ => return Err(format!("unknown weight '{k}'")),
             }
         }
@@ -186,36 +205,199 @@ pub fn is_auxiliary(path: &[u8]) -> bool {
         || base == b"conftest.py"
 }
 
+/// The raw evidence of one node, before any level is ranked.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sig {
+    /// Named by ID or path.
+    exact: f32,
+    /// Named by a traceback frame.
+    frame: f32,
+    /// A dotted name matched its qualified name.
+    qual: f32,
+    /// Its name (or joined words) matched.
+    name: f32,
+    /// Its file or directory name matched.
+    fname: f32,
+    /// BM25 over its document, over the best of its kind.
+    bm25: f32,
+    /// BM25 of the issue's code terms only, over the best of its kind.
+    code_bm: f32,
+    /// BM25 of the title terms only, over the best of its kind.
+    title_bm: f32,
+    /// Evidence received along call and inheritance edges.
+    graph: f32,
+    /// Evidence received from its class.
+    class: f32,
+    /// The hand-set score (the first cds-loc's).
+    heur: f32,
+}
+
+/// Every candidate of one level with its features, ranked by the model.
+#[derive(Debug, Clone, Default)]
+pub struct Level {
+    /// Candidate nodes.
+    pub nodes: Vec<u32>,
+    /// Their features (the level's feature list, in order).
+    pub x: Vec<Vec<f32>>,
+    /// Their file node (themselves for files).
+    pub file: Vec<u32>,
+    /// Their module (top-level class or function; themselves for modules, none for files).
+    pub module: Vec<u32>,
+    /// Their model scores.
+    pub score: Vec<f32>,
+}
+
+impl Level {
+    fn push(&mut self, n: u32, x: Vec<f32>, file: u32, module: u32) {
+        self.nodes.push(n);
+        self.x.push(x);
+        self.file.push(file);
+        self.module.push(module);
+    }
+
+    /// Indices of the candidates, best first (ties by ID).
+    fn order(&self, ix: &Index) -> Vec<usize> {
+        let mut o: Vec<usize> = (0..self.nodes.len()).collect();
+        o.sort_by(|&a, &b| {
+            self.score[b]
+                .total_cmp(&self.score[a])
+                .then_with(|| ix.id(self.nodes[a]).cmp(ix.id(self.nodes[b])))
+        });
+        o
+    }
+}
+
+/// All candidates of an issue with their features and scores (what `--features` dumps).
+#[derive(Debug, Clone, Default)]
+pub struct Candidates {
+    /// Files.
+    pub files: Level,
+    /// Functions and methods.
+    pub functions: Level,
+    /// Top-level classes and functions.
+    pub modules: Level,
+}
+
+/// Documentation, examples, demos, bundles: code that is rarely what an issue is about.
+fn is_aux_node(ix: &Index, n: u32) -> bool {
+    is_auxiliary(id_path(ix.id(n))) || ix.flags(n) & FLAG_GENERATED != 0
+}
+
 /// Locates an issue.
 pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Located> {
+    let Some((cands, why, terms)) = candidates(ix, text, w)? else {
+        return Ok(Located::default());
+    };
+    let reasons_of = |n: u32| reasons(why.get(&n));
+    let mut out = Located::default();
+    for (level, dst) in [
+        (&cands.files, &mut out.files),
+        (&cands.modules, &mut out.modules),
+        (&cands.functions, &mut out.entities),
+    ] {
+        for i in level.order(ix).into_iter().take(limit) {
+            let node = level.nodes[i];
+            dst.push(Location { node, score: level.score[i], reasons: reasons_of(node) });
+        }
+    }
+    for level in [&mut out.files, &mut out.modules, &mut out.entities] {
+        for l in level.iter_mut() {
+            fill_bm25_terms(ix, &terms, l)?;
+        }
+    }
+    Ok(out)
+}
+
+type Why = HashMap<u32, Vec<Reason>>;
+
+/// The candidates of an issue, the reasons of each node, and the BM25 terms.
+pub type Ranked = (Candidates, Why, Vec<(String, f32)>);
+
+/// Every candidate of every level with its features and its score (`None` for an issue with
+/// nothing to search for), the reasons of each node, and the BM25 terms.
+pub fn candidates(ix: &Index, text: &str, w: &Weights) -> Result<Option<Ranked>> {
     let q = query::parse_issue(text);
     if q.is_empty() {
-        return Ok(Located::default());
+        return Ok(None);
     }
-    let (cands, terms) = rank::candidates(ix, &q)?;
+    candidates_of(ix, &q, w).map(Some)
+}
+
+/// How likely each candidate of an issue-sized query is the one to change, by the model:
+/// the softmax of its level's scores (files, modules, functions), the best level for a node
+/// that is a candidate of two. This is how `cds-search` ranks a whole issue.
+pub fn likelihoods(ix: &Index, q: &query::Query) -> Result<HashMap<u32, f32>> {
+    let (c, _, _) = candidates_of(ix, q, &Weights::default())?;
+    let mut out: HashMap<u32, f32> = HashMap::default();
+    for level in [&c.files, &c.modules, &c.functions] {
+        let top = level.score.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let z: f32 = level.score.iter().map(|s| (s - top).exp()).sum();
+        for (&n, &s) in level.nodes.iter().zip(&level.score) {
+            let p = (s - top).exp() / z;
+            let e = out.entry(n).or_insert(0.0);
+            *e = e.max(p);
+        }
+    }
+    Ok(out)
+}
+
+fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
+    let (cands, terms) = rank::candidates(ix, q)?;
+    let skip = |n: u32| ix.flags(n) & FLAG_TEST != 0 || ix.kind(n) == NodeKind::Directory;
 
     // BM25 normalised per kind (file documents are far longer than functions').
     let mut max_bm = [0f32; 4];
     for c in &cands {
-        if ix.flags(c.node) & FLAG_TEST == 0 {
+        if !skip(c.node) {
             let k = ix.kind(c.node) as usize;
             max_bm[k] = max_bm[k].max(c.bm25);
         }
     }
+    // BM25 ranks per kind.
+    let mut bm_rank: HashMap<u32, usize> = HashMap::default();
+    {
+        let mut by_kind: [Vec<(u32, f32)>; 4] = Default::default();
+        for c in cands.iter().filter(|c| c.bm25 > 0.0 && !skip(c.node)) {
+            by_kind[ix.kind(c.node) as usize].push((c.node, c.bm25));
+        }
+        for v in &mut by_kind {
+            v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            for (r, (n, _)) in v.iter().enumerate() {
+                bm_rank.insert(*n, r);
+            }
+        }
+    }
+    let bm_lrank = |n: u32| bm_rank.get(&n).map_or(lrank(2000), |&r| lrank(r));
+    // BM25 of the code terms alone (identifiers in a function's body), and of the title.
+    let subset = |set: &[String]| -> Vec<(String, f32)> {
+        terms.iter().filter(|(t, _)| set.binary_search(t).is_ok()).cloned().collect()
+    };
+    let code_bm = partial_bm25(ix, &subset(&q.code_terms), &skip)?;
+    let title_bm = partial_bm25(ix, &subset(&q.title_terms), &skip)?;
+    let mut sig: HashMap<u32, Sig> = HashMap::default();
     let mut score: HashMap<u32, f32> = HashMap::default();
-    let mut why: HashMap<u32, Vec<Reason>> = HashMap::default();
+    let mut why: Why = HashMap::default();
     for c in &cands {
         let n = c.node;
-        if ix.flags(n) & FLAG_TEST != 0 {
-            continue;
-        }
-        if ix.kind(n) == NodeKind::Directory {
+        if skip(n) {
             continue;
         }
         let k = ix.kind(n) as usize;
-        let bm = if max_bm[k] > 0.0 { w.bm25_span * c.bm25 / max_bm[k] } else { 0.0 };
-        let mut s = w.name_score(&c.parts) + bm;
-        if is_auxiliary(id_path(ix.id(n))) || ix.flags(n) & FLAG_GENERATED != 0 {
+        let norm = if max_bm[k] > 0.0 { c.bm25 / max_bm[k] } else { 0.0 };
+        let mut s = w.name_score(&c.parts) + w.bm25_span * norm;
+        let mut g = Sig { bm25: norm, ..Sig::default() };
+        for (r, v) in &c.parts {
+            let slot = match r {
+                Reason::ExactId | Reason::PathSuffix => &mut g.exact,
+                Reason::Frame => &mut g.frame,
+                Reason::Qualified => &mut g.qual,
+                Reason::FileName => &mut g.fname,
+                _ => &mut g.name,
+            };
+            *slot = slot.max(v / 100.0);
+        }
+        sig.insert(n, g);
+        if is_aux_node(ix, n) {
             s *= w.aux_penalty;
         }
         if s <= 0.0 {
@@ -227,6 +409,12 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
             r.push(Reason::Bm25(Vec::new()));
         }
         why.insert(n, r);
+    }
+    for (&n, &s) in &code_bm {
+        sig.entry(n).or_default().code_bm = s;
+    }
+    for (&n, &s) in &title_bm {
+        sig.entry(n).or_default().title_bm = s;
     }
 
     // Graph expansion: the best entities pass evidence to their neighbours (the change is often
@@ -256,6 +444,7 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
                 continue;
             }
             *score.entry(n).or_insert(0.0) += s;
+            sig.entry(n).or_default().graph += s / 100.0;
             why.entry(n).or_default();
         }
     }
@@ -263,6 +452,8 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
     // Path evidence: query words among a file's directory names and its name.
     let path = path_scores(ix, &terms);
     let max_path = path.values().copied().fold(0.0f32, f32::max);
+    let path_of =
+        |f: u32| if max_path > 0.0 { path.get(&f).map_or(0.0, |p| p / max_path) } else { 0.0 };
     if max_path > 0.0 {
         for (&f, &p) in &path {
             let s = w.path_span * p / max_path;
@@ -288,80 +479,457 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
     for (c, s) in classes {
         for e in ix.out_edges(c) {
             if e.kind == EdgeKind::Contain && ix.kind(e.node) == NodeKind::Function {
-                let entry = score.entry(e.node).or_insert(0.0);
-                *entry += s * w.class_to_method;
+                *score.entry(e.node).or_insert(0.0) += s * w.class_to_method;
+                sig.entry(e.node).or_default().class += s * w.class_to_method / 100.0;
                 why.entry(e.node).or_default();
             }
         }
     }
+    for (&n, &s) in &score {
+        sig.entry(n).or_default().heur = s / 100.0;
+    }
+    let sig_of = |n: u32| sig.get(&n).copied().unwrap_or_default();
+    let named = |n: u32| {
+        let s = sig_of(n);
+        s.exact + s.qual + s.name + s.frame > 0.0
+    };
 
-    // Files: their own score, their best entity, and a share of the others.
-    let mut per_file: HashMap<u32, Vec<f32>> = HashMap::default();
+    // Files, by the hand-set score: their own score, their best entity, and a share of the
+    // others.
+    let mut per_file: HashMap<u32, Vec<(f32, u32)>> = HashMap::default();
     for (&n, &s) in &score {
         if ix.kind(n) == NodeKind::File {
             continue;
         }
         if let Some(f) = ix.file_node(n) {
-            per_file.entry(f).or_default().push(s);
+            per_file.entry(f).or_default().push((s, n));
         }
     }
-    let mut files: Vec<Location> = Vec::new();
+    for v in per_file.values_mut() {
+        v.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    }
     let mut file_ids: Vec<u32> = per_file.keys().copied().collect();
     file_ids.extend(score.keys().copied().filter(|&n| ix.kind(n) == NodeKind::File));
     file_ids.sort_unstable();
     file_ids.dedup();
-    for f in file_ids {
-        let own = score.get(&f).copied().unwrap_or(0.0);
-        let mut ents = per_file.remove(&f).unwrap_or_default();
-        ents.sort_by(|a, b| b.total_cmp(a));
-        let best = ents.first().copied().unwrap_or(0.0);
-        let rest: f32 = ents.iter().skip(1).take(w.file_top).sum();
-        let s = own.max(best) + w.file_spread * (rest + own.min(best));
-        files.push(Location { node: f, score: s, reasons: reasons(why.get(&f)) });
-    }
-    sort(ix, &mut files);
-
-    // How a file ranks, in [0, 1], for the levels below it.
-    let max_file = files.first().map_or(0.0, |l| l.score);
-    let file_share: HashMap<u32, f32> = files
+    let mut heur_files: Vec<(u32, f32)> = file_ids
         .iter()
-        .map(|l| (l.node, if max_file > 0.0 { l.score / max_file } else { 0.0 }))
+        .map(|&f| {
+            let own = score.get(&f).copied().unwrap_or(0.0);
+            let ents = per_file.get(&f).map_or(&[][..], |v| &v[..]);
+            let best = ents.first().map_or(0.0, |x| x.0);
+            let rest: f32 = ents.iter().skip(1).take(w.file_top).map(|x| x.0).sum();
+            (f, own.max(best) + w.file_spread * (rest + own.min(best)))
+        })
         .collect();
-    let file_of = |n: u32| ix.file_node(n).and_then(|f| file_share.get(&f).copied()).unwrap_or(0.0);
+    sort_scored(ix, &mut heur_files);
+    let max_heur_file = heur_files.first().map_or(0.0, |x| x.1);
+    let heur_file: HashMap<u32, f32> = heur_files.iter().copied().collect();
 
-    // Modules: the top-level definition of each scored entity, helped by its file's rank.
-    let mut modules: HashMap<u32, f32> = HashMap::default();
+    // Test names the issue mentions point at the module they test (`test_client` -> `client`).
+    let tested: Vec<String> = q
+        .names
+        .iter()
+        .filter_map(|n| {
+            let last = n.text.rsplit(['/', '.', ':']).find(|s| !s.is_empty() && *s != "py")?;
+            let l = last.to_lowercase();
+            let stem = l.strip_prefix("test_").or(l.strip_suffix("_test"))?;
+            (!stem.is_empty()).then(|| stem.to_string())
+        })
+        .collect();
+
+    // The file level.
+    let mut c = Candidates::default();
+    let n_files = heur_files.len().min(FILE_CANDIDATES);
+    for (rank, &(f, hs)) in heur_files.iter().take(n_files).enumerate() {
+        let s = sig_of(f);
+        let ents = per_file.get(&f).map_or(&[][..], |v| &v[..]);
+        let mut best_fn_bm = 0f32;
+        let mut best_cls_bm = 0f32;
+        let mut frames = 0usize;
+        let mut named = 0usize;
+        let mut best_name = 0f32;
+        for &(_, n) in ents {
+            let e = sig_of(n);
+            match ix.kind(n) {
+                NodeKind::Function => best_fn_bm = best_fn_bm.max(e.bm25),
+                NodeKind::Class => best_cls_bm = best_cls_bm.max(e.bm25),
+                _ => {}
+            }
+            frames += usize::from(e.frame > 0.0);
+            let nm = e.exact + e.qual + e.name + e.frame;
+            named += usize::from(nm > 0.0);
+            best_name = best_name.max(nm);
+        }
+        let p = id_path(ix.id(f));
+        let stem = file_stem(p);
+        let x = vec![
+            hs / 100.0,
+            lrank(rank),
+            s.exact,
+            s.fname,
+            s.bm25,
+            bm_lrank(f),
+            path_of(f),
+            ents.first().map_or(0.0, |x| x.0) / 100.0,
+            ents.iter().skip(1).take(3).map(|x| x.0).sum::<f32>() / 100.0,
+            lrank(ents.len()),
+            lrank(named),
+            best_fn_bm,
+            best_cls_bm,
+            lrank(frames),
+            best_name,
+            f32::from(u8::from(is_auxiliary(p) || ix.flags(f) & FLAG_GENERATED != 0)),
+            f32::from(u8::from(matches!(stem, b"__init__" | b"index" | b"mod" | b"lib"))),
+            lrank(children(ix, f).len()),
+            p.split(|&b| b == b'/').count() as f32,
+            f32::from(u8::from(tested.iter().any(|t| t.as_bytes() == stem))),
+            s.code_bm,
+            s.title_bm,
+            lrank(
+                heur_files
+                    .iter()
+                    .take(5)
+                    .filter(|&&(o, _)| o != f && file_stem(id_path(ix.id(o))) == stem)
+                    .count(),
+            ),
+            lrank(
+                heur_files
+                    .iter()
+                    .take(10)
+                    .filter(|&&(o, _)| o != f && parent_dir(id_path(ix.id(o))) == parent_dir(p))
+                    .count(),
+            ),
+        ];
+        c.files.push(f, x, f, NONE);
+    }
+    debug_assert!(c.files.x.iter().all(|x| x.len() == NF));
+    c.files.score = c.files.x.iter().map(|x| dot(&weights::FILE, x)).collect();
+
+    // The function level: the best functions by the hand-set score (a nested function counts
+    // as its outermost one), and every function of the best files.
+    let mut fn_heur: HashMap<u32, f32> = HashMap::default();
     for (&n, &s) in &score {
-        if let Some(t) = top_level(ix, n) {
-            let e = modules.entry(t).or_insert(0.0);
+        if ix.kind(n) != NodeKind::Function {
+            continue;
+        }
+        if let Some(o) = outer_function(ix, n) {
+            let e = fn_heur.entry(o).or_insert(0.0);
             *e = e.max(s);
         }
     }
-    let mut modules: Vec<Location> = modules
-        .into_iter()
-        .map(|(n, s)| Location {
-            node: n,
-            score: s + w.module_file * file_of(n),
-            reasons: reasons(why.get(&n)),
-        })
-        .collect();
-    sort(ix, &mut modules);
-
-    // Entities: functions and methods.
-    let mut entities: Vec<Location> = score
-        .iter()
-        .filter(|(n, _)| ix.kind(**n) == NodeKind::Function)
-        .map(|(&n, &s)| Location { node: n, score: s, reasons: reasons(why.get(&n)) })
-        .collect();
-    sort(ix, &mut entities);
-
-    for level in [&mut files, &mut modules, &mut entities] {
-        level.truncate(limit);
-        for l in level.iter_mut() {
-            fill_bm25_terms(ix, &terms, l)?;
+    let mut heur_fns: Vec<(u32, f32)> = fn_heur.iter().map(|(&n, &s)| (n, s)).collect();
+    sort_scored(ix, &mut heur_fns);
+    let heur_fn_rank: HashMap<u32, usize> =
+        heur_fns.iter().enumerate().map(|(r, x)| (x.0, r)).collect();
+    let mut fn_cands: Vec<u32> = heur_fns.iter().take(FUNCTION_CANDIDATES).map(|x| x.0).collect();
+    for &(f, _) in heur_files.iter().take(FILES_EXPANDED) {
+        for n in children(ix, f) {
+            if ix.kind(n) == NodeKind::Function {
+                fn_cands.push(n);
+            }
         }
     }
-    Ok(Located { files, modules, entities })
+    fn_cands.sort_unstable();
+    fn_cands.dedup();
+    fn_cands.retain(|&n| !skip(n));
+    // Rank within its file by the hand-set score, and by BM25.
+    let mut in_file: HashMap<u32, usize> = HashMap::default();
+    let mut in_file_bm: HashMap<u32, usize> = HashMap::default();
+    {
+        let mut by_file: HashMap<u32, Vec<(u32, f32)>> = HashMap::default();
+        let mut by_file_bm: HashMap<u32, Vec<(u32, f32)>> = HashMap::default();
+        for &n in &fn_cands {
+            let f = ix.file_node(n).unwrap_or(NONE);
+            by_file.entry(f).or_default().push((n, fn_heur.get(&n).copied().unwrap_or(0.0)));
+            by_file_bm.entry(f).or_default().push((n, sig_of(n).bm25));
+        }
+        for (v, dst) in [(&mut by_file, &mut in_file), (&mut by_file_bm, &mut in_file_bm)] {
+            for v in v.values_mut() {
+                sort_scored(ix, v);
+                for (r, (n, _)) in v.iter().enumerate() {
+                    dst.insert(*n, r);
+                }
+            }
+        }
+    }
+    let file_model = FileRanks::new(ix, &c.files);
+    for &n in &fn_cands {
+        let s = sig_of(n);
+        let f = ix.file_node(n).unwrap_or(NONE);
+        let parent = ix.parent(n).filter(|&p| ix.kind(p) == NodeKind::Class);
+        let ps = parent.map(sig_of).unwrap_or_default();
+        let name = ix.name(n);
+        let dunder = name.len() > 4 && name.starts_with(b"__") && name.ends_with(b"__");
+        let (a, b) = ix.lines(n);
+        let callers = ix.in_edges(n).filter(|e| e.kind == EdgeKind::Invoke).count();
+        let nbr_named = ix
+            .in_edges(n)
+            .chain(ix.out_edges(n))
+            .filter(|e| e.kind == EdgeKind::Invoke && e.node != n && named(e.node))
+            .count();
+        let sib_named = parent.map_or(0, |p| {
+            ix.out_edges(p)
+                .filter(|e| e.kind == EdgeKind::Contain && e.node != n && named(e.node))
+                .count()
+        });
+        let (f_lrank, f_gap, f_top1) = file_model.get(f);
+        let x = vec![
+            fn_heur.get(&n).copied().unwrap_or(0.0) / 100.0,
+            heur_fn_rank.get(&n).map_or(lrank(5000), |&r| lrank(r)),
+            s.exact,
+            s.frame,
+            s.qual,
+            s.name,
+            s.bm25,
+            bm_lrank(n),
+            s.graph,
+            s.class,
+            ps.exact + ps.qual + ps.name,
+            ps.bm25,
+            lrank(in_file.get(&n).copied().unwrap_or(0)),
+            f32::from(u8::from(parent.is_some())),
+            f32::from(u8::from(dunder)),
+            f32::from(u8::from(name.starts_with(b"_") && !dunder)),
+            lrank(b.saturating_sub(a) as usize),
+            f32::from(u8::from(
+                name == b"__init__"
+                    || name == b"constructor"
+                    || parent.is_some_and(|p| ix.name(p) == name),
+            )),
+            f_lrank,
+            f_gap,
+            f_top1,
+            f32::from(u8::from(is_aux_node(ix, n))),
+            path_of(f),
+            s.code_bm,
+            lrank(callers),
+            lrank(nbr_named),
+            lrank(sib_named),
+            s.title_bm,
+            lrank(in_file_bm.get(&n).copied().unwrap_or(0)),
+        ];
+        c.functions.push(n, x, f, top_level(ix, n).unwrap_or(n));
+    }
+    c.functions.score = c.functions.x.iter().map(|x| dot(&weights::FUNCTION, x)).collect();
+
+    // The module level: the top-level definitions of the candidate functions, of the best
+    // scored entities, and of the best files.
+    let mut mod_heur: HashMap<u32, f32> = HashMap::default();
+    let mut mod_ev: HashMap<u32, usize> = HashMap::default();
+    let mut mod_named: HashMap<u32, usize> = HashMap::default();
+    for (&n, &s) in &score {
+        if let Some(t) = top_level(ix, n) {
+            let e = mod_heur.entry(t).or_insert(0.0);
+            *e = e.max(s);
+            *mod_ev.entry(t).or_insert(0) += 1;
+            if t != n && named(n) {
+                *mod_named.entry(t).or_insert(0) += 1;
+            }
+        }
+    }
+    let file_share = |n: u32| {
+        let f = ix.file_node(n).unwrap_or(NONE);
+        if max_heur_file > 0.0 {
+            heur_file.get(&f).copied().unwrap_or(0.0) / max_heur_file
+        } else {
+            0.0
+        }
+    };
+    let mut heur_mods: Vec<(u32, f32)> =
+        mod_heur.iter().map(|(&n, &s)| (n, s + w.module_file * file_share(n))).collect();
+    sort_scored(ix, &mut heur_mods);
+    let heur_mod_rank: HashMap<u32, usize> =
+        heur_mods.iter().enumerate().map(|(r, x)| (x.0, r)).collect();
+    let mut mod_cands: Vec<u32> = heur_mods.iter().take(MODULE_CANDIDATES).map(|x| x.0).collect();
+    mod_cands.extend(c.functions.module.iter().copied());
+    for &(f, _) in heur_files.iter().take(FILES_EXPANDED) {
+        for e in ix.out_edges(f) {
+            if e.kind == EdgeKind::Contain
+                && matches!(ix.kind(e.node), NodeKind::Class | NodeKind::Function)
+            {
+                mod_cands.push(e.node);
+            }
+        }
+    }
+    mod_cands.sort_unstable();
+    mod_cands.dedup();
+    mod_cands.retain(|&n| !skip(n) && top_level(ix, n) == Some(n));
+    let fn_best = FunctionBest::new(&c.functions);
+    for &m in &mod_cands {
+        let s = sig_of(m);
+        let f = ix.file_node(m).unwrap_or(NONE);
+        let (f_lrank, f_gap, f_top1) = file_model.get(f);
+        let (a, b) = ix.lines(m);
+        let x = vec![
+            heur_mods
+                .get(heur_mod_rank.get(&m).copied().unwrap_or(usize::MAX))
+                .map_or(0.0, |x| x.1)
+                / 100.0,
+            heur_mod_rank.get(&m).map_or(lrank(5000), |&r| lrank(r)),
+            s.exact + s.qual + s.name + s.frame,
+            s.bm25,
+            bm_lrank(m),
+            mod_heur.get(&m).copied().unwrap_or(0.0) / 100.0,
+            lrank(mod_ev.get(&m).copied().unwrap_or(0)),
+            f32::from(u8::from(ix.kind(m) == NodeKind::Class)),
+            lrank(b.saturating_sub(a) as usize),
+            f_lrank,
+            f_gap,
+            f_top1,
+            fn_best.gap(m),
+            s.graph,
+            f32::from(u8::from(is_aux_node(ix, m))),
+            s.code_bm,
+            lrank(mod_named.get(&m).copied().unwrap_or(0)),
+            s.title_bm,
+        ];
+        c.modules.push(m, x, f, m);
+    }
+    c.modules.score = c.modules.x.iter().map(|x| dot(&weights::MODULE, x)).collect();
+
+    if !w.model {
+        // The hand-set ranking (for comparison): the `heur` feature alone.
+        for level in [&mut c.files, &mut c.functions, &mut c.modules] {
+            level.score = level.x.iter().map(|x| x[0]).collect();
+        }
+    }
+    Ok((c, why, terms))
+}
+
+/// Functions ranked by the hand-set score before the model reads them.
+const FUNCTION_CANDIDATES: usize = 300;
+/// Modules ranked by the hand-set score before the model reads them.
+const MODULE_CANDIDATES: usize = 200;
+/// Files (by the hand-set score) whose every function and module is a candidate.
+const FILES_EXPANDED: usize = 10;
+
+/// The file model's ranking, as features of the levels below.
+struct FileRanks {
+    rank: HashMap<u32, (usize, f32)>,
+    best: f32,
+}
+
+impl FileRanks {
+    fn new(ix: &Index, files: &Level) -> FileRanks {
+        let order = files.order(ix);
+        let best = order.first().map_or(0.0, |&i| files.score[i]);
+        let rank = order.iter().enumerate().map(|(r, &i)| (files.nodes[i], (r, files.score[i])));
+        FileRanks { rank: rank.collect(), best }
+    }
+
+    /// (ln(1 + rank), score gap to the best, is the first) of a file.
+    fn get(&self, f: u32) -> (f32, f32, f32) {
+        match self.rank.get(&f) {
+            Some(&(r, s)) => {
+                (lrank(r), (s - self.best).max(GAP_FLOOR), f32::from(u8::from(r == 0)))
+            }
+            None => (lrank(FILE_CANDIDATES), GAP_FLOOR, 0.0),
+        }
+    }
+}
+
+/// The best function score per module, as a feature of the module level.
+struct FunctionBest {
+    best: HashMap<u32, f32>,
+    top: f32,
+}
+
+impl FunctionBest {
+    fn new(fns: &Level) -> FunctionBest {
+        let mut best: HashMap<u32, f32> = HashMap::default();
+        for (m, &s) in fns.module.iter().zip(&fns.score) {
+            let e = best.entry(*m).or_insert(f32::NEG_INFINITY);
+            *e = e.max(s);
+        }
+        let top = fns.score.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        FunctionBest { best, top }
+    }
+
+    fn gap(&self, m: u32) -> f32 {
+        self.best.get(&m).map_or(GAP_FLOOR, |&s| (s - self.top).max(GAP_FLOOR))
+    }
+}
+
+fn sort_scored(ix: &Index, v: &mut [(u32, f32)]) {
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| ix.id(a.0).cmp(ix.id(b.0))));
+}
+
+/// BM25 over a subset of the query's terms, normalised per kind (the best of each kind is 1).
+fn partial_bm25(
+    ix: &Index,
+    terms: &[(String, f32)],
+    skip: &dyn Fn(u32) -> bool,
+) -> Result<HashMap<u32, f32>> {
+    let mut out: HashMap<u32, f32> = HashMap::default();
+    let mut max = [0f32; 4];
+    for (n, s) in rank::bm25_scores(ix, terms)? {
+        if !skip(n) {
+            let k = ix.kind(n) as usize;
+            max[k] = max[k].max(s);
+            out.insert(n, s);
+        }
+    }
+    for (&n, s) in out.iter_mut() {
+        let m = max[ix.kind(n) as usize];
+        *s = if m > 0.0 { *s / m } else { 0.0 };
+    }
+    Ok(out)
+}
+
+/// The directory part of a path (`a/b/c.py` -> `a/b`).
+fn parent_dir(p: &[u8]) -> &[u8] {
+    match p.iter().rposition(|&b| b == b'/') {
+        Some(i) => &p[..i],
+        None => b"",
+    }
+}
+
+/// The stem of a path's file name (`a/b/client.py` -> `client`).
+fn file_stem(p: &[u8]) -> &[u8] {
+    let base = p.rsplit(|&b| b == b'/').next().unwrap_or(p);
+    match base.iter().rposition(|&b| b == b'.') {
+        Some(i) if i > 0 => &base[..i],
+        _ => base,
+    }
+}
+
+/// The classes and functions of a file or class, recursively, but not inside functions (their
+/// code belongs to the function).
+fn children(ix: &Index, n: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut stack = vec![n];
+    while let Some(p) = stack.pop() {
+        for e in ix.out_edges(p) {
+            if e.kind != EdgeKind::Contain {
+                continue;
+            }
+            match ix.kind(e.node) {
+                NodeKind::Class => {
+                    out.push(e.node);
+                    stack.push(e.node);
+                }
+                NodeKind::Function => out.push(e.node),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The outermost function containing `n` (itself when it is not nested in a function).
+fn outer_function(ix: &Index, n: u32) -> Option<u32> {
+    let mut best = (ix.kind(n) == NodeKind::Function).then_some(n);
+    let mut cur = n;
+    while let Some(p) = ix.parent(cur) {
+        match ix.kind(p) {
+            NodeKind::Function => best = Some(p),
+            NodeKind::File | NodeKind::Directory => break,
+            NodeKind::Class => {}
+        }
+        cur = p;
+    }
+    best
 }
 
 /// Path evidence per file node: the query weight of each distinct word of its path (directory
@@ -424,20 +992,36 @@ fn fill_bm25_terms(ix: &Index, terms: &[(String, f32)], l: &mut Location) -> Res
     Ok(())
 }
 
-fn sort(ix: &Index, v: &mut [Location]) {
-    v.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| ix.id(a.node).cmp(ix.id(b.node))));
-}
-
 /// The top-level class or function containing `n` (itself if it is one).
+///
+/// DESIGN §8: the chain of enclosing definitions is cut after its first element that is not a
+/// namespace (a TS namespace, a Rust inline `mod`), so a class inside namespaces is the module,
+/// not the outermost namespace.
 pub fn top_level(ix: &Index, mut n: u32) -> Option<u32> {
     if !matches!(ix.kind(n), NodeKind::Class | NodeKind::Function) {
         return None;
     }
+    let mut outermost_real = n;
     loop {
         let p = ix.parent(n)?;
         if ix.kind(p) == NodeKind::File {
-            return Some(n);
+            return Some(if ix.flags(n) & FLAG_NAMESPACE != 0 { outermost_real } else { n });
+        }
+        if ix.flags(p) & FLAG_NAMESPACE == 0 {
+            outermost_real = p;
         }
         n = p;
     }
+}
+
+/// The ID of a module-level entity as DESIGN §8 writes it: the node's own, except for a method
+/// whose type lives in another file ([`FLAG_OWNED`]), whose module is `FILE:Type`, an entity
+/// with no node in this file.
+pub fn module_id(ix: &Index, n: u32) -> Vec<u8> {
+    if ix.flags(n) & FLAG_OWNED != 0
+        && let Some(p) = ix.parent(n)
+    {
+        return crate::graph::owned_module_id(ix.id(n), ix.id(p));
+    }
+    ix.id(n).to_vec()
 }

@@ -88,6 +88,10 @@ pub struct Query {
     pub frames: Vec<Frame>,
     /// True for a short, one-line query (taken literally).
     pub short: bool,
+    /// The BM25 terms that came from code (identifiers, paths, frames, words in code), sorted.
+    pub code_terms: Vec<String>,
+    /// The BM25 terms of the title (a long query's first line) and exception lines, sorted.
+    pub title_terms: Vec<String>,
 }
 
 impl Query {
@@ -190,6 +194,8 @@ struct Builder {
     boost: f32,
     names: Vec<NameTerm>,
     terms: HashMap<String, f32>,
+    code_terms: std::collections::BTreeSet<String>,
+    title_terms: std::collections::BTreeSet<String>,
     frames: Vec<Frame>,
 }
 
@@ -208,12 +214,20 @@ impl Builder {
     }
 
     fn terms(&mut self, text: &str, weight: f32) {
+        let code = weight >= W_CODE_WORD;
+        let title = self.boost > 1.0;
         let weight = weight * self.boost.max(1.0);
         tokenize::tokens(text.as_bytes(), |_, t| {
             if tokenize::is_query_stopword(t) {
                 return;
             }
             let t = String::from_utf8_lossy(t).into_owned();
+            if code && !self.code_terms.contains(&t) {
+                self.code_terms.insert(t.clone());
+            }
+            if title && !self.title_terms.contains(&t) {
+                self.title_terms.insert(t.clone());
+            }
             let w = self.terms.entry(t).or_insert(0.0);
             // Repeats add up, with diminishing returns.
             *w = if *w == 0.0 { weight } else { *w + weight * 0.25 };
@@ -279,7 +293,12 @@ impl Builder {
         let mut terms: Vec<(String, f32)> = self.terms.into_iter().collect();
         terms.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         terms.truncate(MAX_TERMS);
-        Query { names: self.names, terms, frames: self.frames, short }
+        let kept = |set: std::collections::BTreeSet<String>| -> Vec<String> {
+            set.into_iter().filter(|t| terms.iter().any(|(x, _)| x == t)).collect()
+        };
+        let code_terms = kept(self.code_terms);
+        let title_terms = kept(self.title_terms);
+        Query { names: self.names, terms, frames: self.frames, short, code_terms, title_terms }
     }
 }
 

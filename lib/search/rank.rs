@@ -21,6 +21,11 @@ use crate::search::query::{NameShape, NameTerm, Query, W_IDENT};
 /// BM25 scores are scaled to [0, BM25_SPAN]: below an exact name (60), above a fuzzy one.
 pub const BM25_SPAN: f32 = 30.0;
 
+/// For a whole issue, the model's hits score from ISSUE_BASE (above any name tier plus BM25)
+/// to ISSUE_BASE + ISSUE_SPAN.
+const ISSUE_BASE: f32 = 1000.0;
+const ISSUE_SPAN: f32 = 1000.0;
+
 /// Why an entity matched.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reason {
@@ -226,6 +231,18 @@ pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
             reasons.push(Reason::Bm25(Vec::new()));
         }
         hits.push(Hit { node, score: c.name + bm_part, reasons, bm25: c.bm25 });
+    }
+    // A whole issue is ranked by cds-loc's model (one ranking core): files, modules and
+    // functions by how likely each is the one to change, ahead of the other hits. A file or a
+    // class counts half: the functions it holds are what a search is for.
+    if !q.short && q.names.len() + q.terms.len() > 8 {
+        let p = crate::loc::likelihoods(ix, q)?;
+        for h in &mut hits {
+            if let Some(&l) = p.get(&h.node) {
+                let l = if ix.kind(h.node) == NodeKind::Function { l } else { l * 0.5 };
+                h.score = ISSUE_BASE + ISSUE_SPAN * l;
+            }
+        }
     }
     // Ties: classes and functions before files and directories, then shorter IDs.
     let order = |a: &Hit, b: &Hit| {
@@ -479,7 +496,7 @@ fn with_typo_fixes(ix: &Index, terms: &[(String, f32)], short: bool) -> Result<V
 }
 
 /// BM25 scores of every document matching a weighted term.
-fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)>> {
+pub fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)>> {
     if terms.is_empty() {
         return Ok(Vec::new());
     }
