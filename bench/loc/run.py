@@ -274,8 +274,14 @@ def main():
         for r in have:
             f.write(json.dumps({"instance_id": r["instance_id"], "gold": r["gold"]}) + "\n")
     metrics = os.path.join(a.shared, "loc_metrics.py")
-    subprocess.run([sys.executable, metrics, "--gold", gold, "--pred", preds_path], check=False)
+    multilingual = any("language" in r for r in have)
+    # SWE-bench Multilingual scores the file level on every instance (some patches change no
+    # function), as its README says.
+    all_files = ["--all-files"] if multilingual else []
+    subprocess.run([sys.executable, metrics, "--gold", gold, "--pred", preds_path] + all_files, check=False)
     per_repo(have, preds_path, a.misses)
+    if multilingual:
+        per_language(have, preds_path)
     if build_s:
         print(f"\nbuild: {sum(build_s) / len(build_s):.2f} s per instance (mean of {len(build_s)} builds)")
     if loc_s:
@@ -329,6 +335,40 @@ def per_repo(rows, preds_path, show_misses):
         print("\nfile misses at 5:")
         for iid, gold, got in misses:
             print(f"  {iid}: gold {gold} got {got}")
+
+
+def per_language(rows, preds_path):
+    """Acc@k per language: files on every instance, modules and functions on those whose
+    patch changes a function (the multilingual protocol)."""
+    preds = {}
+    for line in open(preds_path):
+        p = json.loads(line)
+        preds[p["instance_id"]] = p
+    by = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r in rows:
+        g, p = r["gold"], preds.get(r["instance_id"], {})
+        files, mods = p.get("found_files", []), p.get("found_modules", [])
+        ents = [norm_entity(e) for e in p.get("found_entities", [])]
+        for lang in (r.get("language", "Python"), "all"):
+            t = by[lang]
+            if g.get("files"):
+                for k in (1, 3, 5):
+                    t[f"f{k}"].append(acc(g["files"], files, k))
+            if g.get("functions"):
+                t["n"].append(1)
+                for k in (5, 10):
+                    t[f"m{k}"].append(acc(g["modules"], mods, k))
+                    t[f"fn{k}"].append(acc(g["functions"], ents, k))
+    cols = ["f1", "f3", "f5", "m5", "m10", "fn5", "fn10"]
+    print(f"\n{'language':24} {'files':>5} {'N':>3} " + " ".join(f"{c:>6}" for c in
+          ["file@1", "file@3", "file@5", "mod@5", "mod@10", "fn@5", "fn@10"]))
+    for lang in sorted(by, key=lambda x: (x == "all", x)):
+        t = by[lang]
+
+        def m(k):
+            v = [x for x in t[k] if x is not None]
+            return f"{sum(v) / len(v):.3f}" if v else "-"
+        print(f"{lang:24} {len(t['f1']):>5} {len(t['n']):>3} " + " ".join(f"{m(c):>6}" for c in cols))
 
 
 if __name__ == "__main__":
