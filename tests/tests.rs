@@ -6,6 +6,7 @@ mod util;
 
 mod agents;
 mod build;
+mod callgraph;
 mod fmt;
 mod generated;
 mod get;
