@@ -1152,7 +1152,7 @@ pub fn dotted_path(rel: &[u8]) -> Option<String> {
 /// Most values one name, attribute, parameter or return value may point to in the value flow.
 const MAX_PTS: usize = 12;
 /// Most rounds of the value-flow fixpoint (each round evaluates every statement once).
-const MAX_ROUNDS: u32 = 12;
+const MAX_ROUNDS: u32 = 16;
 /// Deepest expression nesting evaluated.
 const MAX_EVAL_DEPTH: u32 = 96;
 
@@ -1176,15 +1176,27 @@ enum Key<'a> {
 struct Flow<'l, 'a> {
     lx: &'l Linker<'a>,
     pts: HashMap<Key<'a>, Vals>,
-    changed: bool,
     /// Values of expressions in the current round.
-    memo: HashMap<(u32, u32), Vals>,
+    memo: Vec<Option<Vals>>,
+    /// Per file, per expression: its entry in `name_tab` (`NO_EXPR` until resolved).
+    name_slot: Vec<Vec<u32>>,
+    name_tab: Vec<(Vals, Key<'a>)>,
+    /// (class node, name) -> the class's own member as the scope rules resolve it.
+    own: HashMap<(u32, &'a str), Vals>,
+    /// (scope node, name) -> what the scope rules resolve it to, and its flow key.
+    names: HashMap<(u32, &'a str), u32>,
     /// (scope node, name) bound by the value flow (assignments, parameters, decorated defs).
     bound: HashSet<(u32, &'a str)>,
     /// (scope node, name) declared `global` / `nonlocal` there.
     globals: HashSet<(u32, &'a str)>,
     mro: RefCell<HashMap<u32, std::rc::Rc<Vec<u32>>>>,
-    record: bool,
+    /// The file being evaluated, and which files read each key (to evaluate again when it
+    /// changes).
+    cur_file: u32,
+    readers: HashMap<Key<'a>, Vec<u32>>,
+    /// Files to evaluate again in the next round.
+    dirty: Vec<bool>,
+    implicit_seen: HashSet<(u32, u32)>,
     /// (file, call index) -> callee targets, and how many alternatives they are (a decorated
     /// function and the wrapper its decorator returns are both called: one alternative).
     calls: HashMap<(u32, u32), (Vec<u32>, usize)>,
@@ -1199,32 +1211,46 @@ impl<'l, 'a> Flow<'l, 'a> {
         let mut fl = Flow {
             lx,
             pts: HashMap::default(),
-            changed: false,
-            memo: HashMap::default(),
+            memo: Vec::new(),
+            name_slot: vec![Vec::new(); lx.files.len()],
+            name_tab: Vec::new(),
+            names: HashMap::default(),
+            own: HashMap::default(),
             bound: HashSet::default(),
             globals: HashSet::default(),
             mro: RefCell::new(HashMap::default()),
-            record: false,
+            cur_file: 0,
+            readers: HashMap::default(),
+            dirty: vec![true; lx.files.len()],
+            implicit_seen: HashSet::default(),
             calls: HashMap::default(),
             wrapped: HashSet::default(),
             implicit: Vec::new(),
         };
         fl.index();
-        for _ in 0..MAX_ROUNDS {
-            fl.changed = false;
-            fl.memo.clear();
-            fl.round();
-            if !fl.changed {
+        let debug = std::env::var_os("CDS_FLOW_DEBUG").is_some();
+        let t0 = std::time::Instant::now();
+        for r in 0..MAX_ROUNDS {
+            let todo = std::mem::replace(&mut fl.dirty, vec![false; lx.files.len()]);
+            let mut n = 0;
+            for (fi, d) in todo.into_iter().enumerate() {
+                if d && lx.files[fi].lang == Lang::Python {
+                    fl.round(fi);
+                    n += 1;
+                }
+            }
+            if debug {
+                eprintln!("flow round {r}: {n} files, {:?}, keys={}", t0.elapsed(), fl.pts.len());
+            }
+            if n == 0 {
                 break;
             }
         }
-        fl.memo.clear();
-        fl.record = true;
-        fl.round();
         for fi in 0..lx.files.len() {
             if lx.files[fi].lang != Lang::Python {
                 continue;
             }
+            fl.start_file(fi);
             let flow = &lx.files[fi].facts.flow;
             for (ci, &e) in flow.call_exprs.iter().enumerate() {
                 let Some(PyExpr::Call(f, ..)) = flow.exprs.get(e as usize) else { continue };
@@ -1236,8 +1262,6 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
             }
         }
-        let mut seen = HashSet::default();
-        fl.implicit.retain(|x| seen.insert(*x));
         fl
     }
 
@@ -1252,6 +1276,16 @@ impl<'l, 'a> Flow<'l, 'a> {
 
     fn owner_node(&self, fi: usize, owner: u32) -> u32 {
         self.scope(fi, owner).unwrap_or(self.lx.file_node[fi])
+    }
+
+    /// Starts evaluating file `fi` (expressions are memoized per file and round).
+    fn start_file(&mut self, fi: usize) {
+        self.cur_file = fi as u32;
+        self.memo.clear();
+        self.memo.resize(self.facts(fi).exprs.len(), None);
+        if self.name_slot[fi].is_empty() {
+            self.name_slot[fi] = vec![NO_EXPR; self.facts(fi).exprs.len()];
+        }
     }
 
     /// Which names each scope binds.
@@ -1309,7 +1343,12 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
     }
 
-    fn get(&self, k: &Key<'a>) -> Vals {
+    fn get(&mut self, k: &Key<'a>) -> Vals {
+        let r = self.readers.entry(*k).or_default();
+        let me = self.cur_file;
+        if r.last() != Some(&me) && (r.len() > 16 || !r.contains(&me)) {
+            r.push(me);
+        }
         self.pts.get(k).cloned().unwrap_or_default()
     }
 
@@ -1318,30 +1357,34 @@ impl<'l, 'a> Flow<'l, 'a> {
             return;
         }
         let e = self.pts.entry(k).or_default();
+        let mut changed = false;
         for v in vals {
             if e.len() >= MAX_PTS {
                 break;
             }
             if !e.contains(v) {
                 e.push(*v);
-                self.changed = true;
+                changed = true;
+            }
+        }
+        if changed && let Some(rs) = self.readers.get(&k) {
+            for &r in rs {
+                self.dirty[r as usize] = true;
             }
         }
     }
 
     fn edge(&mut self, src: u32, dst: u32) {
-        if self.record && src != dst {
+        if src != dst && self.implicit_seen.insert((src, dst)) {
             self.implicit.push((src, dst));
         }
     }
 
-    /// One pass over every statement and call of every file.
-    fn round(&mut self) {
+    /// One pass over every statement and call of file `fi`.
+    fn round(&mut self, fi: usize) {
         let lx = self.lx;
-        for fi in 0..lx.files.len() {
-            if lx.files[fi].lang != Lang::Python {
-                continue;
-            }
+        self.start_file(fi);
+        {
             let flow = self.facts(fi);
             let mut deco_cur: Option<(u32, Vals)> = None;
             for st in &flow.stmts {
@@ -1418,7 +1461,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     PyExpr::Call(..) | PyExpr::Op(..) => {
                         self.eval(fi, e as u32, 0);
                     }
-                    PyExpr::Attr(..) | PyExpr::Item(..) if self.record => {
+                    PyExpr::Attr(..) | PyExpr::Item(..) => {
                         self.eval(fi, e as u32, 0);
                     }
                     PyExpr::Coll(items) => {
@@ -1441,9 +1484,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         if vals == [Val::Node(n)] {
             return;
         }
-        if self.record {
-            self.wrapped.insert(n);
-        }
+        self.wrapped.insert(n);
         let def = &lx.files[fi].facts.defs[d as usize];
         let parent = def.parent.map_or(lx.file_node[fi], |p| lx.defs[fi][p as usize]);
         self.add(Key::Var(parent, def.name.as_str()), vals);
@@ -1479,12 +1520,17 @@ impl<'l, 'a> Flow<'l, 'a> {
         if e == NO_EXPR || e == STAR_ARG || depth > MAX_EVAL_DEPTH {
             return Vec::new();
         }
-        if let Some(v) = self.memo.get(&(fi as u32, e)) {
+        let memo = fi as u32 == self.cur_file
+            && !matches!(self.facts(fi).exprs.get(e as usize), Some(PyExpr::Name(_)));
+        if !memo {
+            return cap_pts(self.eval_uncached(fi, e, depth));
+        }
+        if let Some(Some(v)) = self.memo.get(e as usize) {
             return v.clone();
         }
-        self.memo.insert((fi as u32, e), Vec::new());
+        self.memo[e as usize] = Some(Vec::new());
         let v = cap_pts(self.eval_uncached(fi, e, depth));
-        self.memo.insert((fi as u32, e), v.clone());
+        self.memo[e as usize] = Some(v.clone());
         v
     }
 
@@ -1496,8 +1542,29 @@ impl<'l, 'a> Flow<'l, 'a> {
         let src = self.owner_node(fi, owner);
         match x {
             PyExpr::Name(n) => {
-                let mut out = lx.resolve_name(fi, self.scope(fi, owner), n, 0);
-                let k = self.name_key(fi, owner, n);
+                let slot = self.name_slot[fi].get(e as usize).copied().unwrap_or(NO_EXPR);
+                let slot = if slot != NO_EXPR {
+                    slot
+                } else {
+                    let key = (src, n.as_str());
+                    let slot = match self.names.get(&key) {
+                        Some(&i) => i,
+                        None => {
+                            let v = lx.resolve_name(fi, self.scope(fi, owner), n, 0);
+                            let k = self.name_key(fi, owner, n);
+                            self.name_tab.push((v, k));
+                            let i = (self.name_tab.len() - 1) as u32;
+                            self.names.insert(key, i);
+                            i
+                        }
+                    };
+                    if let Some(x) = self.name_slot[fi].get_mut(e as usize) {
+                        *x = slot;
+                    }
+                    slot
+                };
+                let (v, k) = &self.name_tab[slot as usize];
+                let (mut out, k) = (v.clone(), *k);
                 out.extend(self.get(&k));
                 out
             }
@@ -1575,14 +1642,22 @@ impl<'l, 'a> Flow<'l, 'a> {
         let lx = self.lx;
         let mro = self.mro(c);
         for &k in mro.iter().skip(skip) {
-            let mut out: Vals = Vec::new();
-            if let Some(&m) = lx.children.get(&(k, name)) {
-                out.push(Val::Node(m));
-            } else if let Some(bs) = lx.attrs.get(&(k, name)) {
-                for b in bs {
-                    out.extend(lx.resolve_binding(*b, 0));
+            let mut out: Vals = match self.own.get(&(k, name)) {
+                Some(v) => v.clone(),
+                None => {
+                    let mut v = Vec::new();
+                    if let Some(&m) = lx.children.get(&(k, name)) {
+                        v.push(Val::Node(m));
+                    } else if let Some(bs) = lx.attrs.get(&(k, name)) {
+                        for b in bs {
+                            v.extend(lx.resolve_binding(*b, 0));
+                        }
+                    }
+                    let v = cap_pts(v);
+                    self.own.insert((k, name), v.clone());
+                    v
                 }
-            }
+            };
             out.extend(self.get(&Key::Attr(k, name)));
             if !out.is_empty() {
                 return out;
