@@ -968,10 +968,10 @@ impl<'s> Builder<'s> {
                         if it != NO_EXPR && t != NO_EXPR {
                             self.stmt(FlowStmt::For(t, it));
                         }
-                    } else if k.kind() == "if_clause" {
-                        if let Some(c) = k.named_child(0) {
-                            self.ex(c, owner, d);
-                        }
+                    } else if k.kind() == "if_clause"
+                        && let Some(c) = k.named_child(0)
+                    {
+                        self.ex(c, owner, d);
                     }
                 }
                 let body = n.child_by_field_name("body");
