@@ -269,3 +269,17 @@ fn value_flow_edges_are_marked_in_json() {
     assert_eq!(cds::trav::conf_name(FLOW), "exact");
     assert_eq!(cds::trav::conf_name(FLOW + 3), "one-of-3");
 }
+
+#[test]
+fn a_registering_decorator_returns_each_callers_own_function() {
+    let e = edges(&[(
+        "m.py",
+        "class Library:\n    def tag(self, name=None, fn=None):\n        self.tags[name] = fn\n        return fn\n\n\
+         reg = Library()\n\ndef register(func):\n    return func\n\n\
+         def a():\n    pass\n\ndef b():\n    pass\n\n\
+         def main():\n    x = reg.tag('a', a)\n    x()\n    y = register(b)\n    y()\n",
+    )]);
+    assert_has(&e, &flow("m.py:main invoke m.py:a"));
+    assert_has(&e, &flow("m.py:main invoke m.py:b"));
+    assert_eq!(invokes(&e, "m.py:main"), ["m.py:Library.tag", "m.py:a", "m.py:b", "m.py:register"]);
+}

@@ -1187,6 +1187,10 @@ struct Flow<'l, 'a> {
     names: HashMap<(u32, &'a str), u32>,
     /// (scope node, name) bound by the value flow (assignments, parameters, decorated defs).
     bound: HashSet<(u32, &'a str)>,
+    /// (function node, name) assigned in the function's body (not only a parameter).
+    reassigned: HashSet<(u32, &'a str)>,
+    /// Function node -> parameter positions it returns as they are.
+    ret_params: HashMap<u32, Vec<usize>>,
     /// (scope node, name) declared `global` / `nonlocal` there.
     globals: HashSet<(u32, &'a str)>,
     mro: RefCell<HashMap<u32, std::rc::Rc<Vec<u32>>>>,
@@ -1218,6 +1222,8 @@ impl<'l, 'a> Flow<'l, 'a> {
             own: HashMap::default(),
             bound: HashSet::default(),
             globals: HashSet::default(),
+            reassigned: HashSet::default(),
+            ret_params: HashMap::default(),
             mro: RefCell::new(HashMap::default()),
             cur_file: 0,
             readers: HashMap::default(),
@@ -1278,6 +1284,29 @@ impl<'l, 'a> Flow<'l, 'a> {
         self.scope(fi, owner).unwrap_or(self.lx.file_node[fi])
     }
 
+    /// The parameter position `return e` in definition `d` returns as it is (`return func` in a
+    /// decorator that registers `func`): each call then returns its own argument, which keeps
+    /// one caller's values from flowing to every other caller.
+    fn returns_param(&self, fi: usize, d: u32, e: u32) -> Option<usize> {
+        let flow = self.facts(fi);
+        let Some(PyExpr::Name(n)) = flow.exprs.get(e as usize) else { return None };
+        if flow.owners[e as usize] != d {
+            return None;
+        }
+        let ps = flow.params.get(d as usize)?;
+        let i = ps.iter().position(|p| p == n)?;
+        let def = &self.lx.files[fi].facts.defs[d as usize];
+        let method = def.parent.is_some_and(|p| {
+            self.lx.files[fi].facts.defs[p as usize].kind == DefKind::Class && !is_static(def)
+        });
+        if i == 0 && method {
+            return None; // `return self`: the receiver
+        }
+        // Only while nothing else is assigned to it.
+        let node = self.lx.defs[fi][d as usize];
+        (!self.reassigned.contains(&(node, n.as_str()))).then_some(i)
+    }
+
     /// Starts evaluating file `fi` (expressions are memoized per file and round).
     fn start_file(&mut self, fi: usize) {
         self.cur_file = fi as u32;
@@ -1305,8 +1334,13 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             for st in &flow.stmts {
                 match st {
-                    FlowStmt::Assign(t, _) | FlowStmt::For(t, _) | FlowStmt::With(_, t) => {
-                        self.bind_targets(fi, *t, 0)
+                    FlowStmt::Assign(t, v) => {
+                        // A parameter's default is evaluated outside the function.
+                        let default = flow.owners.get(*v as usize) != flow.owners.get(*t as usize);
+                        self.bind_targets(fi, *t, 0, !default)
+                    }
+                    FlowStmt::For(t, _) | FlowStmt::With(_, t) => {
+                        self.bind_targets(fi, *t, 0, true)
                     }
                     FlowStmt::Global(d, names) => {
                         let n = lx.defs[fi][*d as usize];
@@ -1324,19 +1358,37 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
             }
         }
+        for fi in 0..lx.files.len() {
+            if lx.files[fi].lang != Lang::Python {
+                continue;
+            }
+            for st in &lx.files[fi].facts.flow.stmts {
+                if let FlowStmt::Return(d, e) = st
+                    && let Some(i) = self.returns_param(fi, *d, *e)
+                {
+                    let v = self.ret_params.entry(lx.defs[fi][*d as usize]).or_default();
+                    if !v.contains(&i) {
+                        v.push(i);
+                    }
+                }
+            }
+        }
     }
 
-    fn bind_targets(&mut self, fi: usize, t: u32, depth: u32) {
+    fn bind_targets(&mut self, fi: usize, t: u32, depth: u32, body: bool) {
         let flow = self.facts(fi);
         let Some(e) = flow.exprs.get(t as usize) else { return };
         match e {
             PyExpr::Name(n) => {
                 let s = self.owner_node(fi, flow.owners[t as usize]);
                 self.bound.insert((s, n.as_str()));
+                if body {
+                    self.reassigned.insert((s, n.as_str()));
+                }
             }
             PyExpr::Coll(ts) if depth < 8 => {
                 for &x in ts {
-                    self.bind_targets(fi, x, depth + 1);
+                    self.bind_targets(fi, x, depth + 1, body);
                 }
             }
             _ => {}
@@ -1401,8 +1453,11 @@ impl<'l, 'a> Flow<'l, 'a> {
                         self.assign(fi, *t, &vals, Some(*v), 0);
                     }
                     FlowStmt::Return(d, e) => {
-                        let vals = self.eval(fi, *e, 0);
                         let n = lx.defs[fi][*d as usize];
+                        if self.returns_param(fi, *d, *e).is_some() {
+                            continue; // taken from each call's own argument instead
+                        }
+                        let vals = self.eval(fi, *e, 0);
                         self.add(Key::Ret(n), &vals);
                     }
                     FlowStmt::For(t, it) => {
@@ -1838,6 +1893,18 @@ impl<'l, 'a> Flow<'l, 'a> {
                     let skip = usize::from(method && (is_classmethod(def) || through_instance));
                     self.bind(n, argv, kn, kwv, skip);
                     out.extend(self.get(&Key::Ret(n)));
+                    if let Some(ps) = self.ret_params.get(&n) {
+                        let names =
+                            &lx.files[node.file as usize].facts.flow.params[node.def as usize];
+                        for &i in ps {
+                            if let Some(Some(a)) = i.checked_sub(skip).and_then(|j| argv.get(j)) {
+                                out.extend(a.iter().copied());
+                            }
+                            if let Some(k) = kn.iter().position(|k| *k == names[i]) {
+                                out.extend(kwv[k].iter().copied());
+                            }
+                        }
+                    }
                     out.extend(lx.call_results(&[*v], 0));
                 }
                 Val::Node(c) if lx.kind(c) == NodeKind::Class => {
