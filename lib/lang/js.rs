@@ -1137,8 +1137,7 @@ mod tests {
         let v = parse_jsonc("{\n // c\n \"compilerOptions\": { \"baseUrl\": \".\", /* x */ \"paths\": {\"@/*\": [\"src/*\",],}, },\n}").unwrap();
         assert_eq!(v["compilerOptions"]["baseUrl"], ".");
         assert_eq!(v["compilerOptions"]["paths"]["@/*"][0], "src/*");
-        let v = parse_jsonc("{\"name\": \"caf\u{e9} // not a comment, \", /* c */ \"x\": [1,],}")
-            .unwrap();
+        let v = parse_jsonc("{\"name\": \"caf\u{e9} // not a comment, \", /* c */ \"x\": [1,],}").unwrap();
         assert_eq!(v["name"], "caf\u{e9} // not a comment, ");
     }
 }
