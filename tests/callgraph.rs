@@ -283,3 +283,20 @@ fn a_registering_decorator_returns_each_callers_own_function() {
     assert_has(&e, &flow("m.py:main invoke m.py:b"));
     assert_eq!(invokes(&e, "m.py:main"), ["m.py:Library.tag", "m.py:a", "m.py:b", "m.py:register"]);
 }
+
+#[test]
+fn a_decorator_factory_shared_by_many_definitions_does_not_mix_them() {
+    let e = edges(&[(
+        "m.py",
+        "class Library:\n    def filter(self, name=None, filter_func=None):\n        if filter_func is None:\n\
+         \x20           def dec(func):\n                return self.filter(name, func)\n            return dec\n\
+         \x20       return filter_func\n\nregister = Library()\n\n\
+         @register.filter('a')\ndef fa(x):\n    pass\n\n@register.filter('b')\ndef fb(x):\n    pass\n\n\
+         def main():\n    fa(1)\n",
+    )]);
+    assert_has(&e, &flow("m.py:fa invoke m.py:Library.filter.dec"));
+    assert_has(&e, "m.py:main invoke m.py:fa 0");
+    assert_lacks(&e, "m.py:fa invoke m.py:fb");
+    assert_lacks(&e, "m.py:main invoke m.py:fb");
+    assert_eq!(invokes(&e, "m.py:main"), ["m.py:fa"]);
+}

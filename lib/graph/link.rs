@@ -1493,15 +1493,24 @@ impl<'l, 'a> Flow<'l, 'a> {
                     FlowStmt::Deco(d, e) => {
                         let n = lx.defs[fi][*d as usize];
                         let cur = deco_cur.take().map_or_else(|| vec![Val::Node(n)], |x| x.1);
-                        let dv = self.eval(fi, *e, 0);
+                        let mut dv = self.eval(fi, *e, 0);
                         let src = n;
-                        if matches!(flow.exprs[*e as usize], PyExpr::Call(..)) {
-                            // `@factory(...)`: the decorated definition calls what it returns.
+                        if let PyExpr::Call(f, ..) = flow.exprs[*e as usize] {
+                            // `@factory(...)`: the decorated definition calls what it returns,
+                            // which is made inside the factory (a closure, an instance).
+                            let fv = self.eval(fi, f, 0);
+                            let made_in = self.functions(&fv);
+                            dv.retain(|v| self.made_inside(*v, &made_in));
                             for t in lx.callables(&dv) {
                                 self.edge(src, t);
                             }
                         }
-                        let res = self.apply(fi, src, &dv, None, &[Some(cur.clone())], &[], &[]);
+                        let made_in = self.functions(&dv);
+                        let mut res =
+                            self.apply(fi, src, &dv, None, &[Some(cur.clone())], &[], &[]);
+                        // What a decorator returns is the function itself or something it makes;
+                        // other functions reach it only through other calls of the decorator.
+                        res.retain(|v| cur.contains(v) || self.made_inside(*v, &made_in));
                         let next = if res.is_empty() { cur } else { res };
                         deco_cur = Some((*d, next));
                     }
@@ -1545,6 +1554,41 @@ impl<'l, 'a> Flow<'l, 'a> {
         self.add(Key::Var(parent, def.name.as_str()), vals);
         if lx.kind(parent) == NodeKind::Class {
             self.add(Key::Attr(parent, def.name.as_str()), vals);
+        }
+    }
+
+    /// The function nodes among `vals`.
+    fn functions(&self, vals: &[Val]) -> Vec<u32> {
+        vals.iter()
+            .filter_map(|v| match *v {
+                Val::Node(n) if self.lx.kind(n) == NodeKind::Function => Some(n),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether `v` is a function defined inside one of `fns` (at any depth), or an instance or
+    /// class (what class-based decorators and factories make).
+    fn made_inside(&self, v: Val, fns: &[u32]) -> bool {
+        let g = self.lx.g;
+        match v {
+            Val::Inst(_) => true,
+            Val::Node(n) if self.lx.kind(n) == NodeKind::Class => true,
+            Val::Node(mut n) if self.lx.kind(n) == NodeKind::Function => {
+                for _ in 0..64 {
+                    let p = g.nodes[n as usize].parent;
+                    if p == NONE || !matches!(self.lx.kind(p), NodeKind::Function | NodeKind::Class)
+                    {
+                        return false;
+                    }
+                    if fns.contains(&p) {
+                        return true;
+                    }
+                    n = p;
+                }
+                false
+            }
+            _ => false,
         }
     }
 
