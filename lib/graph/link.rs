@@ -1197,9 +1197,11 @@ struct Flow<'l, 'a> {
     /// The file being evaluated, and which files read each key (to evaluate again when it
     /// changes).
     cur_file: u32,
-    readers: HashMap<Key<'a>, Vec<u32>>,
-    /// Files to evaluate again in the next round.
-    dirty: Vec<bool>,
+    /// The definition (or `NO_EXPR`: module level) whose statements are being evaluated.
+    cur_owner: u32,
+    readers: HashMap<Key<'a>, Vec<(u32, u32)>>,
+    /// (file -> definitions) to evaluate again in the next round.
+    dirty: HashMap<u32, HashSet<u32>>,
     implicit_seen: HashSet<(u32, u32)>,
     /// (file, call index) -> callee targets, and how many alternatives they are (a decorated
     /// function and the wrapper its decorator returns are both called: one alternative).
@@ -1226,8 +1228,9 @@ impl<'l, 'a> Flow<'l, 'a> {
             ret_params: HashMap::default(),
             mro: RefCell::new(HashMap::default()),
             cur_file: 0,
+            cur_owner: NO_EXPR,
             readers: HashMap::default(),
-            dirty: vec![true; lx.files.len()],
+            dirty: HashMap::default(),
             implicit_seen: HashSet::default(),
             calls: HashMap::default(),
             wrapped: HashSet::default(),
@@ -1237,11 +1240,20 @@ impl<'l, 'a> Flow<'l, 'a> {
         let debug = std::env::var_os("CDS_FLOW_DEBUG").is_some();
         let t0 = std::time::Instant::now();
         for r in 0..MAX_ROUNDS {
-            let todo = std::mem::replace(&mut fl.dirty, vec![false; lx.files.len()]);
             let mut n = 0;
-            for (fi, d) in todo.into_iter().enumerate() {
-                if d && lx.files[fi].lang == Lang::Python {
-                    fl.round(fi);
+            if r == 0 {
+                for fi in 0..lx.files.len() {
+                    if lx.files[fi].lang == Lang::Python {
+                        fl.round(fi, None);
+                        n += 1;
+                    }
+                }
+            } else {
+                let todo = std::mem::take(&mut fl.dirty);
+                let mut files: Vec<u32> = todo.keys().copied().collect();
+                files.sort_unstable();
+                for f in files {
+                    fl.round(f as usize, Some(&todo[&f]));
                     n += 1;
                 }
             }
@@ -1397,7 +1409,7 @@ impl<'l, 'a> Flow<'l, 'a> {
 
     fn get(&mut self, k: &Key<'a>) -> Vals {
         let r = self.readers.entry(*k).or_default();
-        let me = self.cur_file;
+        let me = (self.cur_file, self.cur_owner);
         if r.last() != Some(&me) && (r.len() > 16 || !r.contains(&me)) {
             r.push(me);
         }
@@ -1420,8 +1432,8 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
         }
         if changed && let Some(rs) = self.readers.get(&k) {
-            for &r in rs {
-                self.dirty[r as usize] = true;
+            for &(f, o) in rs {
+                self.dirty.entry(f).or_default().insert(o);
             }
         }
     }
@@ -1433,7 +1445,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// One pass over every statement and call of file `fi`.
-    fn round(&mut self, fi: usize) {
+    fn round(&mut self, fi: usize, only: Option<&HashSet<u32>>) {
         let lx = self.lx;
         self.start_file(fi);
         {
@@ -1447,6 +1459,21 @@ impl<'l, 'a> Flow<'l, 'a> {
                         self.decorated(fi, d, &cur);
                     }
                 }
+                // Reads are charged to the definition whose statement reads them.
+                let owner = match st {
+                    FlowStmt::Assign(_, e)
+                    | FlowStmt::For(_, e)
+                    | FlowStmt::With(e, _)
+                    | FlowStmt::Deco(_, e)
+                    | FlowStmt::Return(_, e) => {
+                        flow.owners.get(*e as usize).copied().unwrap_or(NO_EXPR)
+                    }
+                    FlowStmt::Global(..) => continue,
+                };
+                if only.is_some_and(|o| !o.contains(&owner)) {
+                    continue;
+                }
+                self.cur_owner = owner;
                 match st {
                     FlowStmt::Assign(t, v) => {
                         let vals = self.eval(fi, *v, 0);
@@ -1521,6 +1548,11 @@ impl<'l, 'a> Flow<'l, 'a> {
                 self.decorated(fi, d, &cur);
             }
             for (e, x) in flow.exprs.iter().enumerate() {
+                let owner = flow.owners[e];
+                if only.is_some_and(|o| !o.contains(&owner)) {
+                    continue;
+                }
+                self.cur_owner = owner;
                 match x {
                     PyExpr::Call(..) | PyExpr::Op(..) => {
                         self.eval(fi, e as u32, 0);
@@ -1619,8 +1651,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         if e == NO_EXPR || e == STAR_ARG || depth > MAX_EVAL_DEPTH {
             return Vec::new();
         }
-        let memo = fi as u32 == self.cur_file
-            && !matches!(self.facts(fi).exprs.get(e as usize), Some(PyExpr::Name(_)));
+        let memo = fi as u32 == self.cur_file;
         if !memo {
             return cap_pts(self.eval_uncached(fi, e, depth));
         }
