@@ -300,3 +300,14 @@ fn a_decorator_factory_shared_by_many_definitions_does_not_mix_them() {
     assert_lacks(&e, "m.py:main invoke m.py:fb");
     assert_eq!(invokes(&e, "m.py:main"), ["m.py:fa"]);
 }
+
+#[test]
+fn a_getter_stored_under_another_name_is_not_called_by_reading_it() {
+    let e = edges(&[(
+        "m.py",
+        "class G:\n    @property\n    def wkb(self):\n        return 1\n\n    @property\n    def json(self):\n        return self.ptr\n\n\
+         def main():\n    g = G()\n    g.ptr = G.wkb\n    g.wkb\n",
+    )]);
+    assert_has(&e, &flow("m.py:main invoke m.py:G.wkb"));
+    assert_lacks(&e, "m.py:G.json invoke m.py:G.wkb");
+}

@@ -1854,8 +1854,12 @@ impl<'l, 'a> Flow<'l, 'a> {
                 Val::Inst(c) => {
                     for m in self.class_member(c, a, 0) {
                         match m {
+                            // A property defined under this name (a getter stored under
+                            // another name is a plain function value).
                             Val::Node(f)
-                                if lx.kind(f) == NodeKind::Function && is_property(lx, f) =>
+                                if lx.kind(f) == NodeKind::Function
+                                    && is_property(lx, f)
+                                    && def_name(lx, f) == a =>
                             {
                                 self.edge(src, f);
                                 out.extend(self.get(&Key::Ret(f)));
@@ -2220,6 +2224,12 @@ fn cap_pts(mut v: Vals) -> Vals {
     v.retain(|x| seen.insert(*x));
     v.truncate(MAX_PTS);
     v
+}
+
+/// The name a definition node is defined under.
+fn def_name<'a>(lx: &Linker<'a>, f: u32) -> &'a str {
+    let node = &lx.g.nodes[f as usize];
+    lx.files[node.file as usize].facts.defs[node.def as usize].name.as_str()
 }
 
 /// A `@property` (or `@cached_property`) getter.
