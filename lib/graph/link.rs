@@ -14,6 +14,13 @@
 //! * instantiation (`Foo()` invokes the class), decorators (the decorated entity invokes the
 //!   decorator), annotated return types (`make().run()`).
 //!
+//! On top of these rules, a value-flow analysis ([`Flow`]: inter-procedural, flow-insensitive,
+//! solved to a fixpoint over names, attributes, parameters, return values and collection
+//! elements) follows functions, classes and instances through assignments, arguments, returns,
+//! containers, decorators and implicit calls (`__init__`, properties, `with`, `for`, operators).
+//! Edges only it finds carry [`META_FLOW`] (or `META_FLOW + n` for one of n); where it knows the
+//! receiver of a call the rules below could only guess, its answer replaces the guess.
+//!
 //! What cannot be proven is not linked, with one exception: a method called on a receiver of
 //! unknown type is linked to the candidates visible from the caller (classes in the same file
 //! or in files it imports) or, failing that, to the only method of that name in the repository.
