@@ -4,6 +4,8 @@
 #   make test         the test suite (what CI runs)
 #   make lint         rustfmt and clippy, warnings denied
 #   make man completions   regenerate man/ and completions/ from the flag tables
+#   make kits         regenerate the agent kits in examples/agents/ (cds-kit --examples)
+#   make test-agents  the kits checked with the real Claude Code, Gemini, Codex, OpenCode (npm)
 #   make bench-build  cds-build on the Django 4.2 sdist, against ctags (downloads it)
 #   make bench-build-langs  the same on a large project of each other language
 #   make bench-mcp    100 sequential tools/call requests to cds-mcp on the Django 4.2 index
@@ -12,15 +14,16 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 CARGO ?= cargo
-BINS := cds-build cds-search cds-trav cds-get cds-fmt cds-loc cds-mcp
+BINS := cds-build cds-search cds-trav cds-get cds-fmt cds-loc cds-mcp cds-kit
 RELEASE := target/release
 DEMO := examples/demo-repo
 # The MCP Python SDK the cds-mcp tests drive it with (tests/mcp/requirements.txt), in a venv.
 PYTHON ?= python3
 MCP_VENV := target/mcp-venv
 
-.PHONY: all build test test-deps lint fmt man completions check-generated demo install uninstall \
-	clean bench bench-build bench-build-langs bench-query bench-search bench-loc bench-mcp
+.PHONY: all build test test-deps lint fmt man completions check-generated kits test-agents demo \
+	install uninstall clean bench bench-build bench-build-langs bench-query bench-search bench-loc \
+	bench-mcp
 
 all: build
 
@@ -61,6 +64,15 @@ completions: build
 # Regenerates man pages and completions and fails if the committed ones differ.
 check-generated: man completions
 	git diff --exit-code -- man completions
+
+# The committed kits are cds-kit's output (lib/kit); a test fails when they are stale.
+kits: build
+	$(RELEASE)/cds-kit --examples examples/agents
+
+# Installs the clients from npm under target/agents and checks the kits with their own
+# commands (claude/gemini/codex/opencode mcp list), in a throwaway HOME. Not part of make test.
+test-agents: build
+	tests/agents/check.sh
 
 demo: build
 	@echo '$$ cds-build $(DEMO)'

@@ -6,7 +6,8 @@
 # CORPUS_DIR defaults to an unpacked Django 4.2 sdist in the cache ($CDS_BENCH_CACHE, default
 # ~/.cache/cds/bench), downloaded with pip on first use; it is never copied into the repository.
 # Prints medians of: cold build (wall, peak RSS), rebuild with nothing changed, rebuild after
-# editing one file, index size, `ctags -R` on the same files, and the ratio.
+# editing one file, the same edit seen by a running `cds-build --watch` (write to new
+# generation), index size, `ctags -R` on the same files, and the ratio.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 runs=${RUNS:-5}
@@ -46,8 +47,25 @@ for i in $(seq "$runs"); do
     printf '\n\ndef bench_added_%s():\n    return %s\n' "$i" "$i" >> "$target"
     timed "$bin/cds-build" -q --index "$idx" "$corpus" | cut -d' ' -f1 >> "$work/edit"
 done
-cp "$work/query.py.orig" "$target"
 edit_s=$(median < "$work/edit")
+
+# cds-build --watch: from the write of one file to CURRENT naming the new generation.
+"$bin/cds-build" -q --watch --index "$idx" "$corpus" 2>"$work/watch.log" &
+watcher=$!
+for _ in $(seq 300); do grep -q . "$work/watch.log" 2>/dev/null && break; [ -f "$idx/CURRENT" ] && break; sleep 0.05; done
+sleep 1
+: > "$work/watch"
+for i in $(seq "$runs"); do
+    old=$(cat "$idx/CURRENT")
+    start=$(date +%s%N)
+    printf '\n\ndef bench_watched_%s():\n    return %s\n' "$i" "$i" >> "$target"
+    for _ in $(seq 20000); do [ "$(cat "$idx/CURRENT")" != "$old" ] && break; sleep 0.001; done
+    echo "$(( ($(date +%s%N) - start) / 1000000 ))" >> "$work/watch"
+    sleep 0.5
+done
+kill -TERM "$watcher"; wait "$watcher" || true
+watch_ms=$(median < "$work/watch")
+cp "$work/query.py.orig" "$target"
 "$bin/cds-build" -q --index "$idx" "$corpus"
 size_mb=$(du -sm "$idx/$(cat "$idx/CURRENT")" | cut -f1)
 
@@ -62,6 +80,7 @@ printf '%-44s %9ss\n' "cds-build cold (walk, parse, link, index)" "$cold_s"
 printf '%-44s %8s MiB\n' "  peak RSS" "$((cold_kb / 1024))"
 printf '%-44s %9ss\n' "cds-build again, nothing changed" "$noop_s"
 printf '%-44s %9ss\n' "cds-build after editing one file" "$edit_s"
+printf '%-44s %7s ms\n' "--watch: one-file write to new generation" "$watch_ms"
 printf '%-44s %8s MiB\n' "index size on disk" "$size_mb"
 printf '%-44s %9ss\n' "ctags -R (all languages, definitions only)" "$ctags_s"
 printf '%-44s %9sx\n' "cold build / ctags" "$(awk -v a="$cold_s" -v b="$ctags_s" 'BEGIN {printf "%.2f", a / b}')"

@@ -103,7 +103,7 @@ for lang in "${@:-js ts java go rust}"; do
             rm -rf "$idx"
             timed "$bin/cds-build" -q --no-ignore --index "$idx" "$dir" >> "$work/cold"
         done
-        target=$(find "$dir" -type f | grep -E "\.($ext)$" | sort | head -1)
+        target=$(find "$dir" -type f | grep -E "\.($ext)$" | grep -v -E "/(build|dist|testdata)/" | sort | sed -n 1p)
         cp "$target" "$work/orig"
         : > "$work/edit"
         for i in $(seq "$runs"); do
@@ -117,8 +117,9 @@ for lang in "${@:-js ts java go rust}"; do
             (cd "$dir" && timed ctags -R -f "$work/tags" .) | cut -d' ' -f1 >> "$work/ctags"
         done
         # A name that the corpus defines: the first function name ctags found.
-        name=$(grep -v '^!' "$work/tags" | awk -F'\t' '$4 ~ /^f|^m/ {print $1; exit}')
-        search_ms=$(cd "$dir" && hyperfine -N -w 3 -r 30 --export-json "$work/h.json" \
+        name=$(grep -v '^!' "$work/tags" |
+            awk -F'\t' '$4 ~ /^f|^m/ && $1 ~ /^[A-Za-z_][A-Za-z0-9_][A-Za-z0-9_][A-Za-z0-9_]+$/ && !n {n = $1} END {print n}')
+        search_ms=$(cd "$dir" && hyperfine -N -i -w 3 -r 30 --export-json "$work/h.json" \
             "$bin/cds-search --index $idx -n 5 $name" >/dev/null 2>&1 &&
             python3 -c "import json;print(round(json.load(open('$work/h.json'))['results'][0]['median']*1000,2))")
         cold_s=$(cut -d' ' -f1 "$work/cold" | median)

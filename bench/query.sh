@@ -9,7 +9,8 @@
 # ~/.cache/cds/bench), downloaded with pip on first use; it is never copied into the repository.
 # The index and the tags file go to a temporary directory. RUNS (default 100) sets hyperfine's
 # runs per command; CARGO_TARGET_DIR is honoured. Targets (DESIGN.md §7): cds-get and cds-trav -h1 under 2 ms, cds-trav -h2
-# -d both from a hub and the three-stage pipeline under 10 ms.
+# -d both from a hub and the three-stage pipelines under 10 ms. On a shared machine, compare
+# with readtags' line, which runs in the same invocation.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 runs=${RUNS:-100}
@@ -19,7 +20,7 @@ need readtags universal-ctags
 need jq jq
 
 corpus=$(django_corpus "${1:-}")
-built cds-build cds-trav cds-get cds-fmt
+built cds-build cds-search cds-trav cds-get cds-fmt
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -51,7 +52,17 @@ hyperfine -N --warmup 10 --runs "$runs" --style basic --export-json "$work/singl
     -n "cds-trav -h2 -d both HUB --limit 0 --fanout 0" "cds-trav -h2 -d both --limit 0 --fanout 0 $hub" \
     -n "readtags NAME (ctags)" "readtags -t $work/tags QuerySet" >/dev/null 2>"$work/log" ||
     { cat "$work/log" >&2; exit 1; }
+# The issue's pipeline and the ID list it feeds cds-get: ~200 entities of one 2,600-line file
+# (line offsets are computed once per file, so they cost little more than one).
+cds-search QuerySet 2>/dev/null | cds-trav -h1 2>/dev/null > "$work/ids"
+head -1 "$work/ids" > "$work/id1"
+echo "cds-get input: $(wc -l < "$work/ids") IDs, $(cut -f1 "$work/ids" | cut -d: -f1 | sort | uniq -c | sort -rn | head -1 | awk '{print $1}') of them in one file"
 hyperfine --warmup 10 --runs "$runs" --style basic --export-json "$work/pipe.json" \
+    -n "cds-search QuerySet | cds-trav -h1 | cds-get" \
+    "cds-search QuerySet 2>/dev/null | cds-trav -h1 2>/dev/null | cds-get > /dev/null" \
+    -n "cds-get < those IDs" "cds-get < $work/ids > /dev/null" \
+    -n "cds-get < the first of them" "cds-get < $work/id1 > /dev/null" \
+    -n "cds-search QuerySet (fst checksums on open)" "cds-search QuerySet > /dev/null 2>&1" \
     -n "cds-trav --ids | cds-trav -h1 | cds-get" \
     "cds-trav --ids -h0 $method | cds-trav -h1 | cds-get > /dev/null" \
     -n "callers' code: ... | cds-trav -h1 -r invoke -d up | cds-get" \

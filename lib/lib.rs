@@ -21,6 +21,8 @@
 //! * [`loc`]: `cds-loc`, issue -> ranked files, modules and functions;
 //! * [`locagent`]: LocAgent's three tools (its exact text formats) over a cds index;
 //! * [`mcp`]: `cds-mcp`, the same operations as MCP tools over stdio;
+//! * [`kit`]: `cds-kit`, the agent kits (Claude Code, Codex, Gemini CLI, Cursor, VS Code,
+//!   OpenCode) and their merge into a repository's own configs;
 //! * [`record`], [`id`]: the entity record and ID form every tool reads and writes;
 //! * [`cli`]: the command-line layer all binaries share (flag tables, help, man pages,
 //!   completions, output, messages, exit codes), and [`error`]: the one error type.
@@ -34,6 +36,7 @@ pub mod get;
 pub mod graph;
 pub mod id;
 pub mod index;
+pub mod kit;
 pub mod lang;
 pub mod loc;
 pub mod locagent;

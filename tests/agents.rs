@@ -1,5 +1,6 @@
-//! The Claude Code kit in `examples/agents/claude-code/`: its PreToolUse hook, fed the JSON
-//! Claude Code sends for allowed and denied commands, and its configuration files.
+//! The agent kits in `examples/agents/`: the Claude Code hook, fed the JSON Claude Code sends for
+//! allowed and denied commands, and every kit's configuration files (`tests/kit.rs` checks that
+//! they are what `cds-kit` writes; `make test-agents` runs them through the real clients).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -176,5 +177,83 @@ fn kit_configuration_files() {
     assert!(front.contains("tools: Bash, mcp__cds__cds_locate"));
     for step in ["cds-loc", "cds-search", "cds-trav", "cds-get", "line:", "class:", "function:"] {
         assert!(agent.contains(step), "the instructions mention {step}");
+    }
+}
+
+/// A file of another kit.
+fn kit_file(kit: &str, rel: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/agents").join(kit).join(rel);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn every_kit_registers_cds_mcp_the_way_its_client_documents() {
+    let json = |kit, rel| -> serde_json::Value {
+        serde_json::from_str(&kit_file(kit, rel)).unwrap_or_else(|e| panic!("{kit}/{rel}: {e}"))
+    };
+    let tools = ["cds_locate", "cds_search", "cds_traverse", "cds_retrieve"];
+
+    // Codex: [mcp_servers.<name>] with command, and enabled_tools.
+    let codex: toml_edit::DocumentMut = kit_file("codex", ".codex/config.toml").parse().unwrap();
+    assert_eq!(codex["mcp_servers"]["cds"]["command"].as_str(), Some("cds-mcp"));
+    let enabled: Vec<&str> = codex["mcp_servers"]["cds"]["enabled_tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert_eq!(enabled, tools);
+    assert_eq!(codex["sandbox_mode"].as_str(), Some("read-only"));
+
+    // Gemini CLI: mcpServers.<name>.command, includeTools; a policy denying other commands.
+    let gemini = json("gemini-cli", ".gemini/settings.json");
+    assert_eq!(gemini["mcpServers"]["cds"]["command"], "cds-mcp");
+    assert_eq!(gemini["mcpServers"]["cds"]["includeTools"], serde_json::json!(tools));
+    let policy: toml_edit::DocumentMut =
+        kit_file("gemini-cli", ".gemini/policies/cds.toml").parse().unwrap();
+    let rules = policy["rule"].as_array_of_tables().unwrap();
+    let decisions: Vec<(&str, &str)> = rules
+        .iter()
+        .map(|r| (r["toolName"].as_str().unwrap(), r["decision"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        decisions,
+        [("run_shell_command", "allow"), ("run_shell_command", "deny"), ("*", "allow")]
+    );
+
+    // Cursor: mcpServers, the index named from the workspace; an always-applied rule.
+    let cursor = json("cursor", ".cursor/mcp.json");
+    assert_eq!(cursor["mcpServers"]["cds"]["command"], "cds-mcp");
+    assert_eq!(
+        cursor["mcpServers"]["cds"]["args"],
+        serde_json::json!(["--index", "${workspaceFolder}/.cds"])
+    );
+    assert!(kit_file("cursor", ".cursor/rules/cds.mdc").starts_with("---\ndescription: "));
+
+    // VS Code: servers.<name> with type stdio.
+    let vscode = json("vscode", ".vscode/mcp.json");
+    assert_eq!(vscode["servers"]["cds"]["type"], "stdio");
+    assert_eq!(vscode["servers"]["cds"]["command"], "cds-mcp");
+
+    // OpenCode: mcp.<name> local with the command as a list; bash denied but for cds pipelines.
+    let opencode = json("opencode", "opencode.json");
+    assert_eq!(opencode["mcp"]["cds"]["type"], "local");
+    assert_eq!(opencode["mcp"]["cds"]["command"], serde_json::json!(["cds-mcp"]));
+    let bash = opencode["permission"]["bash"].as_object().unwrap();
+    assert_eq!(bash.keys().next().map(String::as_str), Some("*"), "the catch-all comes first");
+    assert_eq!(bash["*"], "deny");
+    assert_eq!(bash["cds-search *"], "allow");
+
+    // Every guide is the same text, in each client's file.
+    let guide = include_str!("../lib/kit/guide.md");
+    for (kit, rel) in [
+        ("codex", "AGENTS.md"),
+        ("opencode", "AGENTS.md"),
+        ("gemini-cli", "GEMINI.md"),
+        ("vscode", ".github/copilot-instructions.md"),
+        ("cursor", ".cursor/rules/cds.mdc"),
+        ("claude-code", ".claude/agents/code-retriever.md"),
+    ] {
+        assert!(kit_file(kit, rel).contains(guide), "{kit}/{rel} carries the guide");
     }
 }

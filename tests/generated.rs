@@ -7,7 +7,7 @@ use crate::util::{TestCommand, bin};
 
 /// Every tool with a generated man page and completions.
 pub const TOOLS: &[&str] =
-    &["cds-build", "cds-search", "cds-trav", "cds-get", "cds-fmt", "cds-loc", "cds-mcp"];
+    &["cds-build", "cds-search", "cds-trav", "cds-get", "cds-fmt", "cds-loc", "cds-mcp", "cds-kit"];
 
 fn generated(tool: &str, kind: &str) -> String {
     TestCommand::new(tool, Path::new(env!("CARGO_MANIFEST_DIR"))).args(["--generate", kind]).ok()

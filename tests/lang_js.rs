@@ -11,6 +11,9 @@ export function join(a, b) {
 }
 export const slug = (s) => s.toLowerCase();
 exports.legacy = function () { return join("a", "b"); };
+const options = {};
+options.vnode = function (v) { return join(v, "x"); };
+export function hook(v) { return options.vnode(v); }
 "#;
 
 const MODEL: &str = r#"
@@ -132,6 +135,7 @@ fn js_ts_entity_ids() {
         "src/util/index.js:join",
         "src/util/index.js:slug",
         "src/util/index.js:legacy",
+        "src/util/index.js:options.vnode",
         "src/models/user.js:Base",
         "src/models/user.js:Base.save",
         "src/models/user.js:User.constructor",
@@ -159,6 +163,10 @@ fn js_ts_entity_ids() {
     let n = g.nodes.iter().position(|n| n.id == b"src/models/user.js:User.legacyName").unwrap();
     let parent = g.nodes[n].parent as usize;
     assert_eq!(g.nodes[parent].id, b"src/models/user.js:User");
+    // `options.vnode = function` is one definition under the file, its own module-level entity.
+    let n = g.nodes.iter().position(|n| n.id == b"src/util/index.js:options.vnode").unwrap();
+    assert_eq!(g.nodes[g.nodes[n].parent as usize].id, b"src/util/index.js");
+    assert_eq!(g.nodes[n].flags & cds::graph::FLAG_OWNED, 0);
 }
 
 #[test]
@@ -181,6 +189,7 @@ fn js_ts_imports_and_reexports() {
 fn js_ts_calls_through_receivers_and_types() {
     let (_, e) = graph_of(&repo());
     assert_has(&e, "src/util/index.js:legacy invoke src/util/index.js:join 0");
+    assert_has(&e, "src/util/index.js:hook invoke src/util/index.js:options.vnode 0");
     assert_has(&e, "src/models/user.js:User.label invoke src/util/index.js:join 0");
     // Inherited method through `this`.
     assert_has(&e, "src/models/user.js:User.rename invoke src/models/user.js:Base.save 0");
@@ -300,4 +309,38 @@ fn graph_dump_counts_languages() {
     assert_eq!(last["languages"][0]["files"], 7);
     assert_eq!(last["languages"][1]["language"], "typescript");
     assert_eq!(last["languages"][1]["entities"], 8);
+}
+
+/// Modules that re-export each other (`export *` both ways) resolve without looping.
+#[test]
+fn reexport_cycles_terminate() {
+    let e = crate::resolve::edges(&[
+        ("a.js", "export * from './b';\nexport function fa() {}\n"),
+        ("b.js", "export * from './a';\nexport function fb() {}\n"),
+        (
+            "c.js",
+            "import { fa, fb, missing } from './a';\nexport function go() { fa(); fb(); missing(); }\n",
+        ),
+    ]);
+    assert_has(&e, "c.js:go invoke a.js:fa 0");
+    assert_has(&e, "c.js:go invoke b.js:fb 0");
+    assert!(!e.iter().any(|l| l.contains("missing")), "{e:?}");
+}
+
+/// Fields are typed through base classes; a declared type from outside the repository is
+/// external, so its methods are not guessed by name.
+#[test]
+fn inherited_fields_and_external_types() {
+    let e = crate::resolve::edges(&[
+        ("db.ts", "export class Db { query(): void {} }\n"),
+        ("other.ts", "export class Cache { query(): void {} }\n"),
+        (
+            "repo.ts",
+            "import { Db } from './db';\nimport { Cache } from './other';\nimport { Client } from 'pg';\n\
+             class Base { protected db: Db; }\n\
+             export class Repo extends Base {\n  run(c: Client) { this.db.query(); c.query(); }\n}\n",
+        ),
+    ]);
+    assert_has(&e, "repo.ts:Repo.run invoke db.ts:Db.query 0");
+    assert_lacks(&e, "repo.ts:Repo.run invoke other.ts:Cache.query");
 }

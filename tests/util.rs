@@ -98,6 +98,7 @@ pub fn bin(name: &str) -> PathBuf {
         "cds-get" => env!("CARGO_BIN_EXE_cds-get"),
         "cds-fmt" => env!("CARGO_BIN_EXE_cds-fmt"),
         "cds-mcp" => env!("CARGO_BIN_EXE_cds-mcp"),
+        "cds-kit" => env!("CARGO_BIN_EXE_cds-kit"),
         other => panic!("unknown binary {other}"),
     };
     PathBuf::from(p)

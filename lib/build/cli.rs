@@ -22,6 +22,8 @@ pub struct BuildArgs {
     path: Option<OsString>,
     opts: BuildOptions,
     verify: bool,
+    watch: bool,
+    poll: Option<u64>,
 }
 
 impl Args for BuildArgs {
@@ -78,6 +80,21 @@ fn verify(a: &mut BuildArgs, _: Option<&OsStr>) -> Result<(), String> {
     Ok(())
 }
 
+fn watch(a: &mut BuildArgs, _: Option<&OsStr>) -> Result<(), String> {
+    a.watch = true;
+    Ok(())
+}
+
+fn poll(a: &mut BuildArgs, v: Option<&OsStr>) -> Result<(), String> {
+    let ms: u64 = value_parse(v)?;
+    if ms == 0 {
+        return Err("expected a number of milliseconds above 0".into());
+    }
+    a.poll = Some(ms);
+    a.watch = true;
+    Ok(())
+}
+
 fn path(a: &mut BuildArgs, v: OsString) -> Result<(), String> {
     a.path = Some(v);
     Ok(())
@@ -100,7 +117,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 pub static TOOL: Tool<BuildArgs> = Tool {
     name: "cds-build",
     about: "Index a repository: its code graph, name index and search index",
-    usage: &["cds-build [OPTIONS] [PATH]", "cds-build --verify [--index DIR]"],
+    usage: &[
+        "cds-build [OPTIONS] [PATH]",
+        "cds-build --watch [OPTIONS] [PATH]",
+        "cds-build --verify [--index DIR]",
+    ],
     description: "cds-build walks PATH (default: the current directory), parses every source \
 file of the languages it knows with tree-sitter in parallel (Python .py; JavaScript .js .jsx \
 .mjs .cjs; TypeScript .ts .tsx .mts .cts, declaration files included; Java .java; Go .go; Rust \
@@ -122,6 +143,11 @@ neither read nor parsed, files whose content did not change are not parsed, and 
 changed at all nothing is written. A new index is written beside the old one and swapped in \
 atomically, so readers never see half an index and a build killed halfway leaves the old one \
 usable; concurrent builds of one index wait for each other.
+
+With --watch, cds-build stays running after the build and keeps the index in sync with the \
+tree, one incremental rebuild per burst of changes, until SIGINT or SIGTERM. Run it beside an \
+editor or an agent session (cds-build --watch -q &) so that every query sees the code as it \
+is now.
 
 After the build, one summary line goes to stderr: files (and how many were parsed), entities, \
 edges by kind, edges that are only guesses or one of several candidates, files with syntax \
@@ -163,6 +189,26 @@ that LocAgent's prompts, benchmarks and tool outputs can be reproduced with cds.
 --tree on such an index prints what LocAgent's explore_tree_structure prints.",
             ),
         Flag::new("force", "Re-read and re-parse every file", force),
+        Flag::new("watch", "Keep the index up to date as files change", watch).short('w').long_doc(
+            "Build, then keep watching the repository and rebuild whenever a source file, a \
+directory or an ignore file changes, until interrupted (SIGINT or SIGTERM). Changes are \
+debounced: a rebuild starts once the tree has been quiet for 20 ms (150 ms within a burst of \
+changes), so a git checkout of a thousand files is one rebuild. Each rebuild is incremental, honours the same ignore rules and \
+options as the first build, and is swapped in atomically, so the other tools always read a \
+whole index and never wait. One line per rebuild goes to stderr (the generation, files \
+changed and parsed, milliseconds) unless -q is given; a failed rebuild (a full disk, say) is \
+reported and the previous index stays in use. The index directory may be deleted meanwhile: \
+it is written anew. Only one watcher may run per index: a second one says so and exits with \
+status 2. Run it beside an editor or an agent session: cds-build --watch -q &",
+        ),
+        Flag::new("poll", "Watch by polling every MS milliseconds", poll)
+            .value("MS")
+            .long_doc(
+                "Watch by walking the tree every MS milliseconds instead of using the file \
+system's change events (inotify, FSEvents, kqueue), for file systems that do not deliver \
+them (NFS, some container mounts). Implies --watch. cds-build falls back to polling every \
+second by itself when events are unavailable.",
+            ),
         Flag::new("verify", "Check the existing index; build nothing", verify).long_doc(
             "Check the existing index instead of building: every file's header, length and \
 checksum, and every reference inside the graph. Prints the problems found and exits 2 when \
@@ -181,6 +227,7 @@ there are any, 0 when the index is sound.",
         ("Rebuild in CI and keep the summary as JSON", "cds-build --json > build.json"),
         ("LocAgent's graph, for reproducing the paper", "cds-build --compat locagent"),
         ("Check an index copied from elsewhere", "cds-build --verify --index .cds"),
+        ("Keep the index live beside an editor or agent session", "cds-build --watch -q &"),
     ],
     see_also: &["cds(7)", "cds-search(1)", "cds-trav(1)", "cds-get(1)", "cds-fmt(1)"],
 };
@@ -195,6 +242,9 @@ pub fn run(mut args: BuildArgs) -> Result<Status> {
     opts.root = root;
     opts.index_dir = args.common.index_override();
     let quiet = args.common.quiet;
+    if args.watch {
+        return run_watch(&opts, args.poll, quiet);
+    }
     let progress = Progress::new(!quiet && std::io::stderr().is_terminal());
     let summary = build::build(&opts, &|e| progress.event(e));
     progress.clear();
@@ -225,6 +275,48 @@ pub fn run(mut args: BuildArgs) -> Result<Status> {
         cli::msg::note(build::summary_line(&summary));
     }
     Ok(Status::Found)
+}
+
+/// `--watch`: the first build's summary, then one line per rebuild, until a signal.
+fn run_watch(opts: &BuildOptions, poll: Option<u64>, quiet: bool) -> Result<Status> {
+    use build::watch::{self, Report};
+    let w = watch::WatchOptions { poll: poll.map(std::time::Duration::from_millis) };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let report = |r: Report| match r {
+        Report::Built(s) if s.files == 0 => cli::msg::warn(format_args!(
+            "no source files under {} yet: watching for them",
+            opts.root.display()
+        )),
+        Report::Built(s) => {
+            cli::msg::note(format_args!("{}; watching for changes", build::summary_line(s)))
+        }
+        Report::Updated(s) => cli::msg::note(update_line(s)),
+        Report::Failed(e) => cli::msg::error(format_args!("rebuild failed: {e}")),
+        Report::Polling(why) => cli::msg::warn(why),
+    };
+    watch::watch(opts, &w, stop, &report, &|e| {
+        if let Event::Waiting = e
+            && !quiet
+        {
+            cli::msg::warn("waiting for another cds-build of this index to finish")
+        }
+    })?;
+    Ok(Status::Found)
+}
+
+/// The line a watcher prints per rebuild: generation, files changed and parsed, milliseconds.
+pub fn update_line(s: &Summary) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    format!(
+        "{}: {} file{} changed ({} parsed) in {} ms; {} files, {} entities",
+        s.generation,
+        s.changed,
+        plural(s.changed),
+        s.parsed,
+        (s.seconds * 1000.0).round() as u64,
+        s.files,
+        s.entities
+    )
 }
 
 fn verify_index(args: &BuildArgs, root: &std::path::Path) -> Result<Status> {

@@ -8,6 +8,7 @@
 //! stops after the walk.
 
 pub mod cli;
+pub mod watch;
 
 use std::io::Write;
 
@@ -69,6 +70,10 @@ pub struct Summary {
     pub files: usize,
     /// Files parsed in this build (the rest came from the cache).
     pub parsed: usize,
+    /// Files added, changed (read again) or removed since the previous generation.
+    pub changed: usize,
+    /// The generation written (empty when nothing was written).
+    pub generation: String,
     /// Classes and functions.
     pub entities: usize,
     /// Nodes of all kinds.
@@ -158,6 +163,15 @@ impl Phases {
     }
 }
 
+/// With `CDS_TIMINGS`, prints how long one job of a phase took (jobs run on threads of their
+/// own, so their times overlap), timed from `since`.
+fn job_time(on: bool, what: &str, since: Instant) {
+    if on {
+        let secs = since.elapsed().as_secs_f64();
+        let _ = writeln!(std::io::stderr(), "cds-build: timing:   {what}: {secs:.3}s");
+    }
+}
+
 /// A file on its way through the pipeline.
 struct Item {
     found: walk::Found,
@@ -173,21 +187,39 @@ struct Item {
     skip: Option<String>,
 }
 
+/// What a long-running builder (`cds-build --watch`) keeps between builds: every indexed
+/// file's facts and term counts, so a rebuild neither validates nor deserializes the previous
+/// generation's `facts.rkyv` (a quarter of a one-file rebuild of Django). An entry is used only
+/// when the file's size and mtime match both the entry and the previous generation's file table,
+/// whose content and cached archive the rebuild then reuses, exactly as without it.
+#[derive(Default)]
+pub struct Memory {
+    files: fxhash::FxHashMap<Vec<u8>, Remembered>,
+}
+
+struct Remembered {
+    size: u64,
+    mtime_ns: i64,
+    hash: u32,
+    facts: FileFacts,
+    terms: FileTerms,
+}
+
 /// Runs a build. `events` is called from worker threads now and then.
 pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Summary> {
+    build_with(opts, events, None)
+}
+
+/// [`build`], reusing and then refilling `memory` (see [`Memory`]).
+pub fn build_with(
+    opts: &BuildOptions,
+    events: &(dyn Fn(Event) + Sync),
+    mut memory: Option<&mut Memory>,
+) -> Result<Summary> {
     let started = Instant::now();
     let mut phases = Phases::new();
-    let root = opts.root.canonicalize().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Error::msg(format!(
-                "no such directory {}: give cds-build the repository's root directory",
-                opts.root.display()
-            ))
-        } else {
-            Error::io("cannot read", &opts.root, e)
-        }
-    })?;
-    let index_dir = opts.index_dir.clone().unwrap_or_else(|| root.join(index::INDEX_DIR));
+    let root = canonical_root(&opts.root)?;
+    let index_dir = index_dir_for(opts, &root);
     let index_dir = index_dir.canonicalize().unwrap_or(index_dir);
 
     let mut wopts = opts.walk.clone();
@@ -222,6 +254,7 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
         && prev.options == options
         && prev.same_files(&walked.files)
         && let Ok(ix) = Index::open(&index_dir)
+        && ix.check_readable().is_ok()
     {
         let mut s = summarize(&ix);
         s.index_dir = index_dir;
@@ -238,7 +271,7 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
         .files
         .iter()
         .map(|f| {
-            Mutex::new(Some(Item {
+            let mut item = Item {
                 found: f.clone(),
                 content: Vec::new(),
                 prev_content: None,
@@ -247,7 +280,11 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
                 terms: None,
                 cached: None,
                 skip: None,
-            }))
+            };
+            if let (Some(mem), Some(prev)) = (memory.as_deref_mut(), previous.as_ref()) {
+                remembered(&mut item, mem, prev);
+            }
+            Mutex::new(Some(item))
         })
         .collect();
     let next = AtomicUsize::new(0);
@@ -342,16 +379,21 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
     let generation = index::write::Generation::create(&index_dir)?;
     let dir = generation.path();
     let native = (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources));
+    let timing = phases.on;
     let (g, bytes) = std::thread::scope(|s| -> Result<(graph::Graph, u64)> {
         let join = |h: std::thread::ScopedJoinHandle<Result<u64>>| {
             h.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")))
         };
         // The shortest job (contents, facts) also builds the names, which need only the nodes.
         let rest = s.spawn(|| {
+            let t = Instant::now();
             let b = index::write::write_content_and_facts(dir, &records)?;
+            job_time(timing, "content and facts", t);
             match &native {
                 Some((nodes, _)) => {
+                    let t = Instant::now();
                     let (nb, table) = index::write::write_names(dir, &nodes.nodes)?;
+                    job_time(timing, "names", t);
                     Ok::<_, Error>((b + nb, Some(table)))
                 }
                 None => Ok((b, None)),
@@ -359,9 +401,21 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
         });
         let (g, posting_bytes) = match &native {
             Some((nodes, defs)) => {
-                let postings =
-                    s.spawn(|| index::write::write_postings(dir, &nodes.nodes, &records));
+                let postings = s.spawn(|| {
+                    let t = Instant::now();
+                    let prev_terms = previous.as_ref().and_then(|p| p.terms.as_ref());
+                    let r = index::write::write_postings_reusing(
+                        dir,
+                        &nodes.nodes,
+                        &records,
+                        prev_terms.map(|m| m.payload()),
+                    );
+                    job_time(timing, "postings", t);
+                    r
+                });
+                let t = Instant::now();
                 let edges = graph::link::edges(nodes, &sources, defs, &walked.projects);
+                job_time(timing, "link", t);
                 let bytes = join(postings)?;
                 // The node graph holds the contain edges; linking adds the rest after them.
                 let mut g = nodes.clone();
@@ -382,17 +436,25 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
             None => index::write::write_names(dir, &g.nodes)?,
         };
         let input = WriteInput { graph: &g, files: &records, meta };
+        let t = Instant::now();
         let graph_bytes = index::write::write_graph(dir, &input, names)?;
+        job_time(timing, "graph", t);
         let bytes = posting_bytes + name_bytes + graph_bytes + rest_bytes;
         Ok((g, bytes))
     })?;
     let written = generation.commit(bytes)?;
     phases.mark("write");
 
+    let read = kept.iter().filter(|it| it.prev_content.is_none()).count();
+    let removed = previous
+        .as_ref()
+        .map_or(0, |p| p.entries.iter().filter(|e| walked_rel(&kept, &e.0).is_none()).count());
     let mut s = Summary {
         index_dir,
         files: kept.len(),
         parsed: parsed.load(Ordering::Relaxed),
+        changed: read + removed,
+        generation: written.generation.clone(),
         nodes: g.nodes.len(),
         skipped,
         bytes: written.bytes,
@@ -423,12 +485,68 @@ pub fn build(opts: &BuildOptions, events: &(dyn Fn(Event) + Sync)) -> Result<Sum
     // leave it to a thread of its own (the process may well exit before it is done).
     drop(records);
     drop(sources);
+    if let Some(mem) = memory {
+        mem.files.clear();
+        for it in &mut kept {
+            if let (Some(facts), Some(terms)) = (it.facts.take(), it.terms.take()) {
+                let f = &it.found;
+                let r =
+                    Remembered { size: f.size, mtime_ns: f.mtime_ns, hash: it.hash, facts, terms };
+                mem.files.insert(std::mem::take(&mut it.found.rel), r);
+            }
+        }
+    }
     std::thread::spawn(move || drop((kept, g)));
     Ok(s)
 }
 
+/// Fills `item` from `mem` when the file is unchanged since the previous generation, which
+/// then supplies its content and cached archive (see [`Memory`]).
+fn remembered(item: &mut Item, mem: &mut Memory, prev: &Previous) {
+    let f = &item.found;
+    let Some(c) = prev.lookup(&f.rel) else { return };
+    let Some(r) = mem.files.get(&f.rel) else { return };
+    if !(c.size == f.size && c.mtime_ns == f.mtime_ns && r.size == f.size)
+        || r.mtime_ns != f.mtime_ns
+        || r.hash != c.hash
+        || prev.content(c.index).is_none()
+        || prev.archive(c.index).is_none()
+    {
+        return;
+    }
+    let Some(r) = mem.files.remove(&f.rel) else { return };
+    item.prev_content = Some(c.index);
+    item.hash = c.hash;
+    item.cached = Some(c.index);
+    item.facts = Some(r.facts);
+    item.terms = Some(r.terms);
+}
+
+/// The repository root, canonical; a clear message when it does not exist.
+pub fn canonical_root(root: &Path) -> Result<PathBuf> {
+    root.canonicalize().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::msg(format!(
+                "no such directory {}: give cds-build the repository's root directory",
+                root.display()
+            ))
+        } else {
+            Error::io("cannot read", root, e)
+        }
+    })
+}
+
+/// Where a build of `root` writes its index: `--index`, else `<root>/.cds`.
+pub fn index_dir_for(opts: &BuildOptions, root: &Path) -> PathBuf {
+    opts.index_dir.clone().unwrap_or_else(|| root.join(index::INDEX_DIR))
+}
+
 /// Reads, reuses or extracts one file. Returns true when it was parsed.
 fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locagent: bool) -> bool {
+    if item.facts.is_some() {
+        // Remembered by a long-running builder.
+        return false;
+    }
     let f = &item.found;
     // Unchanged size and mtime: take everything from the previous generation.
     if let Some(p) = prev
@@ -482,6 +600,11 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
     true
 }
 
+/// The kept item of path `rel` (items are sorted by path).
+fn walked_rel<'a>(kept: &'a [Item], rel: &[u8]) -> Option<&'a Item> {
+    kept.binary_search_by(|it| walk::path_order(&it.found.rel, rel)).ok().map(|i| &kept[i])
+}
+
 /// NUL bytes in the first 8 KiB: not a source file.
 fn is_binary(content: &[u8]) -> bool {
     content[..content.len().min(8192)].contains(&0)
@@ -494,6 +617,8 @@ struct Previous {
     archives: Vec<std::ops::Range<usize>>,
     content: Option<Mapped>,
     content_off: Vec<u64>,
+    /// `terms.fst`, checksum verified: copied when the term set did not change.
+    terms: Option<Mapped>,
     options: Vec<u8>,
     /// (rel, size, mtime, hash, index into the cache), sorted by rel.
     entries: Vec<(Vec<u8>, u64, i64, u32, usize)>,
@@ -509,6 +634,8 @@ struct CacheRef {
 impl Previous {
     fn load(index_dir: &Path) -> Option<Previous> {
         let ix = Index::open(index_dir).ok()?;
+        // A damaged previous generation is not reused (the build starts from scratch).
+        ix.check_readable().ok()?;
         let gen_dir = ix.generation_dir().to_path_buf();
         let facts = Mapped::open(&gen_dir.join(format::FACTS_FILE), MAGIC_FACTS, index_dir).ok()?;
         let view = FactsView::new(facts.payload())?;
@@ -540,7 +667,13 @@ impl Previous {
             })
             .collect();
         let options = g.meta.options.to_vec();
-        Some(Previous { facts, archives, content, content_off, options, entries })
+        let terms = Mapped::open_verified(
+            &gen_dir.join(format::TERMS_FILE),
+            format::MAGIC_TERMS,
+            index_dir,
+        )
+        .ok();
+        Some(Previous { facts, archives, content, content_off, terms, options, entries })
     }
 
     fn same_files(&self, files: &[walk::Found]) -> bool {

@@ -242,10 +242,12 @@ impl<'i> Blocks<'i> {
         }
         self.written += 1;
         if opts.plain {
-            for (_, line) in code.lines() {
-                out.write_all(&line)?;
-                out.write_all(b"\n")?;
-            }
+            code.each_line(|_, parts| {
+                for p in parts {
+                    out.write_all(p)?;
+                }
+                out.write_all(b"\n")
+            })?;
         } else {
             write_header(out, ix, &code, stale)?;
             write_numbered(out, ix, &code)?;
@@ -327,20 +329,43 @@ pub fn write_numbered(out: &mut Out, ix: &Index, code: &Code) -> crate::Result<(
             })
             .max()
             .unwrap_or(1);
-        let width = widest.to_string().len();
-        let blank = " ".repeat(width);
-        for (num, text) in code.lines() {
-            match num {
-                Some(k) => out.paint(Style::LineNo, format!("{k:>width$}").as_bytes())?,
-                None => out.write_all(blank.as_bytes())?,
+        let width = digits(widest);
+        code.each_line(|num, parts| {
+            // `{k:>width$}` without a String per line: digits right-aligned in a stack buffer.
+            let mut buf = [b' '; 10];
+            let w = width.min(buf.len());
+            if let Some(mut k) = num {
+                for slot in buf[..w].iter_mut().rev() {
+                    *slot = b'0' + (k % 10) as u8;
+                    k /= 10;
+                    if k == 0 {
+                        break;
+                    }
+                }
+                out.paint(Style::LineNo, &buf[..w])?;
+            } else {
+                out.write_all(&buf[..w])?;
             }
             out.write_all(b" | ")?;
-            out.write_all(&text)?;
+            for p in parts {
+                out.write_all(p)?;
+            }
             out.write_all(b"\n")?;
-        }
+            Ok::<(), crate::Error>(())
+        })?;
     }
     out.write_all(b"```\n")?;
     Ok(())
+}
+
+/// Decimal digits of `n` (1 for 0).
+fn digits(mut n: u32) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
 }
 
 /// Writes the JSON record: the entity's fields plus [`code_fields`].

@@ -22,8 +22,9 @@
 pub mod cli;
 
 use std::cell::OnceCell;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use crate::cli::msg;
 use crate::graph::{EdgeKind, NodeKind};
@@ -270,26 +271,23 @@ const PREVIEW_BODY_LINES: u32 = 10;
 const PREVIEW_WHOLE_LINES: u32 = 60;
 
 /// The line-start offsets of a text, for line <-> byte conversions.
+#[derive(Clone)]
 pub struct LineMap<'t> {
     text: &'t [u8],
     /// `starts[i]` is the byte offset of line `i + 1`.
-    starts: Vec<u32>,
+    starts: Rc<[u32]>,
 }
 
 impl<'t> LineMap<'t> {
     /// Scans `text` once for newlines.
     pub fn new(text: &'t [u8]) -> LineMap<'t> {
-        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
-        if !text.is_empty() {
-            starts.push(0);
-        }
-        for (i, &b) in text.iter().enumerate() {
-            // A final newline ends the last line; it does not start another.
-            if b == b'\n' && i + 1 < text.len() {
-                starts.push(i as u32 + 1);
-            }
-        }
-        LineMap { text, starts }
+        LineMap { text, starts: crate::index::read::line_starts(text).into() }
+    }
+
+    /// The map of file-table entry `f` of `ix`, whose line starts are computed once per
+    /// process (see [`Index::line_starts`]).
+    pub fn of_file(ix: &'t Index, f: u32) -> crate::Result<LineMap<'t>> {
+        Ok(LineMap { text: ix.file_content(f)?, starts: ix.line_starts(f)? })
     }
 
     /// Number of lines.
@@ -342,6 +340,8 @@ pub struct Code<'i> {
     pub range: Option<(u32, u32)>,
     /// True when bodies were elided (a preview of a long entity).
     pub elided: bool,
+    /// The line starts of `text`.
+    map: LineMap<'i>,
 }
 
 impl<'i> Code<'i> {
@@ -353,10 +353,19 @@ impl<'i> Code<'i> {
                 (enclosing(ix, file, start, end), Some(file), Some((start, end)))
             }
         };
-        let mut code = Code { node, file, text: b"", pieces: Vec::new(), range, elided: false };
+        let mut code = Code {
+            node,
+            file,
+            text: b"",
+            pieces: Vec::new(),
+            range,
+            elided: false,
+            map: LineMap::new(b""),
+        };
         let Some(f) = file.and_then(|f| ix.file_index(f)) else { return Ok(code) };
-        code.text = ix.file_content(f)?;
-        let map = LineMap::new(code.text);
+        code.map = LineMap::of_file(ix, f)?;
+        code.text = code.map.text;
+        let map = &code.map;
         let last = map.count();
         if last == 0 {
             return Ok(code);
@@ -368,7 +377,7 @@ impl<'i> Code<'i> {
         a = a.clamp(1, last);
         b = b.clamp(a, last);
         code.pieces = match (view, range) {
-            (View::Preview, None) => preview(ix, node, &map, a, b),
+            (View::Preview, None) => preview(ix, node, map, a, b),
             _ => (a..=b).map(Piece::Line).collect(),
         };
         code.elided = code.pieces.iter().any(|p| matches!(p, Piece::Elided { .. }));
@@ -402,35 +411,53 @@ impl<'i> Code<'i> {
     /// The shown text as lines: real lines as they are, elided runs as one marker line
     /// (`    ...  # lines 8-19 omitted`, indented like the first of them).
     pub fn lines(&self) -> Vec<(Option<u32>, Vec<u8>)> {
-        let map = LineMap::new(self.text);
-        self.pieces
-            .iter()
-            .map(|p| match *p {
-                Piece::Line(n) => (Some(n), map.line(n).to_vec()),
+        let mut out = Vec::with_capacity(self.pieces.len());
+        let _ = self.each_line(|n, parts| {
+            out.push((n, parts.concat()));
+            Ok::<(), ()>(())
+        });
+        out
+    }
+
+    /// Calls `f` with each shown line: its number (none for an elision marker) and its bytes in
+    /// pieces (a real line is one slice of the stored content, a marker its indentation and
+    /// its note), without copying the code.
+    pub fn each_line<E>(
+        &self,
+        mut f: impl FnMut(Option<u32>, &[&[u8]]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        for p in &self.pieces {
+            match *p {
+                Piece::Line(n) => f(Some(n), &[self.map.line(n)])?,
                 Piece::Elided { from, to, indent } => {
-                    let ws: Vec<u8> =
-                        map.line(from).iter().take(indent as usize).copied().collect();
+                    let line = self.map.line(from);
+                    let ws = &line[..(indent as usize).min(line.len())];
                     let note = if from == to {
                         format!("...  # line {from} omitted")
                     } else {
                         format!("...  # lines {from}-{to} omitted")
                     };
-                    (None, [ws, note.into_bytes()].concat())
+                    f(None, &[ws, note.as_bytes()])?;
                 }
-            })
-            .collect()
+            }
+        }
+        Ok(())
     }
 
     /// The shown text joined by newlines (for JSON).
     pub fn text_joined(&self) -> String {
-        let lines = self.lines();
-        let mut s = Vec::new();
-        for (i, (_, l)) in lines.iter().enumerate() {
-            if i > 0 {
+        let mut s = Vec::with_capacity(self.text.len().min(1 << 20));
+        let mut first = true;
+        let _ = self.each_line(|_, parts| {
+            if !first {
                 s.push(b'\n');
             }
-            s.extend_from_slice(l);
-        }
+            first = false;
+            for p in parts {
+                s.extend_from_slice(p);
+            }
+            Ok::<(), ()>(())
+        });
         String::from_utf8_lossy(&s).into_owned()
     }
 }
@@ -523,7 +550,8 @@ fn skeleton(ix: &Index, n: u32, map: &LineMap, hidden: &mut Vec<(u32, u32)>, dep
 pub struct Staleness<'i> {
     ix: &'i Index,
     root: Option<PathBuf>,
-    checked: HashSet<u32>,
+    /// Files checked so far, and whether they were stale.
+    checked: HashMap<u32, bool>,
 }
 
 impl<'i> Staleness<'i> {
@@ -532,7 +560,7 @@ impl<'i> Staleness<'i> {
     pub fn new(ix: &'i Index) -> Staleness<'i> {
         let root = ix.root();
         let root = root.is_dir().then_some(root);
-        Staleness { ix, root, checked: HashSet::new() }
+        Staleness { ix, root, checked: HashMap::new() }
     }
 
     /// True when file node `file` differs from the working tree; warns on the first call for
@@ -540,9 +568,13 @@ impl<'i> Staleness<'i> {
     pub fn check(&mut self, file: u32) -> bool {
         let Some(f) = self.ix.file_index(file) else { return false };
         let Some(root) = &self.root else { return false };
-        let first = self.checked.insert(f);
+        // Once per file and process: 200 entities of one file cost one stat.
+        if let Some(&stale) = self.checked.get(&f) {
+            return stale;
+        }
         let stale = self.differs(root, f, file);
-        if stale && first {
+        self.checked.insert(f, stale);
+        if stale {
             let path = crate::id::display(self.ix.id(file));
             match stale_reason(root, self.ix.id(file)) {
                 Some(why) => msg::warn(format_args!(

@@ -1075,11 +1075,13 @@ fn emit(out: &mut Vec<(u32, u32, EdgeKind, u8)>, src: u32, targets: &[u32], kind
 }
 
 /// Confidence byte for `n` alternatives.
-fn ambiguity(n: usize) -> u8 {
+/// The confidence byte of an edge that is one of `n` candidates (shared with `graph::scope`).
+pub(crate) fn ambiguity(n: usize) -> u8 {
     if n <= 1 { META_EXACT } else { n.min(255) as u8 }
 }
 
-fn dedup(v: &mut Vec<u32>) {
+/// Removes repeated nodes, keeping the first of each (shared with `graph::scope`).
+pub(crate) fn dedup(v: &mut Vec<u32>) {
     let mut seen = HashSet::default();
     v.retain(|x| seen.insert(*x));
 }

@@ -134,6 +134,11 @@ pub const FLAG_ASYNC: u8 = 4;
 pub const FLAG_NAMESPACE: u8 = 8;
 /// Node flag: the node is (in) a minified or generated file (see `FileFacts::generated`).
 pub const FLAG_GENERATED: u8 = 16;
+/// Node flag: a method written outside its type (a Go receiver, a Rust `impl`) in a file that
+/// does not define the type: the first part of its qualified name below its container is the
+/// type, which has no node of its own here (`tsdb/head_append.go:memSeries.append`). Its
+/// module-level entity is `FILE:Type` (DESIGN §8).
+pub const FLAG_OWNED: u8 = 32;
 
 /// Edge confidence: resolved through scopes and imports.
 pub const META_EXACT: u8 = 0;
@@ -329,12 +334,9 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
             // A method written outside its type (`d.owner`) sits under the type's node when the
             // file defines the type, else under its lexical parent.
             let lexical = d.parent.map_or(file_node, |p| nodes_of_def[p as usize]);
-            let parent_node = match &d.owner {
-                Some(_) => {
-                    by_qual.get(&f.facts.container_qual(di as u32)).copied().unwrap_or(lexical)
-                }
-                None => lexical,
-            };
+            let typed =
+                d.owner.as_ref().and_then(|_| by_qual.get(&f.facts.container_qual(di as u32)));
+            let parent_node = typed.copied().unwrap_or(lexical);
             let mut id = f.rel.to_vec();
             id.push(b':');
             id.extend_from_slice(qual.as_bytes());
@@ -344,6 +346,9 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
             }
             if d.namespace {
                 flags |= FLAG_NAMESPACE;
+            }
+            if d.owner.is_some() && typed.is_none() {
+                flags |= FLAG_OWNED;
             }
             let n = g.add_node(Node {
                 kind: match d.kind {
@@ -473,6 +478,26 @@ pub fn id_name(id: &[u8]) -> &[u8] {
     }
 }
 
+/// The module-level entity of a method written outside its type in a file that does not
+/// define the type ([`FLAG_OWNED`]): its ID cut after the type, the first part of its qualified
+/// name below its container (`tsdb/head_append.go:memSeries.append` under the file ->
+/// `tsdb/head_append.go:memSeries`; `src/lib.rs:m.Foo.f` under namespace `src/lib.rs:m` ->
+/// `src/lib.rs:m.Foo`).
+pub fn owned_module_id(id: &[u8], container_id: &[u8]) -> Vec<u8> {
+    let (prefix, rest) = if id_qual(container_id).is_some() && id.starts_with(container_id) {
+        (&id[..container_id.len()], id.get(container_id.len() + 1..).unwrap_or(b""))
+    } else {
+        let colon = id.iter().position(|&c| c == b':').unwrap_or(id.len());
+        (&id[..colon], id.get(colon + 1..).unwrap_or(b""))
+    };
+    let head = rest.split(|&c| c == b'.').next().unwrap_or(rest);
+    let sep = if id_qual(prefix).is_some() { b'.' } else { b':' };
+    let mut out = prefix.to_vec();
+    out.push(sep);
+    out.extend_from_slice(head);
+    out
+}
+
 /// LocAgent's `is_test_file`: the part of the ID before `:`, lowercased, split on space, `_` and
 /// `/`; a test if any piece starts with `test`.
 pub fn is_locagent_test(id: &[u8]) -> bool {
@@ -524,6 +549,15 @@ mod tests {
         assert_eq!(id_name(b"/"), b"/");
         assert_eq!(id_qual(b"a/b.py:C.m"), Some(&b"C.m"[..]));
         assert_eq!(id_path(b"a/b.py:C.m"), b"a/b.py");
+    }
+
+    #[test]
+    fn owned_methods_have_their_type_as_module() {
+        assert_eq!(
+            owned_module_id(b"tsdb/head_append.go:memSeries.append", b"tsdb/head_append.go"),
+            b"tsdb/head_append.go:memSeries"
+        );
+        assert_eq!(owned_module_id(b"src/lib.rs:m.Foo.f", b"src/lib.rs:m"), b"src/lib.rs:m.Foo");
     }
 
     #[test]

@@ -18,6 +18,7 @@ use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 
 use crate::extract::{BindValue, Callee, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm};
+use crate::graph::link::{ambiguity, dedup};
 use crate::graph::{
     DefNodes, Edge, EdgeKind, FLAG_TEST, Graph, META_EXACT, META_GUESS, NodeKind, Source,
     parent_dir,
@@ -134,6 +135,13 @@ pub trait Resolver {
     fn path_root(&self, _repo: &Repo, _file: u32, _scope: Option<DefIdx>, _name: &str) -> Vec<u32> {
         Vec::new()
     }
+
+    /// Whether an import's module names a class of the files [`Resolver::import_files`] gives,
+    /// so the imported name is that class's member (Java `import static a.b.Foo.bar`, and
+    /// `import a.b.Outer.Inner` of a nested class).
+    fn module_is_class(&self, imp: &Import) -> bool {
+        imp.form == ImportForm::Static
+    }
 }
 
 /// What a name or expression refers to.
@@ -223,6 +231,8 @@ struct Driver<'a> {
     memo_bind: RefCell<HashMap<(u32, u32), Vals>>,
     /// Names resolved at a scope: (file, scope, name).
     memo_name: RefCell<HashMap<NameKey, Vals>>,
+    /// A module's members by name: (file, name); cuts re-export cycles (`pub use super::*`).
+    memo_export: RefCell<HashMap<(u32, String), Vals>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
     memo_pkg: RefCell<HashMap<u32, Vec<u32>>>,
 }
@@ -268,6 +278,7 @@ impl<'a> Driver<'a> {
             memo_import: RefCell::new(HashMap::default()),
             memo_bind: RefCell::new(HashMap::default()),
             memo_name: RefCell::new(HashMap::default()),
+            memo_export: RefCell::new(HashMap::default()),
             memo_bases: RefCell::new(HashMap::default()),
             memo_pkg: RefCell::new(HashMap::default()),
         };
@@ -292,6 +303,7 @@ impl<'a> Driver<'a> {
         // What was looked up while indexing did not know every member and impl yet.
         d.memo_bases.borrow_mut().clear();
         d.memo_name.borrow_mut().clear();
+        d.memo_export.borrow_mut().clear();
         d.memo_bind.borrow_mut().clear();
         d
     }
@@ -347,6 +359,11 @@ impl<'a> Driver<'a> {
             if bind.target.contains('.') {
                 continue; // `this.x = ...`: an attribute, see index_attrs
             }
+            if !self.r.implicit_members()
+                && bind.owner.is_some_and(|o| facts.defs[o as usize].kind == DefKind::Class)
+            {
+                continue; // a field is no bare name in its class (Go's `Config *Config`)
+            }
             let b = Binding::Bind { f, i: bi as u32 };
             match bind.owner {
                 None => push(self.top.entry(f).or_default(), &bind.target, b),
@@ -385,11 +402,17 @@ impl<'a> Driver<'a> {
                 }
                 _ => Vec::new(),
             };
-            if classes.is_empty()
-                && d.parent.is_none()
-                && let Some(owner) = &d.owner
-            {
-                push_node(self.owned.entry((f, owner.as_str())).or_default(), &d.name, node);
+            if classes.is_empty() && d.parent.is_none() {
+                // `helpers.format` (a JS object literal's method, an `a.b =` assignment), or a
+                // method whose type is nowhere to be found: reached through its dotted name.
+                let group = match (&d.owner, d.name.rsplit_once('.')) {
+                    (Some(owner), _) => Some((owner.as_str(), d.name.as_str())),
+                    (None, Some((prefix, last))) => Some((prefix, last)),
+                    (None, None) => None,
+                };
+                if let Some((prefix, last)) = group {
+                    push_node(self.owned.entry((f, prefix)).or_default(), last, node);
+                }
             }
             // A function of a namespace (a Rust inline `mod`) is its member, not a method.
             let in_namespace =
@@ -462,6 +485,12 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// Whether class node `c` is called `name`.
+    fn is_named(&self, c: u32, name: &str) -> bool {
+        let n = &self.g.nodes[c as usize];
+        self.facts(n.file).defs.get(n.def as usize).is_some_and(|d| d.name == name)
+    }
+
     // ---- lookups
 
     /// What `name` means at definition `scope` of file `f` (memoized; a name met again while
@@ -484,10 +513,14 @@ impl<'a> Driver<'a> {
         let facts = self.facts(f);
         let mut s = scope;
         while let Some(o) = s {
+            let d = &facts.defs[o as usize];
+            // A class's own name in its body is the class, not a constructor named like it.
+            if d.kind == DefKind::Class && !d.namespace && d.name == name {
+                return vec![Val::Node(self.node_of(f, o))];
+            }
             if let Some(bs) = self.local.get(&(f, o)).and_then(|m| m.get(name)) {
                 return self.bindings(bs, depth);
             }
-            let d = &facts.defs[o as usize];
             if d.kind == DefKind::Function {
                 if d.first_param.as_deref() == Some(name)
                     && let Some(c) = self.receiver_class(f, o, name)
@@ -496,6 +529,7 @@ impl<'a> Driver<'a> {
                 }
                 if self.r.implicit_members()
                     && let Some(&c) = self.class_of.get(&self.node_of(f, o))
+                    && !self.is_named(c, name)
                 {
                     let m = self.member_of_class(c, name, depth + 1);
                     if !m.is_empty() {
@@ -545,7 +579,7 @@ impl<'a> Driver<'a> {
             for &i in stars {
                 let imp = &facts.imports[i as usize];
                 let mut out = Vec::new();
-                for m in self.import_vals(f, i, imp) {
+                for m in self.import_vals(f, i, imp, depth + 1) {
                     out.extend(self.member(m, name, depth + 1));
                 }
                 if !out.is_empty() {
@@ -570,8 +604,8 @@ impl<'a> Driver<'a> {
         self.bindings_of_kind(bs, depth, false)
     }
 
-    /// The values of bindings; `defs_only` keeps definitions (another file's imports are not
-    /// in scope: Go and Java imports are per file).
+    /// The values of bindings; `defs_only` keeps definitions and top-level variables (another
+    /// file's imports are not in scope: Go and Java imports are per file).
     fn bindings_of_kind(&self, bs: &[Binding], depth: u32, defs_only: bool) -> Vals {
         let mut out = Vec::new();
         for b in bs {
@@ -579,7 +613,7 @@ impl<'a> Driver<'a> {
                 Binding::Node(n) => out.push(Val::Node(n)),
                 Binding::Import { f, i } if !defs_only => {
                     let imp = &self.facts(f).imports[i as usize];
-                    let files = self.import_vals(f, i, imp);
+                    let files = self.import_vals(f, i, imp, depth + 1);
                     match imp.name.as_deref() {
                         Some(n) if imp.form != ImportForm::ModDecl => {
                             if files.is_empty() {
@@ -605,7 +639,7 @@ impl<'a> Driver<'a> {
                         }
                     }
                 }
-                Binding::Bind { f, i } if !defs_only => out.extend(self.bind_vals(f, i, depth)),
+                Binding::Bind { f, i } => out.extend(self.bind_vals(f, i, depth)),
                 _ => {}
             }
         }
@@ -613,14 +647,17 @@ impl<'a> Driver<'a> {
     }
 
     /// The module values an import refers to: a file, or a package when it names a directory.
-    fn import_vals(&self, f: u32, i: u32, imp: &Import) -> Vals {
+    fn import_vals(&self, f: u32, i: u32, imp: &Import, depth: u32) -> Vals {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
         let files = self.import_files(f, i, imp);
-        if imp.form == ImportForm::Static {
+        if self.r.module_is_class(imp) {
             // `import static a.b.Foo.bar`: the module is the class `Foo` of file `Foo.java`.
             let class = imp.module.rsplit('.').next().unwrap_or("");
             let mut out = Vec::new();
             for file in files {
-                out.extend(self.member(Val::File(file), class, 0));
+                out.extend(self.member(Val::File(file), class, depth + 1));
             }
             return out;
         }
@@ -629,7 +666,7 @@ impl<'a> Driver<'a> {
         if !rest.is_empty() {
             let mut vals: Vals = files.iter().map(|&x| Val::File(x)).collect();
             for seg in &rest {
-                vals = cap(vals.into_iter().flat_map(|v| self.member(v, seg, 1)).collect());
+                vals = cap(vals.into_iter().flat_map(|v| self.member(v, seg, depth + 1)).collect());
             }
             return vals;
         }
@@ -676,7 +713,10 @@ impl<'a> Driver<'a> {
                 self.call_results(&callee, depth + 1)
             }
             BindValue::Annotated(t) => {
-                self.instances(&self.resolve_chain(f, bind.owner, t, depth + 1))
+                // A declared type the repository does not define (`String`, a library's, a
+                // type parameter) is external: its methods are not guessed by name.
+                let types = self.resolve_chain(f, bind.owner, t, depth + 1);
+                if types.is_empty() { vec![Val::External] } else { self.instances(&types) }
             }
         }
     }
@@ -781,6 +821,17 @@ impl<'a> Driver<'a> {
 
     /// A module's member: its top-level definitions and bindings, and what it re-exports.
     fn exports(&self, f: u32, name: &str, depth: u32) -> Vals {
+        let key = (f, name.to_string());
+        if let Some(v) = self.memo_export.borrow().get(&key) {
+            return v.clone();
+        }
+        self.memo_export.borrow_mut().insert(key.clone(), Vec::new());
+        let v = self.exports_uncached(f, name, depth);
+        self.memo_export.borrow_mut().insert(key, v.clone());
+        v
+    }
+
+    fn exports_uncached(&self, f: u32, name: &str, depth: u32) -> Vals {
         if let Some(bs) = self.top.get(&f).and_then(|m| m.get(name)) {
             return self.bindings(bs, depth);
         }
@@ -793,7 +844,7 @@ impl<'a> Driver<'a> {
                     continue;
                 }
                 let mut out = Vec::new();
-                for m in self.import_vals(f, i, imp) {
+                for m in self.import_vals(f, i, imp, depth + 1) {
                     if m != Val::File(f) {
                         out.extend(self.member(m, name, depth + 1));
                     }
@@ -826,8 +877,21 @@ impl<'a> Driver<'a> {
 
     /// The values a field of class `c` holds, by its declared type or assignments.
     fn attr_vals(&self, c: u32, name: &str, depth: u32) -> Vals {
-        let Some(bs) = self.attrs.get(&(c, name)) else { return Vec::new() };
-        self.bindings(bs, depth)
+        // Fields are inherited: the class's own first, then its bases', nearest first.
+        let mut queue = vec![c];
+        let mut seen = vec![c];
+        while let Some(k) = queue.pop() {
+            if let Some(bs) = self.attrs.get(&(k, name)) {
+                return self.bindings(bs, depth);
+            }
+            for b in self.bases(k, depth + 1) {
+                if !seen.contains(&b) && seen.len() < 64 {
+                    seen.push(b);
+                    queue.insert(0, b);
+                }
+            }
+        }
+        Vec::new()
     }
 
     /// Resolved base classes (and traits, interfaces, embedded types) of a class.
@@ -883,7 +947,7 @@ impl<'a> Driver<'a> {
             let files = self.import_files(f, ii as u32, imp);
             let mut targets: Vec<u32> = Vec::new();
             if let Some(n) = imp.name.as_deref().filter(|n| *n != "*" && *n != "default") {
-                for m in self.import_vals(f, ii as u32, imp) {
+                for m in self.import_vals(f, ii as u32, imp, 0) {
                     for v in self.member(m, n, 1) {
                         match v {
                             Val::Node(t) => targets.push(t),
@@ -913,12 +977,13 @@ impl<'a> Driver<'a> {
             }
             // Ambiguity is per base: several bases are not alternatives of one another.
             let node = self.node_of(f, di as u32);
+            // One edge set per base: `extends A implements B` is two exact edges, and only a
+            // base that resolves to several classes is ambiguous.
             for b in &d.bases {
                 if let Expr::Dotted(chain) | Expr::Subscript(chain) = b {
-                    let vals = self.resolve_chain(f, d.parent, chain, 0);
-                    let targets: Vec<u32> =
-                        self.classes(&vals).into_iter().filter(|&t| t != node).collect();
-                    emit(out, node, &targets, EdgeKind::Inherit);
+                    let mut ts = self.classes(&self.resolve_chain(f, d.parent, chain, 0));
+                    ts.retain(|&t| t != node);
+                    emit(out, node, &ts, EdgeKind::Inherit);
                 }
             }
         }
@@ -1063,15 +1128,6 @@ fn emit(out: &mut Vec<Edge>, src: u32, targets: &[u32], kind: EdgeKind) {
     for &t in targets {
         out.push(Edge { src, dst: t, kind, meta });
     }
-}
-
-fn ambiguity(n: usize) -> u8 {
-    if n <= 1 { META_EXACT } else { n.min(255) as u8 }
-}
-
-fn dedup(v: &mut Vec<u32>) {
-    let mut seen = HashSet::default();
-    v.retain(|x| seen.insert(*x));
 }
 
 /// Keeps the first [`MAX_ALTS`] distinct values.

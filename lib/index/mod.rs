@@ -5,6 +5,7 @@
 //!                         `--index DIR` or CDS_INDEX overrides
 //!   CURRENT               names the live generation ("gen-000007\n"); replaced atomically
 //!   lock                  held by a running cds-build (an flock: released if it dies)
+//!   watch.lock            held by a running `cds-build --watch` (an flock; holds its pid)
 //!   gen-000007/           graph.rkyv names.fst terms.fst postings.rkyv content.bin facts.rkyv
 //! ```
 //!

@@ -4,11 +4,15 @@
 //! validates the rkyv archive (O(number of columns) for this layout). The other files are
 //! mapped on first use. Every accessor is bounds-checked against the columns, so a corrupt
 //! index yields wrong answers or an error at worst, never a panic or undefined behaviour.
-//! Full checksums are `cds-build --verify`'s job ([`Index::verify`]).
+//! The two fst files are the exception: the fst crate trusts its input (a damaged automaton
+//! makes it panic, loop or allocate without bound), so their CRC is checked when they are
+//! first used, once per process. Full checksums of the other files are `cds-build --verify`'s
+//! job ([`Index::verify`]); `tests/corrupt.rs` mutates every file and runs the tools on it.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use memmap2::Mmap;
 use rkyv::Archived;
@@ -39,6 +43,24 @@ impl AsRef<[u8]> for Mapped {
 impl Mapped {
     /// Maps `path` and checks its header against `magic`. `index_dir` names the index in errors.
     pub fn open(path: &Path, magic: &[u8; 8], index_dir: &Path) -> Result<Mapped> {
+        Mapped::open_with(path, magic, index_dir, false)
+    }
+
+    /// Maps `path`, checks its header and the payload's CRC: for files whose readers trust
+    /// their bytes (the fst crate panics, loops or allocates without bound on a damaged
+    /// automaton). The whole file is read, so it is mapped with its pages populated at once.
+    pub fn open_verified(path: &Path, magic: &[u8; 8], index_dir: &Path) -> Result<Mapped> {
+        let m = Mapped::open_with(path, magic, index_dir, true)?;
+        if !m.check_crc() {
+            return Err(Error::index(
+                index_dir,
+                IndexProblem::Corrupt(format!("{}: checksum mismatch", file_name(path))),
+            ));
+        }
+        Ok(m)
+    }
+
+    fn open_with(path: &Path, magic: &[u8; 8], index_dir: &Path, populate: bool) -> Result<Mapped> {
         let file = File::open(path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Error::index(
@@ -51,7 +73,14 @@ impl Mapped {
         })?;
         // SAFETY: index files are never modified in place: builds write new files and rename
         // them into place, so the mapped bytes do not change under us.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("cannot map", path, e))?;
+        let map = unsafe {
+            let mut o = memmap2::MmapOptions::new();
+            if populate {
+                o.populate();
+            }
+            o.map(&file)
+        }
+        .map_err(|e| Error::io("cannot map", path, e))?;
         let corrupt = |what: String| Error::index(index_dir, IndexProblem::Corrupt(what));
         let Some(h) = Header::parse(&map) else {
             return Err(corrupt(format!("{} is truncated", file_name(path))));
@@ -79,7 +108,7 @@ impl Mapped {
                 "{} is {} bytes, its header says {}",
                 file_name(path),
                 map.len(),
-                h.len as usize + HEADER_LEN
+                h.len.saturating_add(HEADER_LEN as u64)
             )));
         }
         Ok(Mapped { map })
@@ -109,6 +138,8 @@ pub struct Index {
     terms: OnceCell<fst::Map<Mapped>>,
     postings: OnceCell<Mapped>,
     content: OnceCell<Mapped>,
+    /// Line-start offsets of the files shown so far (see [`Index::line_starts`]).
+    line_starts: RefCell<fxhash::FxHashMap<u32, Rc<[u32]>>>,
 }
 
 /// One edge as seen from a node.
@@ -148,6 +179,7 @@ impl Index {
             terms: OnceCell::new(),
             postings: OnceCell::new(),
             content: OnceCell::new(),
+            line_starts: RefCell::default(),
         };
         ix.check_shape()?;
         Ok(ix)
@@ -392,7 +424,9 @@ impl Index {
     }
 
     fn open_fst(&self, name: &str, magic: &[u8; 8]) -> Result<fst::Map<Mapped>> {
-        let mapped = Mapped::open(&self.gen_dir.join(name), magic, &self.dir)?;
+        // The fst crate trusts its input: checked here, once per process and file (CRC-32 of
+        // a few hundred KiB; see bench/query.sh for what it costs a call).
+        let mapped = Mapped::open_verified(&self.gen_dir.join(name), magic, &self.dir)?;
         fst::Map::new(mapped).map_err(|e| self.corrupt(format!("{name}: {e}")))
     }
 
@@ -457,6 +491,18 @@ impl Index {
             .ok_or_else(|| self.corrupt("content.bin is shorter than the file table says"))
     }
 
+    /// The byte offset of every line start of file-table entry `f`'s content (`[i]` is line
+    /// `i + 1`), computed on first use and kept for the life of the index, so that showing 200
+    /// entities of one file scans it once.
+    pub fn line_starts(&self, f: u32) -> Result<Rc<[u32]>> {
+        if let Some(s) = self.line_starts.borrow().get(&f) {
+            return Ok(Rc::clone(s));
+        }
+        let starts: Rc<[u32]> = line_starts(self.file_content(f)?).into();
+        self.line_starts.borrow_mut().insert(f, Rc::clone(&starts));
+        Ok(starts)
+    }
+
     /// The source text of a node (its file's content for a file; empty for a directory).
     pub fn text(&self, n: u32) -> Result<&[u8]> {
         let Some(f) = self.file_index(n) else { return Ok(b"") };
@@ -477,6 +523,20 @@ impl Index {
                 let sig = content.get(a as usize..b as usize).unwrap_or(b"");
                 collapse_ws(&String::from_utf8_lossy(sig))
             }
+        }
+    }
+
+    /// Runs every check a reader may run on its way (headers, the fst checksums, the postings'
+    /// validation, the content's length), so that an index a reader calls corrupt is never
+    /// taken as up to date by a build. Cheap: it reads the two fst files, nothing else whole.
+    pub fn check_readable(&self) -> Result<()> {
+        self.names()?;
+        self.terms()?;
+        self.postings()?;
+        let len = self.content_map()?.payload().len() as u64;
+        match self.graph().content_off.last() {
+            Some(end) if end.to_native() <= len => Ok(()),
+            _ => Err(self.corrupt("content.bin is shorter than the file table says")),
         }
     }
 
@@ -574,6 +634,26 @@ impl Index {
         }
         p
     }
+}
+
+/// The byte offsets at which the lines of `text` start; a final newline ends the last line,
+/// it does not start another. Empty text has no lines.
+pub fn line_starts(text: &[u8]) -> Vec<u32> {
+    use bstr::ByteSlice;
+    let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+    if text.is_empty() {
+        return starts;
+    }
+    starts.push(0);
+    let mut at = 0;
+    while let Some(i) = text[at..].find_byte(b'\n') {
+        at += i + 1;
+        if at >= text.len() {
+            break;
+        }
+        starts.push(at as u32);
+    }
+    starts
 }
 
 /// Collapses runs of whitespace (including newlines) into single spaces.

@@ -179,6 +179,18 @@ pub fn write_postings(
     nodes: &[crate::graph::Node],
     files: &[FileRecord],
 ) -> Result<u64> {
+    write_postings_reusing(dir, nodes, files, None)
+}
+
+/// [`write_postings`], copying the previous generation's `terms.fst` payload (`previous`, its
+/// checksum already verified) instead of compiling a new automaton when the term set is the
+/// same, as it is after most small edits: term numbers depend on nothing else.
+pub fn write_postings_reusing(
+    dir: &Path,
+    nodes: &[crate::graph::Node],
+    files: &[FileRecord],
+    previous: Option<&[u8]>,
+) -> Result<u64> {
     let kinds: Vec<u8> = nodes.iter().map(|n| n.kind as u8).collect();
     let mut pb = PostingsBuilder::new(nodes.len());
     let mut def_nodes: Vec<Vec<u32>> =
@@ -201,6 +213,11 @@ pub fn write_postings(
     // Definitions merged into one node (same qualified name) share that node.
     for (fi, f) in files.iter().enumerate() {
         let nodes = &mut def_nodes[fi];
+        // (Rare: most files have no repeated qualified name, and building the map allocates a
+        // string per definition.)
+        if !nodes.contains(&NONE) {
+            continue;
+        }
         let mut by_qual: HashMap<String, u32> = HashMap::default();
         for (d, &n) in nodes.iter().enumerate() {
             if n != NONE {
@@ -230,14 +247,36 @@ pub fn write_postings(
         });
     }
     let (terms, postings) = pb.finish(&kinds);
-    let mut total = write_fst(
-        &dir.join(TERMS_FILE),
-        MAGIC_TERMS,
-        terms.into_iter().enumerate().map(|(i, t)| (t, i as u64)),
-    )?;
+    let path = dir.join(TERMS_FILE);
+    let mut total = match previous.filter(|p| same_keys(p, &terms)) {
+        Some(payload) => write_payload(&path, MAGIC_TERMS, payload)?,
+        None => write_fst(
+            &path,
+            MAGIC_TERMS,
+            terms.into_iter().enumerate().map(|(i, t)| (t, i as u64)),
+        )?,
+    };
     let cap = postings.post_doc.len() * 6 + postings.doc_len.len() * 4 + (1 << 16);
     total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &postings, cap)?;
     Ok(total)
+}
+
+/// True when the fst `payload` maps exactly `keys` (sorted) to their positions.
+fn same_keys(payload: &[u8], keys: &[Vec<u8>]) -> bool {
+    use fst::Streamer;
+    let Ok(map) = fst::Map::new(payload) else { return false };
+    if map.len() != keys.len() {
+        return false;
+    }
+    let mut stream = map.stream();
+    let mut i = 0usize;
+    while let Some((k, v)) = stream.next() {
+        if keys.get(i).is_none_or(|want| want.as_slice() != k) || v != i as u64 {
+            return false;
+        }
+        i += 1;
+    }
+    i == keys.len()
 }
 
 /// `content.bin` and the builder's cache `facts.rkyv`: they need only the files, so they can be
@@ -564,4 +603,26 @@ pub fn write_payload(path: &Path, magic: &[u8; 8], payload: &[u8]) -> Result<u64
         .and_then(|_| f.sync_all())
         .map_err(|e| Error::io("cannot write", path, e))?;
     Ok((HEADER_LEN + payload.len()) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unchanged_term_set_is_recognized() {
+        let keys: Vec<Vec<u8>> =
+            ["alpha", "beta", "gamma"].iter().map(|k| k.as_bytes().to_vec()).collect();
+        let mut b = MapBuilder::memory();
+        for (i, k) in keys.iter().enumerate() {
+            b.insert(k, i as u64).unwrap();
+        }
+        let fst = b.into_inner().unwrap();
+        assert!(same_keys(&fst, &keys));
+        assert!(!same_keys(&fst, &keys[..2]));
+        let mut other = keys.clone();
+        other[1] = b"bet".to_vec();
+        assert!(!same_keys(&fst, &other));
+        assert!(!same_keys(b"not an fst", &keys));
+    }
 }

@@ -172,7 +172,7 @@ impl<'s> Walker<'s> {
                 for d in decls {
                     if d.kind() == "variable_declarator" {
                         let outer = if single { outer_of(n) } else { d };
-                        self.declarator(d, owner, outer, depth, top);
+                        self.declarator(d, owner, outer, depth);
                     }
                 }
             }
@@ -294,7 +294,7 @@ impl<'s> Walker<'s> {
     }
 
     /// `const NAME = <function | arrow | class | object literal | require(...) | new X()>`.
-    fn declarator(&mut self, d: Node, owner: Option<DefIdx>, outer: Node, depth: u32, top: bool) {
+    fn declarator(&mut self, d: Node, owner: Option<DefIdx>, outer: Node, depth: u32) {
         let Some(name_node) = d.child_by_field_name("name") else { return };
         let value = d.child_by_field_name("value");
         if name_node.kind() == "object_pattern" {
@@ -365,11 +365,11 @@ impl<'s> Walker<'s> {
                 _ => {}
             }
             self.visit(v, owner, depth, false);
-            let _ = top;
         }
     }
 
-    /// The function-valued properties of an object literal bound to `name`: `name.prop`.
+    /// The function-valued properties of an object literal bound to `name`: definitions
+    /// named `name.prop` (one element of the qualified name, like `a.b =` assignments).
     fn object(&mut self, obj: Node, name: &str, owner: Option<DefIdx>, depth: u32) {
         let mut c = obj.walk();
         let props: Vec<Node> = obj.named_children(&mut c).collect();
@@ -378,7 +378,7 @@ impl<'s> Walker<'s> {
                 "method_definition" => {
                     if let Some(k) = p.child_by_field_name("name") {
                         let key = unquote(&self.text(k));
-                        self.function(p, key, Some(name.to_string()), owner, p, false);
+                        self.function(p, format!("{name}.{key}"), None, owner, p, false);
                     }
                 }
                 "pair" => {
@@ -390,7 +390,7 @@ impl<'s> Walker<'s> {
                     let v = unwrap_expr(v);
                     if is_function(v) {
                         let key = unquote(&self.text(k));
-                        self.function(v, key, Some(name.to_string()), owner, p, false);
+                        self.function(v, format!("{name}.{key}"), None, owner, p, false);
                     } else {
                         self.visit(v, owner, depth, false);
                     }
@@ -413,28 +413,26 @@ impl<'s> Walker<'s> {
         if (is_function(right) || right.kind() == "class")
             && let Some(t) = target.as_deref()
         {
-            {
-                let parts: Vec<&str> = t.split('.').collect();
-                let (owner_ty, name): (Option<String>, String) = match parts.as_slice() {
-                    ["module", "exports"] => match right.child_by_field_name("name") {
-                        Some(n) => (None, self.text(n)),
-                        None => return self.children(right, owner, depth, false),
-                    },
-                    ["exports", f] | ["module", "exports", f] => (None, f.to_string()),
-                    [ty, "prototype", m] => (Some(ty.to_string()), m.to_string()),
-                    [.., last] if parts.len() >= 2 => {
-                        (Some(parts[..parts.len() - 1].join(".")), last.to_string())
-                    }
-                    _ => (None, t.to_string()),
-                };
-                if right.kind() == "class" {
-                    self.class(right, name, owner, stmt, depth);
-                } else {
-                    let this_is_owner = owner_ty.is_some();
-                    self.function(right, name, owner_ty, owner, stmt, this_is_owner);
-                }
-                return;
+            let parts: Vec<&str> = t.split('.').collect();
+            let (owner_ty, name): (Option<String>, String) = match parts.as_slice() {
+                ["module", "exports"] => match right.child_by_field_name("name") {
+                    Some(n) => (None, self.text(n)),
+                    None => return self.children(right, owner, depth, false),
+                },
+                ["exports", f] | ["module", "exports", f] => (None, f.to_string()),
+                // A method of the constructor `Foo`: a member of its type.
+                [ty, "prototype", m] => (Some(ty.to_string()), m.to_string()),
+                // `options.vnode = ...`: one definition whose name is the whole target
+                // (DESIGN §8: its module-level entity is itself, not `options`).
+                _ => (None, t.to_string()),
+            };
+            if right.kind() == "class" {
+                self.class(right, name, owner, stmt, depth);
+            } else {
+                let this_is_owner = owner_ty.is_some();
+                self.function(right, name, owner_ty, owner, stmt, this_is_owner);
             }
+            return;
         }
         if let Some(t) = target.as_deref()
             && (t == "module.exports")
@@ -1083,47 +1081,19 @@ fn join(dir: &[u8], rel: &[u8]) -> Vec<u8> {
 
 /// JSON with comments and trailing commas, as tsconfig files are written.
 fn parse_jsonc(text: &str) -> Option<serde_json::Value> {
-    if let Ok(v) = serde_json::from_str(text) {
-        return Some(v);
-    }
-    // Drop comments outside strings, then commas before a closing bracket; bytes of strings
-    // (UTF-8 included) are copied as they are.
-    let b = text.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(b.len());
-    let (mut i, mut in_str) = (0, false);
-    while i < b.len() {
-        let c = b[i];
-        if in_str {
-            out.push(c);
-            if c == b'\\' && i + 1 < b.len() {
-                out.push(b[i + 1]);
-                i += 1;
-            } else if c == b'"' {
-                in_str = false;
-            }
-        } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            i += 2;
-            while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                i += 1;
-            }
-            i += 1;
-        } else if c == b',' {
-            let next = b[i + 1..].iter().find(|x| !x.is_ascii_whitespace());
-            if !matches!(next, Some(b'}') | Some(b']')) {
-                out.push(c);
-            }
-        } else {
-            in_str = c == b'"';
-            out.push(c);
-        }
-        i += 1;
-    }
-    serde_json::from_slice(&out).ok()
+    let options = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_missing_commas: false,
+        allow_loose_object_property_names: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    jsonc_parser::parse_to_serde_value(text, &options).ok()
 }
 
 #[cfg(test)]
@@ -1137,7 +1107,8 @@ mod tests {
         let v = parse_jsonc("{\n // c\n \"compilerOptions\": { \"baseUrl\": \".\", /* x */ \"paths\": {\"@/*\": [\"src/*\",],}, },\n}").unwrap();
         assert_eq!(v["compilerOptions"]["baseUrl"], ".");
         assert_eq!(v["compilerOptions"]["paths"]["@/*"][0], "src/*");
-        let v = parse_jsonc("{\"name\": \"caf\u{e9} // not a comment, \", /* c */ \"x\": [1,],}").unwrap();
+        let v = parse_jsonc("{\"name\": \"caf\u{e9} // not a comment, \", /* c */ \"x\": [1,],}")
+            .unwrap();
         assert_eq!(v["name"], "caf\u{e9} // not a comment, ");
     }
 }

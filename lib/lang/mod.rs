@@ -185,7 +185,10 @@ pub struct LangCount {
 
 /// Counts files and entities per language: `file_lang[f]` is file `f`'s stored code, and
 /// `entity_files` yields the file of every class and function.
-pub fn count_languages(file_lang: &[u8], entity_files: impl Iterator<Item = u32>) -> Vec<LangCount> {
+pub fn count_languages(
+    file_lang: &[u8],
+    entity_files: impl Iterator<Item = u32>,
+) -> Vec<LangCount> {
     let mut counts: Vec<LangCount> = Vec::new();
     let name = |code: u8| Lang::from_code(code).map_or("unknown", |l| l.name());
     let slot = |code: u8, counts: &mut Vec<LangCount>| -> usize {

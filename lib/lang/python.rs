@@ -12,7 +12,7 @@ use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, FlowStmt, Import,
-    ImportForm, NO_EXPR, PyExpr, STAR_ARG,
+    ImportForm, NO_EXPR, PyExpr, STAR_ARG, tree,
 };
 
 /// The facts query, compiled into the binary.
@@ -167,7 +167,7 @@ impl Extractor {
             src,
             facts,
             def_of_node: HashMap::new(),
-            stack: Vec::new(),
+            stack: tree::Nest::default(),
             call_nodes: Vec::new(),
             call_expr_of: HashMap::new(),
         };
@@ -190,8 +190,8 @@ struct Builder<'s> {
     facts: FileFacts,
     /// tree-sitter node id of a definition -> its index.
     def_of_node: HashMap<usize, DefIdx>,
-    /// Enclosing definitions: (index, end byte).
-    stack: Vec<(DefIdx, usize)>,
+    /// Enclosing definitions.
+    stack: tree::Nest,
     /// tree-sitter node id of each call in `facts.calls`.
     call_nodes: Vec<usize>,
     /// tree-sitter node id of a call -> its flow expression.
@@ -205,14 +205,7 @@ impl<'s> Builder<'s> {
 
     /// Pops the definitions that end before `start`; the top is then the owner.
     fn owner_at(&mut self, start: usize) -> Option<DefIdx> {
-        while let Some(&(_, end)) = self.stack.last() {
-            if end <= start {
-                self.stack.pop();
-            } else {
-                break;
-            }
-        }
-        self.stack.last().map(|&(i, _)| i)
+        self.stack.owner_at(start)
     }
 
     /// First pass: number the definitions in pre-order and link parents.
@@ -272,9 +265,9 @@ impl<'s> Builder<'s> {
             if let Some(params) = extra.params {
                 self.params(idx, params);
             }
-            self.stack.push((idx, *end));
+            self.stack.push(idx, *end);
         }
-        self.stack.clear();
+        self.stack = tree::Nest::default();
     }
 
     /// Second pass: decorators, imports, calls and bindings, each with its owner.
@@ -290,7 +283,7 @@ impl<'s> Builder<'s> {
             let owner = self.owner_at(*start);
             match item {
                 Item::Def { .. } => {
-                    self.stack.push((def_counter, *end));
+                    self.stack.push(def_counter, *end);
                     def_counter += 1;
                 }
                 Item::Decorator(node) => {
