@@ -6,6 +6,7 @@ mod util;
 
 mod agents;
 mod build;
+mod callgraph;
 mod corrupt;
 mod fmt;
 mod generated;

@@ -25,6 +25,7 @@ shop/pricing.py:apply_discount\tfunction\t16-18\tdef apply_discount(amount, perc
 shop/cart.py:Cart.subtotal\tfunction\t15-19\tdef subtotal(self):\thop=1 invoked-by=shop/cart.py:Cart.total
 shop/pricing.py:TaxTable.rate_for\tfunction\t24-25\tdef rate_for(self, region):\thop=1 invoked-by=shop/cart.py:Cart.total
 shop/pricing.py:Money\tclass\t4-9\tclass Money:\thop=1 invoked-by=shop/cart.py:Cart.total
+shop/pricing.py:Money.__init__\tfunction\t5-6\tdef __init__(self, cents):\thop=1 invoked-by=shop/cart.py:Cart.total found-by=value-flow
 ",
         got
     );
@@ -41,7 +42,7 @@ shop/security.py:sanitize_user_input\tfunction\t14-17\tdef sanitize_user_input(t
 shop/models.py:User.display_name\tfunction\t19-20\tdef display_name(self):\thop=1 invokes=shop/security.py:sanitize_user_input
 shop/models.py:Profile.update_bio\tfunction\t30-32\tdef update_bio(self, text):\thop=1 invokes=shop/security.py:sanitize_user_input
 shop/views.py:checkout\tfunction\t22-26\tdef checkout(request):\thop=1 invokes=shop/security.py:sanitize_user_input
-shop/models.py:Profile.render\tfunction\t34-36\tdef render(self):\thop=2 invokes=shop/models.py:User.display_name conf=guess
+shop/models.py:Profile.render\tfunction\t34-36\tdef render(self):\thop=2 invokes=shop/models.py:User.display_name found-by=value-flow
 shop/views.py:update_profile\tfunction\t15-19\tdef update_profile(request):\thop=2 invokes=shop/models.py:Profile.update_bio conf=guess
 ",
         got
@@ -54,7 +55,12 @@ fn hops_zero_one_and_unlimited() {
     let root = "shop/pricing.py:apply_discount";
     assert_eq!(trav(&d, &["-h0", "--ids", root]), format!("{root}\n"));
     let one = trav(&d, &["--ids", root]);
-    assert_eq!(one, format!("{root}\nshop/pricing.py:round_money\nshop/pricing.py:Money\n"));
+    assert_eq!(
+        one,
+        format!(
+            "{root}\nshop/pricing.py:round_money\nshop/pricing.py:Money\nshop/pricing.py:Money.__init__\n"
+        )
+    );
     // Money's methods are two contain hops away from Money... but only down from Money.
     let all = trav(&d, &["--ids", "-h", "-1", root]);
     assert!(all.contains("shop/pricing.py:Money.__add__\n"), "{all}");
@@ -105,11 +111,15 @@ fn both_directions_keep_each_branch_going_its_way() {
 shop/cart.py:Cart.total
 ├── invoke ── shop/pricing.py:apply_discount
 │             ├── invoke ── shop/pricing.py:round_money
-│             └── invoke ── shop/pricing.py:Money
+│             ├── invoke ── shop/pricing.py:Money
+│             └── invoke ── shop/pricing.py:Money.__init__
 ├── invoke ── shop/cart.py:Cart.subtotal
-│             └── invoke ── shop/pricing.py:Money
+│             ├── invoke ── shop/pricing.py:Money
+│             ├── invoke ── shop/pricing.py:Money.__init__
+│             └── invoke ── shop/pricing.py:Money.__add__
 ├── invoke ── shop/pricing.py:TaxTable.rate_for
 ├── invoke ── shop/pricing.py:Money
+├── invoke ── shop/pricing.py:Money.__init__
 ├── contain-by ── shop/cart.py:Cart
 │                 ├── contain-by ── shop/cart.py
 │                 ├── import-by ── shop/__init__.py
@@ -153,7 +163,10 @@ fn json_records() {
         (Some(1), Some("invoke"), Some("up"))
     );
     assert_eq!(r["from"], "shop/models.py:User.display_name");
-    assert_eq!((r["meta"].as_u64(), r["conf"].as_str()), (Some(1), Some("guess")));
+    // `self.user = user` in Profile.__init__, with `Profile(self)` in User.__init__: the value
+    // flow knows the receiver the name-based rules could only guess.
+    assert_eq!((r["meta"].as_u64(), r["conf"].as_str()), (Some(240), Some("exact")));
+    assert_eq!(r["found_by"], "value-flow");
     for field in ["kind", "path", "name", "start", "end", "fold", "test"] {
         assert!(r.get(field).is_some(), "{field} missing: {r}");
     }
@@ -178,7 +191,7 @@ fn edges_view_shows_confidence() {
     );
     eqnice!(
         "\
-shop/models.py:Profile.render\tinvoke\tshop/models.py:User.display_name\tguess
+shop/models.py:Profile.render\tinvoke\tshop/models.py:User.display_name\texact
 shop/views.py:profile_page\tinvoke\tshop/models.py:Profile.render\texact
 shop/views.py:update_profile\tinvoke\tshop/models.py:Profile.render\tguess
 ",
@@ -194,8 +207,9 @@ shop/views.py:update_profile\tinvoke\tshop/models.py:Profile.render\tguess
     assert_eq!(v["dst"], "shop/models.py:User.display_name");
     assert_eq!(
         (v["rel"].as_str(), v["meta"].as_u64(), v["conf"].as_str()),
-        (Some("invoke"), Some(1), Some("guess"))
+        (Some("invoke"), Some(240), Some("exact"))
     );
+    assert_eq!(v["via"], "value-flow");
     // Every edge between printed entities, not only the first way each was reached.
     let e = trav(&d, &["--edges", "-h2", "shop/pricing.py:apply_discount"]);
     assert_eq!(
@@ -219,7 +233,7 @@ fn dot_view() {
         "{got}"
     );
     assert!(
-        got.contains("  \"shop/models.py:Profile.render\" -> \"shop/models.py:User.display_name\" [label=\"invoke (guess)\", style=dashed];\n"),
+        got.contains("  \"shop/models.py:Profile.render\" -> \"shop/models.py:User.display_name\" [label=\"invoke (value flow, exact)\"];\n"),
         "{got}"
     );
 }

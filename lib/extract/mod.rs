@@ -43,6 +43,68 @@ pub struct FileFacts {
     /// Minified or generated: lines far longer than people write (a bundle, a `.min.js`).
     /// Indexed all the same, but search and localization rank it below hand-written code.
     pub generated: bool,
+    /// Python only: the value flow of the file (assignments, returns, call arguments, ...),
+    /// for the points-to analysis in `graph::link`.
+    pub flow: PyFlow,
+}
+
+/// No expression (a constant, or something the analysis does not follow).
+pub const NO_EXPR: u32 = u32::MAX;
+/// In a call's positional arguments: `*args`, after which positions are unknown.
+pub const STAR_ARG: u32 = u32::MAX - 1;
+
+/// Python value flow of one file: an arena of expressions and the statements that move values
+/// between them. Expressions refer to each other by index into [`PyFlow::exprs`].
+#[derive(Debug, Clone, Default, PartialEq, Archive, Serialize, Deserialize)]
+pub struct PyFlow {
+    /// Expressions; each with its owner in [`PyFlow::owners`].
+    pub exprs: Vec<PyExpr>,
+    /// The innermost definition containing each expression ([`NO_EXPR`] at module level).
+    pub owners: Vec<u32>,
+    /// Value-moving statements.
+    pub stmts: Vec<FlowStmt>,
+    /// For each entry of [`FileFacts::calls`]: its `Call` expression, or [`NO_EXPR`].
+    pub call_exprs: Vec<u32>,
+    /// Per definition: its parameter names in order (`*` for `*args`, `**` for `**kwargs`).
+    pub params: Vec<Vec<String>>,
+}
+
+/// One expression of the value flow.
+#[derive(Debug, Clone, PartialEq, Archive, Serialize, Deserialize)]
+pub enum PyExpr {
+    /// A bare name.
+    Name(String),
+    /// `obj.attr`.
+    Attr(u32, String),
+    /// A call: callee, positional arguments ([`STAR_ARG`] for a splat), keyword names and values.
+    Call(u32, Vec<u32>, Vec<String>, Vec<u32>),
+    /// An element of a container: `x[i]`, iteration, unpacking.
+    Item(u32),
+    /// A list, tuple, set or dict literal (dict values), or a comprehension: its elements.
+    Coll(Vec<u32>),
+    /// Any of these values (`a or b`, `a if c else b`).
+    Union(Vec<u32>),
+    /// A binary operator applied to an operand: the operand and the dunder method it calls.
+    Op(u32, String),
+    /// A short string literal.
+    Str(String),
+}
+
+/// A statement that moves values.
+#[derive(Debug, Clone, PartialEq, Archive, Serialize, Deserialize)]
+pub enum FlowStmt {
+    /// `target = value` (targets are `Name`, `Attr`, `Item` or `Coll` expressions).
+    Assign(u32, u32),
+    /// `return value` in definition `owner` (a `yield x` returns a one-element `Coll`).
+    Return(DefIdx, u32),
+    /// `for target in iter` (also comprehensions).
+    For(u32, u32),
+    /// `with value as target` (target [`NO_EXPR`] when there is none).
+    With(u32, u32),
+    /// A decorator expression applied to definition `def` (innermost first).
+    Deco(DefIdx, u32),
+    /// `global` / `nonlocal` names declared in a definition.
+    Global(DefIdx, Vec<String>),
 }
 
 /// Kind of a definition.

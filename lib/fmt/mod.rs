@@ -72,6 +72,9 @@ pub fn write_dot(
         let (src, dst) = (crate::id::display(ix.id(e.src)), crate::id::display(ix.id(e.dst)));
         let attrs = match e.meta {
             0 => format!("label=\"{}\"", e.rel.name()),
+            k if k >= crate::graph::link::META_FLOW => {
+                format!("label=\"{} (value flow, {})\"", e.rel.name(), crate::trav::conf_name(k))
+            }
             1 => format!("label=\"{} (guess)\", style=dashed", e.rel.name()),
             k => format!("label=\"{} (1 of {k})\", style=dotted", e.rel.name()),
         };

@@ -14,6 +14,13 @@
 //! * instantiation (`Foo()` invokes the class), decorators (the decorated entity invokes the
 //!   decorator), annotated return types (`make().run()`).
 //!
+//! On top of these rules, a value-flow analysis ([`Flow`]: inter-procedural, flow-insensitive,
+//! solved to a fixpoint over names, attributes, parameters, return values and collection
+//! elements) follows functions, classes and instances through assignments, arguments, returns,
+//! containers, decorators and implicit calls (`__init__`, properties, `with`, `for`, operators).
+//! Edges only it finds carry [`META_FLOW`] (or `META_FLOW + n` for one of n); where it knows the
+//! receiver of a call the rules below could only guess, its answer replaces the guess.
+//!
 //! What cannot be proven is not linked, with one exception: a method called on a receiver of
 //! unknown type is linked to the candidates visible from the caller (classes in the same file
 //! or in files it imports) or, failing that, to the only method of that name in the repository.
@@ -23,13 +30,25 @@
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 
-use crate::extract::{BindValue, Callee, DefKind, Expr, Import};
+use crate::extract::{
+    BindValue, Callee, DefKind, Expr, FlowStmt, Import, NO_EXPR, PyExpr, STAR_ARG,
+};
 use crate::graph::scope::{self, Repo, Resolver};
 use crate::graph::{
     DefNodes, EdgeKind, FLAG_TEST, Graph, META_EXACT, META_GUESS, NONE, NodeKind, Source,
     base_name, package_dirs, parent_dir,
 };
 use crate::lang::{Family, Lang, ProjectFile};
+
+/// Confidence byte of an edge found only by the value-flow analysis: `META_FLOW` when it has
+/// one target, `META_FLOW + n` for one of n (n < 16). Other linkers never reach these values
+/// (they cap alternatives far below), so `meta >= META_FLOW` marks value-flow edges.
+pub const META_FLOW: u8 = 0xF0;
+
+/// The value-flow confidence byte for `n` targets.
+fn flow_meta(n: usize) -> u8 {
+    if n <= 1 { META_FLOW } else { META_FLOW + n.min(15) as u8 }
+}
 
 /// How deep a chain of bindings may go before we give up (cycles, pathological code).
 const MAX_DEPTH: u32 = 24;
@@ -126,6 +145,10 @@ enum Val {
     Inst(u32),
     /// Something outside the repository (an external module or what it defines).
     External,
+    /// A list, tuple, set or dict made at expression `.1` of file `.0` (value flow only).
+    Coll(u32, u32),
+    /// What `super()` returns in a method of class `.0` (value flow only).
+    Super(u32),
 }
 
 type Vals = Vec<Val>;
@@ -369,10 +392,15 @@ impl<'a> Linker<'a> {
 
     fn run(&self) -> Vec<(u32, u32, EdgeKind, u8)> {
         let mut out = Vec::new();
+        let flow = Flow::solve(self);
         for fi in 0..self.files.len() {
             if self.files[fi].lang == Lang::Python {
-                self.link_file(fi, &mut out);
+                self.link_file(fi, &flow, &mut out);
             }
+        }
+        // Implicit calls found by the value flow (`__init__`, properties, operators, ...).
+        for &(s, d) in &flow.implicit {
+            out.push((s, d, EdgeKind::Invoke, META_FLOW));
         }
         // One edge per (source, target, kind): the first occurrence wins.
         let mut seen = HashSet::with_capacity_and_hasher(out.len(), Default::default());
@@ -384,7 +412,7 @@ impl<'a> Linker<'a> {
         owner.map_or(self.file_node[fi], |o| self.defs[fi][o as usize])
     }
 
-    fn link_file(&self, fi: usize, out: &mut Vec<(u32, u32, EdgeKind, u8)>) {
+    fn link_file(&self, fi: usize, flow: &Flow, out: &mut Vec<(u32, u32, EdgeKind, u8)>) {
         let f = self.files[fi].facts;
         // Imports: importer -> module or imported entity.
         for (ii, imp) in f.imports.iter().enumerate() {
@@ -427,7 +455,7 @@ impl<'a> Linker<'a> {
             }
         }
         // Calls.
-        for call in &f.calls {
+        for (ci, call) in f.calls.iter().enumerate() {
             let (src, scope) = match call.deco_of {
                 // A decorator's call is made on behalf of the entity it decorates, but its names
                 // are looked up where the decorator is written.
@@ -440,8 +468,23 @@ impl<'a> Linker<'a> {
                 }
             };
             let (targets, meta) = self.call_targets(fi, scope, &call.callee);
-            for t in targets {
+            let (found, alts) =
+                flow.calls.get(&(fi as u32, ci as u32)).map_or((&[][..], 0), |v| (&v.0[..], v.1));
+            if meta != META_EXACT && !found.is_empty() {
+                // The value flow knows what the name-based guess did not: its answer replaces it.
+                let fm = flow_meta(alts);
+                for &t in found {
+                    out.push((src, t, EdgeKind::Invoke, fm));
+                }
+                continue;
+            }
+            for &t in &targets {
                 out.push((src, t, EdgeKind::Invoke, meta));
+            }
+            let extra: Vec<u32> = found.iter().copied().filter(|t| !targets.contains(t)).collect();
+            let fm = flow_meta(extra.iter().filter(|t| !flow.wrapped.contains(t)).count());
+            for t in extra {
+                out.push((src, t, EdgeKind::Invoke, fm));
             }
         }
     }
@@ -607,7 +650,7 @@ impl<'a> Linker<'a> {
                     _ => {}
                 },
                 Val::External => out.push(Val::External),
-                Val::Inst(_) => {}
+                _ => {}
             }
         }
         cap(out)
@@ -642,7 +685,7 @@ impl<'a> Linker<'a> {
                     Val::Node(x) => Some(*x),
                     _ => None,
                 })),
-                Val::External => {}
+                _ => {}
             }
         }
         if out.is_empty() && vals.is_empty() {
@@ -947,6 +990,7 @@ impl<'a> Linker<'a> {
                 NodeKind::Class => self.member(n, name, depth + 1),
                 NodeKind::Function => Vec::new(),
             },
+            Val::Coll(..) | Val::Super(_) => Vec::new(),
         }
     }
 
@@ -1112,4 +1156,1096 @@ pub fn dotted_path(rel: &[u8]) -> Option<String> {
         out.push_str(part);
     }
     Some(out)
+}
+
+/// Most values one name, attribute, parameter or return value may point to in the value flow.
+const MAX_PTS: usize = 12;
+/// Most rounds of the value-flow fixpoint (each round evaluates every statement once).
+const MAX_ROUNDS: u32 = 16;
+/// Deepest expression nesting evaluated.
+const MAX_EVAL_DEPTH: u32 = 96;
+
+/// What a value-flow variable is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Key<'a> {
+    /// A name bound in a scope (function, class body or file node).
+    Var(u32, &'a str),
+    /// An attribute of a class (through its instances) or of a function object.
+    Attr(u32, &'a str),
+    /// What a function returns (a generator: a one-element collection of what it yields).
+    Ret(u32),
+    /// The elements of a collection made at an expression of a file.
+    Elem(u32, u32),
+}
+
+/// The inter-procedural, flow-insensitive points-to analysis of Python's value flow: every
+/// assignment, argument, return, decorator, `for` and `with` moves sets of values between
+/// [`Key`]s until nothing changes (or [`MAX_ROUNDS`]); names the flow does not bind fall back
+/// to the scope-based resolution of [`Linker`].
+struct Flow<'l, 'a> {
+    lx: &'l Linker<'a>,
+    pts: HashMap<Key<'a>, Vals>,
+    /// Values of expressions in the current round.
+    memo: Vec<Option<Vals>>,
+    /// Per file, per expression: its entry in `name_tab` (`NO_EXPR` until resolved).
+    name_slot: Vec<Vec<u32>>,
+    name_tab: Vec<(Vals, Key<'a>)>,
+    /// (class node, name) -> the class's own member as the scope rules resolve it.
+    own: HashMap<(u32, &'a str), Vals>,
+    /// (scope node, name) -> what the scope rules resolve it to, and its flow key.
+    names: HashMap<(u32, &'a str), u32>,
+    /// (scope node, name) bound by the value flow (assignments, parameters, decorated defs).
+    bound: HashSet<(u32, &'a str)>,
+    /// (function node, name) assigned in the function's body (not only a parameter).
+    reassigned: HashSet<(u32, &'a str)>,
+    /// Function node -> parameter positions it returns as they are.
+    ret_params: HashMap<u32, Vec<usize>>,
+    /// (scope node, name) declared `global` / `nonlocal` there.
+    globals: HashSet<(u32, &'a str)>,
+    mro: RefCell<HashMap<u32, std::rc::Rc<Vec<u32>>>>,
+    /// The file being evaluated, and which files read each key (to evaluate again when it
+    /// changes).
+    cur_file: u32,
+    /// The definition (or `NO_EXPR`: module level) whose statements are being evaluated.
+    cur_owner: u32,
+    readers: HashMap<Key<'a>, Vec<(u32, u32)>>,
+    /// (file -> definitions) to evaluate again in the next round.
+    dirty: HashMap<u32, HashSet<u32>>,
+    implicit_seen: HashSet<(u32, u32)>,
+    /// (file, call index) -> callee targets, and how many alternatives they are (a decorated
+    /// function and the wrapper its decorator returns are both called: one alternative).
+    calls: HashMap<(u32, u32), (Vec<u32>, usize)>,
+    /// Decorated definitions whose name is bound to what their decorators return.
+    wrapped: HashSet<u32>,
+    /// Implicit calls: (caller, callee).
+    implicit: Vec<(u32, u32)>,
+}
+
+impl<'l, 'a> Flow<'l, 'a> {
+    fn solve(lx: &'l Linker<'a>) -> Flow<'l, 'a> {
+        let mut fl = Flow {
+            lx,
+            pts: HashMap::default(),
+            memo: Vec::new(),
+            name_slot: vec![Vec::new(); lx.files.len()],
+            name_tab: Vec::new(),
+            names: HashMap::default(),
+            own: HashMap::default(),
+            bound: HashSet::default(),
+            globals: HashSet::default(),
+            reassigned: HashSet::default(),
+            ret_params: HashMap::default(),
+            mro: RefCell::new(HashMap::default()),
+            cur_file: 0,
+            cur_owner: NO_EXPR,
+            readers: HashMap::default(),
+            dirty: HashMap::default(),
+            implicit_seen: HashSet::default(),
+            calls: HashMap::default(),
+            wrapped: HashSet::default(),
+            implicit: Vec::new(),
+        };
+        fl.index();
+        let debug = std::env::var_os("CDS_FLOW_DEBUG").is_some();
+        let t0 = std::time::Instant::now();
+        for r in 0..MAX_ROUNDS {
+            let mut n = 0;
+            if r == 0 {
+                for fi in 0..lx.files.len() {
+                    if lx.files[fi].lang == Lang::Python {
+                        fl.round(fi, None);
+                        n += 1;
+                    }
+                }
+            } else {
+                let todo = std::mem::take(&mut fl.dirty);
+                let mut files: Vec<u32> = todo.keys().copied().collect();
+                files.sort_unstable();
+                for f in files {
+                    fl.round(f as usize, Some(&todo[&f]));
+                    n += 1;
+                }
+            }
+            if debug {
+                eprintln!("flow round {r}: {n} files, {:?}, keys={}", t0.elapsed(), fl.pts.len());
+            }
+            if n == 0 {
+                break;
+            }
+        }
+        for fi in 0..lx.files.len() {
+            if lx.files[fi].lang != Lang::Python {
+                continue;
+            }
+            fl.start_file(fi);
+            let flow = &lx.files[fi].facts.flow;
+            for (ci, &e) in flow.call_exprs.iter().enumerate() {
+                let Some(PyExpr::Call(f, ..)) = flow.exprs.get(e as usize) else { continue };
+                let fv = fl.eval(fi, *f, 0);
+                let t = lx.callables(&fv);
+                if !t.is_empty() && t.len() <= MAX_ALTS {
+                    let n = t.iter().filter(|x| !fl.wrapped.contains(x)).count();
+                    fl.calls.insert((fi as u32, ci as u32), (t, n));
+                }
+            }
+        }
+        fl
+    }
+
+    fn facts(&self, fi: usize) -> &'a crate::extract::PyFlow {
+        &self.lx.files[fi].facts.flow
+    }
+
+    /// The definition node of an owner, None at module level.
+    fn scope(&self, fi: usize, owner: u32) -> Option<u32> {
+        (owner != NO_EXPR).then(|| self.lx.defs[fi][owner as usize])
+    }
+
+    fn owner_node(&self, fi: usize, owner: u32) -> u32 {
+        self.scope(fi, owner).unwrap_or(self.lx.file_node[fi])
+    }
+
+    /// The parameter position `return e` in definition `d` returns as it is (`return func` in a
+    /// decorator that registers `func`): each call then returns its own argument, which keeps
+    /// one caller's values from flowing to every other caller.
+    fn returns_param(&self, fi: usize, d: u32, e: u32) -> Option<usize> {
+        let flow = self.facts(fi);
+        let Some(PyExpr::Name(n)) = flow.exprs.get(e as usize) else { return None };
+        if flow.owners[e as usize] != d {
+            return None;
+        }
+        let ps = flow.params.get(d as usize)?;
+        let i = ps.iter().position(|p| p == n)?;
+        let def = &self.lx.files[fi].facts.defs[d as usize];
+        let method = def.parent.is_some_and(|p| {
+            self.lx.files[fi].facts.defs[p as usize].kind == DefKind::Class && !is_static(def)
+        });
+        if i == 0 && method {
+            return None; // `return self`: the receiver
+        }
+        // Only while nothing else is assigned to it.
+        let node = self.lx.defs[fi][d as usize];
+        (!self.reassigned.contains(&(node, n.as_str()))).then_some(i)
+    }
+
+    /// Starts evaluating file `fi` (expressions are memoized per file and round).
+    fn start_file(&mut self, fi: usize) {
+        self.cur_file = fi as u32;
+        self.memo.clear();
+        self.memo.resize(self.facts(fi).exprs.len(), None);
+        if self.name_slot[fi].is_empty() {
+            self.name_slot[fi] = vec![NO_EXPR; self.facts(fi).exprs.len()];
+        }
+    }
+
+    /// Which names each scope binds.
+    fn index(&mut self) {
+        let lx = self.lx;
+        for fi in 0..lx.files.len() {
+            if lx.files[fi].lang != Lang::Python {
+                continue;
+            }
+            let facts = lx.files[fi].facts;
+            let flow = &facts.flow;
+            for (di, ps) in flow.params.iter().enumerate() {
+                let n = lx.defs[fi][di];
+                for p in ps {
+                    self.bound.insert((n, p.as_str()));
+                }
+            }
+            for st in &flow.stmts {
+                match st {
+                    FlowStmt::Assign(t, v) => {
+                        // A parameter's default is evaluated outside the function.
+                        let default = flow.owners.get(*v as usize) != flow.owners.get(*t as usize);
+                        self.bind_targets(fi, *t, 0, !default)
+                    }
+                    FlowStmt::For(t, _) | FlowStmt::With(_, t) => {
+                        self.bind_targets(fi, *t, 0, true)
+                    }
+                    FlowStmt::Global(d, names) => {
+                        let n = lx.defs[fi][*d as usize];
+                        for x in names {
+                            self.globals.insert((n, x.as_str()));
+                        }
+                    }
+                    FlowStmt::Deco(d, _) => {
+                        let def = &facts.defs[*d as usize];
+                        let parent =
+                            def.parent.map_or(lx.file_node[fi], |p| lx.defs[fi][p as usize]);
+                        self.bound.insert((parent, def.name.as_str()));
+                    }
+                    FlowStmt::Return(..) => {}
+                }
+            }
+        }
+        for fi in 0..lx.files.len() {
+            if lx.files[fi].lang != Lang::Python {
+                continue;
+            }
+            for st in &lx.files[fi].facts.flow.stmts {
+                if let FlowStmt::Return(d, e) = st
+                    && let Some(i) = self.returns_param(fi, *d, *e)
+                {
+                    let v = self.ret_params.entry(lx.defs[fi][*d as usize]).or_default();
+                    if !v.contains(&i) {
+                        v.push(i);
+                    }
+                }
+            }
+        }
+    }
+
+    fn bind_targets(&mut self, fi: usize, t: u32, depth: u32, body: bool) {
+        let flow = self.facts(fi);
+        let Some(e) = flow.exprs.get(t as usize) else { return };
+        match e {
+            PyExpr::Name(n) => {
+                let s = self.owner_node(fi, flow.owners[t as usize]);
+                self.bound.insert((s, n.as_str()));
+                if body {
+                    self.reassigned.insert((s, n.as_str()));
+                }
+            }
+            PyExpr::Coll(ts) if depth < 8 => {
+                for &x in ts {
+                    self.bind_targets(fi, x, depth + 1, body);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn get(&mut self, k: &Key<'a>) -> Vals {
+        let r = self.readers.entry(*k).or_default();
+        let me = (self.cur_file, self.cur_owner);
+        if r.last() != Some(&me) && (r.len() > 16 || !r.contains(&me)) {
+            r.push(me);
+        }
+        self.pts.get(k).cloned().unwrap_or_default()
+    }
+
+    fn add(&mut self, k: Key<'a>, vals: &[Val]) {
+        if vals.is_empty() {
+            return;
+        }
+        let e = self.pts.entry(k).or_default();
+        let mut changed = false;
+        for v in vals {
+            if e.len() >= MAX_PTS {
+                break;
+            }
+            if !e.contains(v) {
+                e.push(*v);
+                changed = true;
+            }
+        }
+        if changed && let Some(rs) = self.readers.get(&k) {
+            for &(f, o) in rs {
+                self.dirty.entry(f).or_default().insert(o);
+            }
+        }
+    }
+
+    fn edge(&mut self, src: u32, dst: u32) {
+        if src != dst && self.implicit_seen.insert((src, dst)) {
+            self.implicit.push((src, dst));
+        }
+    }
+
+    /// One pass over every statement and call of file `fi`.
+    fn round(&mut self, fi: usize, only: Option<&HashSet<u32>>) {
+        let lx = self.lx;
+        self.start_file(fi);
+        {
+            let flow = self.facts(fi);
+            let mut deco_cur: Option<(u32, Vals)> = None;
+            for st in &flow.stmts {
+                if let Some((d, cur)) = deco_cur.take() {
+                    if matches!(st, FlowStmt::Deco(d2, _) if *d2 == d) {
+                        deco_cur = Some((d, cur));
+                    } else {
+                        self.decorated(fi, d, &cur);
+                    }
+                }
+                // Reads are charged to the definition whose statement reads them.
+                let owner = match st {
+                    FlowStmt::Assign(_, e)
+                    | FlowStmt::For(_, e)
+                    | FlowStmt::With(e, _)
+                    | FlowStmt::Deco(_, e)
+                    | FlowStmt::Return(_, e) => {
+                        flow.owners.get(*e as usize).copied().unwrap_or(NO_EXPR)
+                    }
+                    FlowStmt::Global(..) => continue,
+                };
+                if only.is_some_and(|o| !o.contains(&owner)) {
+                    continue;
+                }
+                self.cur_owner = owner;
+                match st {
+                    FlowStmt::Assign(t, v) => {
+                        let vals = self.eval(fi, *v, 0);
+                        self.assign(fi, *t, &vals, Some(*v), 0);
+                    }
+                    FlowStmt::Return(d, e) => {
+                        let n = lx.defs[fi][*d as usize];
+                        if self.returns_param(fi, *d, *e).is_some() {
+                            continue; // taken from each call's own argument instead
+                        }
+                        let vals = self.eval(fi, *e, 0);
+                        self.add(Key::Ret(n), &vals);
+                    }
+                    FlowStmt::For(t, it) => {
+                        let src = self.owner_node(fi, flow.owners[*it as usize]);
+                        let vals = self.eval(fi, *it, 0);
+                        let el = self.iter_vals(src, &vals);
+                        self.assign(fi, *t, &el, None, 0);
+                    }
+                    FlowStmt::With(e, t) => {
+                        let src = self.owner_node(fi, flow.owners[*e as usize]);
+                        let vals = self.eval(fi, *e, 0);
+                        let mut got = Vec::new();
+                        for v in &vals {
+                            match *v {
+                                Val::Inst(c) => {
+                                    for m in self.method(c, "__enter__") {
+                                        self.edge(src, m);
+                                        got.extend(self.get(&Key::Ret(m)));
+                                    }
+                                    for m in self.method(c, "__exit__") {
+                                        self.edge(src, m);
+                                    }
+                                }
+                                // A generator-based context manager: what it yields.
+                                Val::Coll(f, x) => got.extend(self.get(&Key::Elem(f, x))),
+                                _ => {}
+                            }
+                        }
+                        if *t != NO_EXPR {
+                            self.assign(fi, *t, &cap_pts(got), None, 0);
+                        }
+                    }
+                    FlowStmt::Deco(d, e) => {
+                        let n = lx.defs[fi][*d as usize];
+                        let cur = deco_cur.take().map_or_else(|| vec![Val::Node(n)], |x| x.1);
+                        let mut dv = self.eval(fi, *e, 0);
+                        let src = n;
+                        if let PyExpr::Call(f, ..) = flow.exprs[*e as usize] {
+                            // `@factory(...)`: the decorated definition calls what it returns,
+                            // which is made inside the factory (a closure, an instance).
+                            let fv = self.eval(fi, f, 0);
+                            let made_in = self.functions(&fv);
+                            dv.retain(|v| self.made_inside(*v, &made_in));
+                            for t in lx.callables(&dv) {
+                                self.edge(src, t);
+                            }
+                        }
+                        let made_in = self.functions(&dv);
+                        let mut res =
+                            self.apply(fi, src, &dv, None, &[Some(cur.clone())], &[], &[]);
+                        // What a decorator returns is the function itself or something it makes;
+                        // other functions reach it only through other calls of the decorator.
+                        res.retain(|v| cur.contains(v) || self.made_inside(*v, &made_in));
+                        let next = if res.is_empty() { cur } else { res };
+                        deco_cur = Some((*d, next));
+                    }
+                    FlowStmt::Global(..) => {}
+                }
+            }
+            if let Some((d, cur)) = deco_cur.take() {
+                self.decorated(fi, d, &cur);
+            }
+            for (e, x) in flow.exprs.iter().enumerate() {
+                let owner = flow.owners[e];
+                if only.is_some_and(|o| !o.contains(&owner)) {
+                    continue;
+                }
+                self.cur_owner = owner;
+                match x {
+                    PyExpr::Call(..) | PyExpr::Op(..) => {
+                        self.eval(fi, e as u32, 0);
+                    }
+                    PyExpr::Attr(..) | PyExpr::Item(..) => {
+                        self.eval(fi, e as u32, 0);
+                    }
+                    PyExpr::Coll(items) => {
+                        let mut vals = Vec::new();
+                        for &i in items {
+                            vals.extend(self.eval(fi, i, 0));
+                        }
+                        self.add(Key::Elem(fi as u32, e as u32), &cap_pts(vals));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Definition `d` of file `fi` is bound to `vals` once its decorators are applied.
+    fn decorated(&mut self, fi: usize, d: u32, vals: &[Val]) {
+        let lx = self.lx;
+        let n = lx.defs[fi][d as usize];
+        if vals == [Val::Node(n)] {
+            return;
+        }
+        self.wrapped.insert(n);
+        let def = &lx.files[fi].facts.defs[d as usize];
+        let parent = def.parent.map_or(lx.file_node[fi], |p| lx.defs[fi][p as usize]);
+        self.add(Key::Var(parent, def.name.as_str()), vals);
+        if lx.kind(parent) == NodeKind::Class {
+            self.add(Key::Attr(parent, def.name.as_str()), vals);
+        }
+    }
+
+    /// The function nodes among `vals`.
+    fn functions(&self, vals: &[Val]) -> Vec<u32> {
+        vals.iter()
+            .filter_map(|v| match *v {
+                Val::Node(n) if self.lx.kind(n) == NodeKind::Function => Some(n),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether `v` is a function defined inside one of `fns` (at any depth), or an instance or
+    /// class (what class-based decorators and factories make).
+    fn made_inside(&self, v: Val, fns: &[u32]) -> bool {
+        let g = self.lx.g;
+        match v {
+            Val::Inst(_) => true,
+            Val::Node(n) if self.lx.kind(n) == NodeKind::Class => true,
+            Val::Node(mut n) if self.lx.kind(n) == NodeKind::Function => {
+                for _ in 0..64 {
+                    let p = g.nodes[n as usize].parent;
+                    if p == NONE || !matches!(self.lx.kind(p), NodeKind::Function | NodeKind::Class)
+                    {
+                        return false;
+                    }
+                    if fns.contains(&p) {
+                        return true;
+                    }
+                    n = p;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// The key a name used in `owner` is bound at.
+    fn name_key(&self, fi: usize, owner: u32, name: &'a str) -> Key<'a> {
+        let lx = self.lx;
+        let mut cur = self.scope(fi, owner);
+        let mut first = true;
+        while let Some(n) = cur {
+            let node = &lx.g.nodes[n as usize];
+            if (node.kind != NodeKind::Class || first)
+                && !self.globals.contains(&(n, name))
+                && self.bound.contains(&(n, name))
+            {
+                return Key::Var(n, name);
+            }
+            first = false;
+            cur = match lx.kind(node.parent) {
+                NodeKind::Class | NodeKind::Function => Some(node.parent),
+                _ => None,
+            };
+        }
+        Key::Var(lx.file_node[fi], name)
+    }
+
+    /// The values expression `e` of file `fi` may have (memoized per round).
+    fn eval(&mut self, fi: usize, e: u32, depth: u32) -> Vals {
+        if e == NO_EXPR || e == STAR_ARG || depth > MAX_EVAL_DEPTH {
+            return Vec::new();
+        }
+        let memo = fi as u32 == self.cur_file;
+        if !memo {
+            return cap_pts(self.eval_uncached(fi, e, depth));
+        }
+        if let Some(Some(v)) = self.memo.get(e as usize) {
+            return v.clone();
+        }
+        self.memo[e as usize] = Some(Vec::new());
+        let v = cap_pts(self.eval_uncached(fi, e, depth));
+        self.memo[e as usize] = Some(v.clone());
+        v
+    }
+
+    fn eval_uncached(&mut self, fi: usize, e: u32, depth: u32) -> Vals {
+        let lx = self.lx;
+        let flow = self.facts(fi);
+        let Some(x) = flow.exprs.get(e as usize) else { return Vec::new() };
+        let owner = flow.owners[e as usize];
+        let src = self.owner_node(fi, owner);
+        match x {
+            PyExpr::Name(n) => {
+                let slot = self.name_slot[fi].get(e as usize).copied().unwrap_or(NO_EXPR);
+                let slot = if slot != NO_EXPR {
+                    slot
+                } else {
+                    let key = (src, n.as_str());
+                    let slot = match self.names.get(&key) {
+                        Some(&i) => i,
+                        None => {
+                            let v = lx.resolve_name(fi, self.scope(fi, owner), n, 0);
+                            let k = self.name_key(fi, owner, n);
+                            self.name_tab.push((v, k));
+                            let i = (self.name_tab.len() - 1) as u32;
+                            self.names.insert(key, i);
+                            i
+                        }
+                    };
+                    if let Some(x) = self.name_slot[fi].get_mut(e as usize) {
+                        *x = slot;
+                    }
+                    slot
+                };
+                let (v, k) = &self.name_tab[slot as usize];
+                let (mut out, k) = (v.clone(), *k);
+                out.extend(self.get(&k));
+                out
+            }
+            PyExpr::Attr(o, a) => {
+                let ov = self.eval(fi, *o, depth + 1);
+                self.attr_of(fi, src, &ov, a)
+            }
+            PyExpr::Call(f, args, kn, kv) => {
+                let fv = self.eval(fi, *f, depth + 1);
+                let argv: Vec<Option<Vals>> = args
+                    .iter()
+                    .map(|&a| (a != STAR_ARG).then(|| self.eval(fi, a, depth + 1)))
+                    .collect();
+                let kwv: Vec<Vals> = kv.iter().map(|&a| self.eval(fi, a, depth + 1)).collect();
+                let mut out = self.apply(fi, src, &fv, Some(*f), &argv, kn, &kwv);
+                if out.is_empty() && !fv.iter().any(|v| matches!(v, Val::Node(_) | Val::Inst(_))) {
+                    out = self.builtin(fi, e, src, owner, *f, &argv, kn, &kwv, depth);
+                }
+                out
+            }
+            PyExpr::Item(o) => {
+                let ov = self.eval(fi, *o, depth + 1);
+                let mut out = Vec::new();
+                for v in &ov {
+                    match *v {
+                        Val::Coll(f, x) => out.extend(self.get(&Key::Elem(f, x))),
+                        Val::Inst(c) => {
+                            for m in self.method(c, "__getitem__") {
+                                self.edge(src, m);
+                                out.extend(self.get(&Key::Ret(m)));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                out
+            }
+            PyExpr::Coll(_) => vec![Val::Coll(fi as u32, e)],
+            PyExpr::Union(xs) => {
+                let mut out = Vec::new();
+                for &i in xs {
+                    out.extend(self.eval(fi, i, depth + 1));
+                }
+                out
+            }
+            PyExpr::Op(o, m) => {
+                let ov = self.eval(fi, *o, depth + 1);
+                let mut out = Vec::new();
+                for v in &ov {
+                    if let Val::Inst(c) = *v {
+                        for t in self.method(c, m) {
+                            self.edge(src, t);
+                            out.extend(self.get(&Key::Ret(t)));
+                        }
+                    }
+                }
+                out
+            }
+            PyExpr::Str(_) => Vec::new(),
+        }
+    }
+
+    /// Functions named `name` found on class `c` through its MRO.
+    fn method(&mut self, c: u32, name: &'a str) -> Vec<u32> {
+        let vals = self.class_member(c, name, 0);
+        self.lx
+            .callables(&vals)
+            .into_iter()
+            .filter(|&n| self.lx.kind(n) == NodeKind::Function)
+            .collect()
+    }
+
+    /// Member `name` of class `c` looked up along its C3 MRO, starting at position `skip`.
+    fn class_member(&mut self, c: u32, name: &'a str, skip: usize) -> Vals {
+        let lx = self.lx;
+        let mro = self.mro(c);
+        for &k in mro.iter().skip(skip) {
+            let mut out: Vals = match self.own.get(&(k, name)) {
+                Some(v) => v.clone(),
+                None => {
+                    let mut v = Vec::new();
+                    if let Some(&m) = lx.children.get(&(k, name)) {
+                        v.push(Val::Node(m));
+                    } else if let Some(bs) = lx.attrs.get(&(k, name)) {
+                        for b in bs {
+                            v.extend(lx.resolve_binding(*b, 0));
+                        }
+                    }
+                    let v = cap_pts(v);
+                    self.own.insert((k, name), v.clone());
+                    v
+                }
+            };
+            out.extend(self.get(&Key::Attr(k, name)));
+            if !out.is_empty() {
+                return out;
+            }
+        }
+        Vec::new()
+    }
+
+    /// The C3 linearization of class `c` (depth-first order when C3 fails).
+    fn mro(&self, c: u32) -> std::rc::Rc<Vec<u32>> {
+        if let Some(m) = self.mro.borrow().get(&c) {
+            return m.clone();
+        }
+        self.mro.borrow_mut().insert(c, std::rc::Rc::new(vec![c]));
+        let bases = self.lx.bases(c, 0);
+        let mut seqs: Vec<Vec<u32>> = bases.iter().map(|&b| self.mro(b).to_vec()).collect();
+        seqs.push(bases.clone());
+        let mut out = vec![c];
+        let mut ok = true;
+        loop {
+            seqs.retain(|s| !s.is_empty());
+            if seqs.is_empty() {
+                break;
+            }
+            let head = seqs.iter().map(|s| s[0]).find(|h| !seqs.iter().any(|s| s[1..].contains(h)));
+            let Some(h) = head else {
+                ok = false;
+                break;
+            };
+            out.push(h);
+            for s in &mut seqs {
+                if s[0] == h {
+                    s.remove(0);
+                }
+            }
+            if out.len() > 256 {
+                ok = false;
+                break;
+            }
+        }
+        if !ok {
+            out = vec![c];
+            let mut todo: Vec<u32> = bases.iter().rev().copied().collect();
+            while let Some(b) = todo.pop() {
+                if out.len() > 256 || out.contains(&b) {
+                    continue;
+                }
+                out.push(b);
+                todo.extend(self.lx.bases(b, 0).into_iter().rev());
+            }
+        }
+        let m = std::rc::Rc::new(out);
+        self.mro.borrow_mut().insert(c, m.clone());
+        m
+    }
+
+    /// Attribute `a` of each value; reading a property calls its getter.
+    fn attr_of(&mut self, fi: usize, src: u32, vals: &[Val], a: &'a str) -> Vals {
+        let lx = self.lx;
+        let _ = fi;
+        let mut out = Vec::new();
+        for v in vals {
+            match *v {
+                Val::Inst(c) => {
+                    for m in self.class_member(c, a, 0) {
+                        match m {
+                            // A property defined under this name (a getter stored under
+                            // another name is a plain function value).
+                            Val::Node(f)
+                                if lx.kind(f) == NodeKind::Function
+                                    && is_property(lx, f)
+                                    && def_name(lx, f) == a =>
+                            {
+                                self.edge(src, f);
+                                out.extend(self.get(&Key::Ret(f)));
+                            }
+                            other => out.push(other),
+                        }
+                    }
+                }
+                Val::Node(n) => match lx.kind(n) {
+                    NodeKind::Class => out.extend(self.class_member(n, a, 0)),
+                    NodeKind::File => {
+                        out.extend(lx.attr(*v, a, 0));
+                        out.extend(self.get(&Key::Var(n, a)));
+                    }
+                    NodeKind::Function => out.extend(self.get(&Key::Attr(n, a))),
+                    NodeKind::Directory => out.extend(lx.attr(*v, a, 0)),
+                },
+                Val::Super(c) => out.extend(self.class_member(c, a, 1)),
+                Val::External => out.push(Val::External),
+                Val::Coll(..) => {}
+            }
+        }
+        out
+    }
+
+    /// What iterating over each value yields (`for`, unpacking, `next`).
+    fn iter_vals(&mut self, src: u32, vals: &[Val]) -> Vals {
+        let mut out = Vec::new();
+        for v in vals {
+            match *v {
+                Val::Coll(f, x) => out.extend(self.get(&Key::Elem(f, x))),
+                Val::Inst(c) => {
+                    for m in self.method(c, "__iter__") {
+                        self.edge(src, m);
+                        for r in self.get(&Key::Ret(m)) {
+                            match r {
+                                Val::Coll(f, x) => out.extend(self.get(&Key::Elem(f, x))),
+                                Val::Inst(it) => {
+                                    for n in self.method(it, "__next__") {
+                                        self.edge(src, n);
+                                        out.extend(self.get(&Key::Ret(n)));
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    if self.method(c, "__iter__").is_empty() {
+                        for n in self.method(c, "__next__") {
+                            self.edge(src, n);
+                            out.extend(self.get(&Key::Ret(n)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        cap_pts(out)
+    }
+
+    /// Binds a call's arguments to the parameters of function `f` (`skip` receiver slots).
+    fn bind(&mut self, f: u32, argv: &[Option<Vals>], kn: &[String], kwv: &[Vals], skip: usize) {
+        let lx = self.lx;
+        let node = &lx.g.nodes[f as usize];
+        let fi = node.file as usize;
+        let Some(ps) = lx.files[fi].facts.flow.params.get(node.def as usize) else { return };
+        for (i, a) in argv.iter().enumerate() {
+            let Some(a) = a else { break };
+            let Some(p) = ps.get(i + skip) else { break };
+            if p.starts_with('*') {
+                break;
+            }
+            self.add(Key::Var(f, p.as_str()), a);
+        }
+        for (k, v) in kn.iter().zip(kwv) {
+            if let Some(p) = ps.iter().find(|p| *p == k) {
+                self.add(Key::Var(f, p.as_str()), v);
+            }
+        }
+    }
+
+    /// Calls each callee value; returns what the calls return.
+    #[allow(clippy::too_many_arguments)]
+    fn apply(
+        &mut self,
+        fi: usize,
+        src: u32,
+        fv: &[Val],
+        fexpr: Option<u32>,
+        argv: &[Option<Vals>],
+        kn: &[String],
+        kwv: &[Vals],
+    ) -> Vals {
+        let lx = self.lx;
+        // A method reached through an instance (`obj.m(...)`) gets the receiver implicitly.
+        let through_instance = match fexpr.and_then(|f| self.facts(fi).exprs.get(f as usize)) {
+            Some(PyExpr::Attr(o, _)) => {
+                let ov = self.eval(fi, *o, 0);
+                !ov.iter().any(|v| matches!(v, Val::Node(n) if lx.kind(*n) == NodeKind::Class))
+            }
+            _ => false,
+        };
+        let mut out = Vec::new();
+        for v in fv {
+            match *v {
+                Val::Node(n) if lx.kind(n) == NodeKind::Function => {
+                    let node = &lx.g.nodes[n as usize];
+                    let def = &lx.files[node.file as usize].facts.defs[node.def as usize];
+                    let method = lx.kind(node.parent) == NodeKind::Class && !is_static(def);
+                    let skip = usize::from(method && (is_classmethod(def) || through_instance));
+                    self.bind(n, argv, kn, kwv, skip);
+                    out.extend(self.get(&Key::Ret(n)));
+                    if let Some(ps) = self.ret_params.get(&n) {
+                        let names =
+                            &lx.files[node.file as usize].facts.flow.params[node.def as usize];
+                        for &i in ps {
+                            if let Some(Some(a)) = i.checked_sub(skip).and_then(|j| argv.get(j)) {
+                                out.extend(a.iter().copied());
+                            }
+                            if let Some(k) = kn.iter().position(|k| *k == names[i]) {
+                                out.extend(kwv[k].iter().copied());
+                            }
+                        }
+                    }
+                    out.extend(lx.call_results(&[*v], 0));
+                }
+                Val::Node(c) if lx.kind(c) == NodeKind::Class => {
+                    out.push(Val::Inst(c));
+                    for init in ["__init__", "__new__"] {
+                        for m in self.method(c, init) {
+                            self.edge(src, m);
+                            self.bind(m, argv, kn, kwv, 1);
+                        }
+                    }
+                }
+                Val::Inst(c) => {
+                    for m in self.method(c, "__call__") {
+                        self.bind(m, argv, kn, kwv, 1);
+                        out.extend(self.get(&Key::Ret(m)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Builtins that pass values through: `map`, `filter`, `sorted(key=)`, `functools.partial`,
+    /// `getattr(x, "lit")`, `importlib.import_module("lit")`, `super()`, and the methods of
+    /// collections (`d.get(k)`, `l.append(f)`).
+    #[allow(clippy::too_many_arguments)]
+    fn builtin(
+        &mut self,
+        fi: usize,
+        e: u32,
+        src: u32,
+        owner: u32,
+        f: u32,
+        argv: &[Option<Vals>],
+        kn: &[String],
+        kwv: &[Vals],
+        depth: u32,
+    ) -> Vals {
+        let lx = self.lx;
+        let flow = self.facts(fi);
+        let (name, recv) = match &flow.exprs[f as usize] {
+            PyExpr::Name(n) => (n.as_str(), None),
+            PyExpr::Attr(o, a) => (a.as_str(), Some(*o)),
+            _ => return Vec::new(),
+        };
+        let arg = |i: usize| argv.get(i).and_then(|a| a.clone()).unwrap_or_default();
+        let kw =
+            |k: &str| kn.iter().position(|x| x == k).map(|i| kwv[i].clone()).unwrap_or_default();
+        let me = (fi as u32, e);
+        if let Some(o) = recv {
+            let ov = self.eval(fi, o, depth + 1);
+            let colls: Vec<(u32, u32)> = ov
+                .iter()
+                .filter_map(|v| match *v {
+                    Val::Coll(a, b) => Some((a, b)),
+                    _ => None,
+                })
+                .collect();
+            if !colls.is_empty() {
+                let mut out = Vec::new();
+                for (a, b) in colls {
+                    let k = Key::Elem(a, b);
+                    match name {
+                        "get" | "pop" | "setdefault" | "popitem" | "__getitem__" => {
+                            out.extend(self.get(&k));
+                            if name == "setdefault" {
+                                self.add(k, &arg(1));
+                            }
+                        }
+                        "append" | "add" => self.add(k, &arg(0)),
+                        "insert" => self.add(k, &arg(1)),
+                        "extend" | "update" => {
+                            let el = self.iter_vals(src, &arg(0));
+                            self.add(k, &el);
+                        }
+                        "values" | "copy" | "items" => out.push(Val::Coll(a, b)),
+                        _ => {}
+                    }
+                }
+                return out;
+            }
+            let module_ok = |ov: &[Val]| ov.is_empty() || ov.contains(&Val::External);
+            match name {
+                "partial" if module_ok(&ov) => {
+                    return lx.callables(&arg(0)).into_iter().map(Val::Node).collect();
+                }
+                "import_module" if module_ok(&ov) => return self.import_literal(fi, e),
+                "sort" => {
+                    let el = self.iter_vals(src, &ov);
+                    self.callback(src, &kw("key"), &el);
+                }
+                _ => {}
+            }
+            return Vec::new();
+        }
+        match name {
+            "map" => {
+                let el = self.iter_vals(src, &arg(1));
+                let rets = self.callback(src, &arg(0), &el);
+                self.add(Key::Elem(me.0, me.1), &rets);
+                vec![Val::Coll(me.0, me.1)]
+            }
+            "filter" => {
+                let el = self.iter_vals(src, &arg(1));
+                self.callback(src, &arg(0), &el);
+                self.add(Key::Elem(me.0, me.1), &el);
+                vec![Val::Coll(me.0, me.1)]
+            }
+            "sorted" | "min" | "max" => {
+                let el = self.iter_vals(src, &arg(0));
+                self.callback(src, &kw("key"), &el);
+                if name == "sorted" { arg(0) } else { el }
+            }
+            "list" | "tuple" | "set" | "frozenset" | "reversed" | "iter" => arg(0),
+            "next" => self.iter_vals(src, &arg(0)),
+            "partial" => lx.callables(&arg(0)).into_iter().map(Val::Node).collect(),
+            "import_module" => self.import_literal(fi, e),
+            "getattr" => match argv.get(1) {
+                Some(Some(_)) => {
+                    let lit = match &flow.exprs.get(self.arg_expr(fi, e, 1) as usize) {
+                        Some(PyExpr::Str(s)) => Some(s.as_str()),
+                        _ => None,
+                    };
+                    match lit {
+                        Some(s) => self.attr_of(fi, src, &arg(0), s),
+                        None => Vec::new(),
+                    }
+                }
+                _ => Vec::new(),
+            },
+            "super" => {
+                let class = self.scope(fi, owner).and_then(|s| lx.enclosing_class(s));
+                class.map(|c| vec![Val::Super(c)]).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The expression of positional argument `i` of call expression `e`.
+    fn arg_expr(&self, fi: usize, e: u32, i: usize) -> u32 {
+        match &self.facts(fi).exprs[e as usize] {
+            PyExpr::Call(_, args, ..) => args.get(i).copied().unwrap_or(NO_EXPR),
+            _ => NO_EXPR,
+        }
+    }
+
+    /// `importlib.import_module("a.b")`: the module, when the name is a literal.
+    fn import_literal(&mut self, fi: usize, e: u32) -> Vals {
+        let a = self.arg_expr(fi, e, 0);
+        match self.facts(fi).exprs.get(a as usize) {
+            Some(PyExpr::Str(s)) if !s.starts_with('.') => self
+                .lx
+                .absolute_module(fi, s)
+                .into_iter()
+                .filter(|v| matches!(v, Val::Node(_)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A function value called by a builtin on `args`: edges to it; what it returns.
+    fn callback(&mut self, src: u32, f: &[Val], args: &[Val]) -> Vals {
+        let mut out = Vec::new();
+        for t in self.lx.callables(f) {
+            self.edge(src, t);
+            if self.lx.kind(t) == NodeKind::Function {
+                self.bind(t, &[Some(args.to_vec())], &[], &[], 0);
+                out.extend(self.get(&Key::Ret(t)));
+            }
+        }
+        out
+    }
+
+    /// Assigns `vals` to target expression `t` (`value`: the expression assigned, when known).
+    fn assign(&mut self, fi: usize, t: u32, vals: &[Val], value: Option<u32>, depth: u32) {
+        if depth > 8 || t == NO_EXPR {
+            return;
+        }
+        let flow = self.facts(fi);
+        let Some(x) = flow.exprs.get(t as usize) else { return };
+        let owner = flow.owners[t as usize];
+        match x {
+            PyExpr::Name(n) => {
+                let k = self.name_key(fi, owner, n);
+                self.add(k, vals);
+            }
+            PyExpr::Attr(o, a) => {
+                let ov = self.eval(fi, *o, 0);
+                for v in ov {
+                    match v {
+                        Val::Inst(c) => self.add(Key::Attr(c, a), vals),
+                        Val::Node(n) => match self.lx.kind(n) {
+                            NodeKind::File => self.add(Key::Var(n, a), vals),
+                            NodeKind::Class | NodeKind::Function => self.add(Key::Attr(n, a), vals),
+                            NodeKind::Directory => {}
+                        },
+                        _ => {}
+                    }
+                }
+            }
+            PyExpr::Item(o) => {
+                let ov = self.eval(fi, *o, 0);
+                for v in ov {
+                    if let Val::Coll(f, x) = v {
+                        self.add(Key::Elem(f, x), vals);
+                    }
+                }
+            }
+            PyExpr::Coll(ts) => {
+                let pair = match value.and_then(|v| flow.exprs.get(v as usize)) {
+                    Some(PyExpr::Coll(vs)) if vs.len() == ts.len() => Some(vs),
+                    _ => None,
+                };
+                match pair {
+                    Some(vs) => {
+                        for (&t, &v) in ts.iter().zip(vs) {
+                            let vv = self.eval(fi, v, 0);
+                            self.assign(fi, t, &vv, Some(v), depth + 1);
+                        }
+                    }
+                    None => {
+                        let src = self.owner_node(fi, owner);
+                        let el = self.iter_vals(src, vals);
+                        for &t in ts {
+                            self.assign(fi, t, &el, None, depth + 1);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn cap_pts(mut v: Vals) -> Vals {
+    let mut seen = HashSet::default();
+    v.retain(|x| seen.insert(*x));
+    v.truncate(MAX_PTS);
+    v
+}
+
+/// The name a definition node is defined under.
+fn def_name<'a>(lx: &Linker<'a>, f: u32) -> &'a str {
+    let node = &lx.g.nodes[f as usize];
+    lx.files[node.file as usize].facts.defs[node.def as usize].name.as_str()
+}
+
+/// A `@property` (or `@cached_property`) getter.
+fn is_property(lx: &Linker, f: u32) -> bool {
+    let node = &lx.g.nodes[f as usize];
+    let d = &lx.files[node.file as usize].facts.defs[node.def as usize];
+    d.decorators
+        .iter()
+        .any(|e| matches!(e, Expr::Dotted(c) if c == "property" || c.ends_with("cached_property")))
 }

@@ -11,7 +11,8 @@ use std::sync::OnceLock;
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::extract::{
-    Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
+    Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, FlowStmt, Import,
+    ImportForm, NO_EXPR, PyExpr, STAR_ARG, tree,
 };
 
 /// The facts query, compiled into the binary.
@@ -162,10 +163,23 @@ impl Extractor {
         // Document order; an enclosing node before the nodes it contains.
         items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
 
-        let mut b =
-            Builder { src, facts, def_of_node: HashMap::new(), stack: tree::Nest::default() };
+        let mut b = Builder {
+            src,
+            facts,
+            def_of_node: HashMap::new(),
+            stack: tree::Nest::default(),
+            call_nodes: Vec::new(),
+            call_expr_of: HashMap::new(),
+        };
         b.collect_defs(&items);
         b.collect_rest(&items);
+        b.facts.flow.params = vec![Vec::new(); b.facts.defs.len()];
+        b.walk(root, NO_EXPR, 0);
+        b.facts.flow.call_exprs = b
+            .call_nodes
+            .iter()
+            .map(|id| b.call_expr_of.get(id).copied().unwrap_or(NO_EXPR))
+            .collect();
         b.facts
     }
 }
@@ -178,6 +192,10 @@ struct Builder<'s> {
     def_of_node: HashMap<usize, DefIdx>,
     /// Enclosing definitions.
     stack: tree::Nest,
+    /// tree-sitter node id of each call in `facts.calls`.
+    call_nodes: Vec<usize>,
+    /// tree-sitter node id of a call -> its flow expression.
+    call_expr_of: HashMap<usize, u32>,
 }
 
 impl<'s> Builder<'s> {
@@ -292,6 +310,7 @@ impl<'s> Builder<'s> {
                 }
                 Item::Call { callee: node } => {
                     let callee = self.callee(*node);
+                    self.call_nodes.push(node.parent().map_or(usize::MAX, |p| p.id()));
                     self.facts.calls.push(Call {
                         owner,
                         deco_of: deco.last().map(|&(_, d)| d),
@@ -552,6 +571,555 @@ impl<'s> Builder<'s> {
         };
         self.facts.binds.push(Bind { owner, target, value });
     }
+}
+
+/// Deepest expression nesting the value-flow walk follows.
+const MAX_NEST: u32 = 200;
+
+impl<'s> Builder<'s> {
+    fn push_expr(&mut self, owner: u32, e: PyExpr) -> u32 {
+        let f = &mut self.facts.flow;
+        f.exprs.push(e);
+        f.owners.push(owner);
+        (f.exprs.len() - 1) as u32
+    }
+
+    fn stmt(&mut self, s: FlowStmt) {
+        self.facts.flow.stmts.push(s);
+    }
+
+    /// Walks statements, recording the value flow (owner: the enclosing definition).
+    fn walk(&mut self, n: Node, owner: u32, depth: u32) {
+        if depth > MAX_NEST {
+            return;
+        }
+        match n.kind() {
+            "function_definition" | "class_definition" => {
+                let Some(&d) = self.def_of_node.get(&n.id()) else { return };
+                if n.kind() == "function_definition"
+                    && let Some(ps) = n.child_by_field_name("parameters")
+                {
+                    self.flow_params(d, ps, owner, depth);
+                }
+                if let Some(bases) = n.child_by_field_name("superclasses") {
+                    self.walk(bases, owner, depth + 1);
+                }
+                if let Some(body) = n.child_by_field_name("body") {
+                    self.walk(body, d, depth + 1);
+                }
+            }
+            "decorated_definition" => {
+                let def = n.child_by_field_name("definition");
+                let target = def.and_then(|d| self.def_of_node.get(&d.id()).copied());
+                let mut decos = Vec::new();
+                let mut cur = n.walk();
+                for c in n.named_children(&mut cur) {
+                    if c.kind() == "decorator"
+                        && let Some(e) = c.named_child(0)
+                    {
+                        decos.push(self.ex(e, owner, depth + 1));
+                    }
+                }
+                if let Some(t) = target {
+                    for e in decos.into_iter().rev() {
+                        self.stmt(FlowStmt::Deco(t, e));
+                    }
+                }
+                if let Some(d) = def {
+                    self.walk(d, owner, depth + 1);
+                }
+            }
+            "assignment" | "augmented_assignment" => {
+                let mut targets = Vec::new();
+                let mut cur = n;
+                let value = loop {
+                    if let Some(l) = cur.child_by_field_name("left") {
+                        targets.push(l);
+                    }
+                    match cur.child_by_field_name("right") {
+                        Some(r) if r.kind() == "assignment" => cur = r,
+                        Some(r) => break Some(r),
+                        None => break None,
+                    }
+                };
+                let Some(value) = value else { return };
+                let v = self.ex(value, owner, depth + 1);
+                if n.kind() == "augmented_assignment"
+                    && let Some(l) = targets.first()
+                {
+                    let op = n.child_by_field_name("operator").map(|o| self.text(o));
+                    if let Some(m) = op.and_then(|o| dunder(o.trim_end_matches('='))) {
+                        let lhs = self.ex(*l, owner, depth + 1);
+                        self.push_expr(owner, PyExpr::Op(lhs, m.to_string()));
+                    }
+                }
+                for t in targets {
+                    let te = self.target(t, owner, depth + 1);
+                    if te != NO_EXPR && v != NO_EXPR {
+                        self.stmt(FlowStmt::Assign(te, v));
+                    }
+                }
+            }
+            "return_statement" => {
+                if let Some(v) = n.named_child(0) {
+                    let e = self.ex(v, owner, depth + 1);
+                    if owner != NO_EXPR && e != NO_EXPR {
+                        self.stmt(FlowStmt::Return(owner, e));
+                    }
+                }
+            }
+            "for_statement" => {
+                let it = n.child_by_field_name("right").map(|r| self.ex(r, owner, depth + 1));
+                let t = n.child_by_field_name("left").map(|l| self.target(l, owner, depth + 1));
+                if let (Some(t), Some(it)) = (t, it)
+                    && it != NO_EXPR
+                {
+                    self.stmt(FlowStmt::For(t, it));
+                }
+                let mut cur = n.walk();
+                for c in n.named_children(&mut cur) {
+                    if matches!(c.kind(), "block" | "else_clause") {
+                        self.walk(c, owner, depth + 1);
+                    }
+                }
+            }
+            "with_item" => {
+                let Some(v) = n.child_by_field_name("value") else { return };
+                let (val, tgt) = if v.kind() == "as_pattern" {
+                    let t = v.child_by_field_name("alias").and_then(|a| {
+                        if a.kind() == "as_pattern_target" { a.named_child(0) } else { Some(a) }
+                    });
+                    (v.named_child(0), t)
+                } else {
+                    (Some(v), None)
+                };
+                let Some(val) = val else { return };
+                let e = self.ex(val, owner, depth + 1);
+                let t = tgt.map_or(NO_EXPR, |t| self.target(t, owner, depth + 1));
+                if e != NO_EXPR {
+                    self.stmt(FlowStmt::With(e, t));
+                }
+            }
+            "global_statement" | "nonlocal_statement" => {
+                if owner == NO_EXPR {
+                    return;
+                }
+                let mut cur = n.walk();
+                let names: Vec<String> = n
+                    .named_children(&mut cur)
+                    .filter(|c| c.kind() == "identifier")
+                    .map(|c| self.text(c))
+                    .collect();
+                self.stmt(FlowStmt::Global(owner, names));
+            }
+            "import_statement"
+            | "import_from_statement"
+            | "future_import_statement"
+            | "comment"
+            | "pass_statement"
+            | "break_statement"
+            | "continue_statement" => {}
+            k if is_expr_kind(k) => {
+                self.ex(n, owner, depth + 1);
+            }
+            _ => {
+                let mut cur = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                for c in kids {
+                    self.walk(c, owner, depth + 1);
+                }
+            }
+        }
+    }
+
+    /// Parameter names of definition `d`, and their defaults as assignments.
+    fn flow_params(&mut self, d: DefIdx, ps: Node, outer: u32, depth: u32) {
+        let mut names = Vec::new();
+        let mut cur = ps.walk();
+        let kids: Vec<Node> = ps.named_children(&mut cur).collect();
+        for p in kids {
+            let (name, default) = match p.kind() {
+                "identifier" => (Some(self.text(p)), None),
+                "typed_parameter" => {
+                    let inner = p.named_child(0);
+                    match inner {
+                        Some(i) if i.kind() == "identifier" => (Some(self.text(i)), None),
+                        Some(i) if i.kind() == "list_splat_pattern" => (Some("*".into()), None),
+                        Some(i) if i.kind() == "dictionary_splat_pattern" => {
+                            (Some("**".into()), None)
+                        }
+                        _ => (None, None),
+                    }
+                }
+                "default_parameter" | "typed_default_parameter" => (
+                    p.child_by_field_name("name")
+                        .filter(|c| c.kind() == "identifier")
+                        .map(|n| self.text(n)),
+                    p.child_by_field_name("value"),
+                ),
+                "list_splat_pattern" | "keyword_separator" => (Some("*".into()), None),
+                "dictionary_splat_pattern" => (Some("**".into()), None),
+                _ => (None, None),
+            };
+            let Some(name) = name else { continue };
+            if let Some(v) = default {
+                let e = self.ex(v, outer, depth + 1);
+                if e != NO_EXPR {
+                    let t = self.push_expr(d, PyExpr::Name(name.clone()));
+                    self.stmt(FlowStmt::Assign(t, e));
+                }
+            }
+            names.push(name);
+        }
+        self.facts.flow.params[d as usize] = names;
+    }
+
+    /// An assignment target.
+    fn target(&mut self, n: Node, owner: u32, depth: u32) -> u32 {
+        if depth > MAX_NEST {
+            return NO_EXPR;
+        }
+        match n.kind() {
+            "identifier" => self.push_expr(owner, PyExpr::Name(self.text(n))),
+            "attribute" => {
+                let (Some(o), Some(a)) =
+                    (n.child_by_field_name("object"), n.child_by_field_name("attribute"))
+                else {
+                    return NO_EXPR;
+                };
+                let oe = self.ex(o, owner, depth + 1);
+                if oe == NO_EXPR {
+                    return NO_EXPR;
+                }
+                let a = self.text(a);
+                self.push_expr(owner, PyExpr::Attr(oe, a))
+            }
+            "subscript" => {
+                let Some(v) = n.child_by_field_name("value") else { return NO_EXPR };
+                let oe = self.ex(v, owner, depth + 1);
+                let mut cur = n.walk();
+                let subs: Vec<Node> = n.children_by_field_name("subscript", &mut cur).collect();
+                for s in subs {
+                    self.ex(s, owner, depth + 1);
+                }
+                if oe == NO_EXPR {
+                    return NO_EXPR;
+                }
+                self.push_expr(owner, PyExpr::Item(oe))
+            }
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list"
+            | "expression_list" => {
+                let mut cur = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                let items: Vec<u32> =
+                    kids.into_iter().map(|k| self.target(k, owner, depth + 1)).collect();
+                self.push_expr(owner, PyExpr::Coll(items))
+            }
+            "parenthesized_expression" => match n.named_child(0) {
+                Some(i) => self.target(i, owner, depth + 1),
+                None => NO_EXPR,
+            },
+            _ => NO_EXPR,
+        }
+    }
+
+    /// An expression's value (and the flow of everything inside it).
+    fn ex(&mut self, n: Node, owner: u32, depth: u32) -> u32 {
+        if depth > MAX_NEST {
+            return NO_EXPR;
+        }
+        let d = depth + 1;
+        match n.kind() {
+            "identifier" => self.push_expr(owner, PyExpr::Name(self.text(n))),
+            "attribute" => {
+                let (Some(o), Some(a)) =
+                    (n.child_by_field_name("object"), n.child_by_field_name("attribute"))
+                else {
+                    return NO_EXPR;
+                };
+                let oe = self.ex(o, owner, d);
+                if oe == NO_EXPR {
+                    return NO_EXPR;
+                }
+                let a = self.text(a);
+                self.push_expr(owner, PyExpr::Attr(oe, a))
+            }
+            "call" => {
+                let f = n.child_by_field_name("function").map_or(NO_EXPR, |f| self.ex(f, owner, d));
+                let mut args = Vec::new();
+                let mut kn = Vec::new();
+                let mut kv = Vec::new();
+                if let Some(al) = n.child_by_field_name("arguments") {
+                    let mut cur = al.walk();
+                    let kids: Vec<Node> = al.named_children(&mut cur).collect();
+                    if al.kind() == "generator_expression" {
+                        args.push(self.ex(al, owner, d));
+                    }
+                    for a in kids {
+                        if al.kind() == "generator_expression" {
+                            break;
+                        }
+                        match a.kind() {
+                            "keyword_argument" => {
+                                let name = a.child_by_field_name("name").map(|x| self.text(x));
+                                let v = a
+                                    .child_by_field_name("value")
+                                    .map_or(NO_EXPR, |v| self.ex(v, owner, d));
+                                if let Some(name) = name {
+                                    kn.push(name);
+                                    kv.push(v);
+                                }
+                            }
+                            "list_splat" | "dictionary_splat" => {
+                                if let Some(i) = a.named_child(0) {
+                                    self.ex(i, owner, d);
+                                }
+                                if a.kind() == "list_splat" {
+                                    args.push(STAR_ARG);
+                                }
+                            }
+                            "comment" => {}
+                            _ => args.push(self.ex(a, owner, d)),
+                        }
+                    }
+                }
+                if f == NO_EXPR {
+                    return NO_EXPR;
+                }
+                let e = self.push_expr(owner, PyExpr::Call(f, args, kn, kv));
+                self.call_expr_of.insert(n.id(), e);
+                e
+            }
+            "subscript" => {
+                let v = n.child_by_field_name("value").map_or(NO_EXPR, |v| self.ex(v, owner, d));
+                let mut cur = n.walk();
+                let subs: Vec<Node> = n.children_by_field_name("subscript", &mut cur).collect();
+                for s in subs {
+                    self.ex(s, owner, d);
+                }
+                if v == NO_EXPR {
+                    return NO_EXPR;
+                }
+                self.push_expr(owner, PyExpr::Item(v))
+            }
+            "list" | "tuple" | "set" | "expression_list" => {
+                let mut cur = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                let mut items = Vec::new();
+                for k in kids {
+                    if k.kind() == "list_splat" {
+                        if let Some(i) = k.named_child(0) {
+                            let ie = self.ex(i, owner, d);
+                            if ie != NO_EXPR {
+                                items.push(self.push_expr(owner, PyExpr::Item(ie)));
+                            }
+                        }
+                        continue;
+                    }
+                    let e = self.ex(k, owner, d);
+                    if e != NO_EXPR {
+                        items.push(e);
+                    }
+                }
+                self.push_expr(owner, PyExpr::Coll(items))
+            }
+            "dictionary" => {
+                let mut cur = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                let mut items = Vec::new();
+                for k in kids {
+                    if k.kind() == "pair" {
+                        if let Some(key) = k.child_by_field_name("key") {
+                            self.ex(key, owner, d);
+                        }
+                        if let Some(v) = k.child_by_field_name("value") {
+                            let e = self.ex(v, owner, d);
+                            if e != NO_EXPR {
+                                items.push(e);
+                            }
+                        }
+                    } else {
+                        self.ex(k, owner, d);
+                    }
+                }
+                self.push_expr(owner, PyExpr::Coll(items))
+            }
+            "list_comprehension"
+            | "set_comprehension"
+            | "generator_expression"
+            | "dictionary_comprehension" => {
+                let mut cur = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                for k in &kids {
+                    if k.kind() == "for_in_clause" {
+                        let it = k
+                            .child_by_field_name("right")
+                            .map_or(NO_EXPR, |r| self.ex(r, owner, d));
+                        let t = k
+                            .child_by_field_name("left")
+                            .map_or(NO_EXPR, |l| self.target(l, owner, d));
+                        if it != NO_EXPR && t != NO_EXPR {
+                            self.stmt(FlowStmt::For(t, it));
+                        }
+                    } else if k.kind() == "if_clause"
+                        && let Some(c) = k.named_child(0)
+                    {
+                        self.ex(c, owner, d);
+                    }
+                }
+                let body = n.child_by_field_name("body");
+                let body = match body {
+                    Some(b) if b.kind() == "pair" => b.child_by_field_name("value"),
+                    b => b,
+                };
+                let e = body.map_or(NO_EXPR, |b| self.ex(b, owner, d));
+                let items = if e == NO_EXPR { Vec::new() } else { vec![e] };
+                self.push_expr(owner, PyExpr::Coll(items))
+            }
+            "parenthesized_expression" | "await" => match n.named_child(0) {
+                Some(i) => self.ex(i, owner, d),
+                None => NO_EXPR,
+            },
+            "conditional_expression" | "boolean_operator" => {
+                let mut cur = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                let cond = n.kind() == "conditional_expression";
+                let mut items = Vec::new();
+                for (i, k) in kids.into_iter().enumerate() {
+                    let e = self.ex(k, owner, d);
+                    if e != NO_EXPR && !(cond && i == 1) {
+                        items.push(e);
+                    }
+                }
+                self.push_expr(owner, PyExpr::Union(items))
+            }
+            "binary_operator" | "comparison_operator" => {
+                let op = n.child_by_field_name("operator").map(|o| self.text(o)).or_else(|| {
+                    let mut cur = n.walk();
+                    let kids: Vec<Node> = n.children(&mut cur).filter(|c| !c.is_named()).collect();
+                    kids.first().map(|c| self.text(*c))
+                });
+                let mut cur = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                let mut first = NO_EXPR;
+                for (i, k) in kids.into_iter().enumerate() {
+                    let e = self.ex(k, owner, d);
+                    if i == 0 {
+                        first = e;
+                    }
+                }
+                match op.as_deref().and_then(dunder) {
+                    Some(m) if first != NO_EXPR => {
+                        self.push_expr(owner, PyExpr::Op(first, m.to_string()))
+                    }
+                    _ => NO_EXPR,
+                }
+            }
+            "named_expression" => {
+                let v = n.child_by_field_name("value").map_or(NO_EXPR, |v| self.ex(v, owner, d));
+                if let Some(name) = n.child_by_field_name("name")
+                    && v != NO_EXPR
+                {
+                    let t = self.push_expr(owner, PyExpr::Name(self.text(name)));
+                    self.stmt(FlowStmt::Assign(t, v));
+                }
+                v
+            }
+            "yield" => {
+                let inner = n.named_child(0);
+                let from = n.child(1).is_some_and(|c| c.kind() == "from");
+                if let Some(i) = inner {
+                    let e = self.ex(i, owner, d);
+                    if e != NO_EXPR && owner != NO_EXPR {
+                        let v = if from { e } else { self.push_expr(owner, PyExpr::Coll(vec![e])) };
+                        self.stmt(FlowStmt::Return(owner, v));
+                    }
+                }
+                NO_EXPR
+            }
+            "string" => {
+                let t = self.text(n);
+                if t.len() < 120 && !t.contains('{') && !t.contains('\\') {
+                    let s = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+                    let s = s.trim_matches(|c| c == '"' || c == '\'');
+                    self.push_expr(owner, PyExpr::Str(s.to_string()))
+                } else {
+                    NO_EXPR
+                }
+            }
+            "lambda" => {
+                // Calls made in a lambda belong to its enclosing definition.
+                if let Some(b) = n.child_by_field_name("body") {
+                    self.ex(b, owner, d);
+                }
+                NO_EXPR
+            }
+            _ => {
+                let mut cur = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                for k in kids {
+                    self.ex(k, owner, d);
+                }
+                NO_EXPR
+            }
+        }
+    }
+}
+
+fn is_expr_kind(k: &str) -> bool {
+    matches!(
+        k,
+        "call"
+            | "attribute"
+            | "identifier"
+            | "subscript"
+            | "binary_operator"
+            | "comparison_operator"
+            | "boolean_operator"
+            | "not_operator"
+            | "unary_operator"
+            | "conditional_expression"
+            | "list"
+            | "tuple"
+            | "set"
+            | "dictionary"
+            | "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression"
+            | "lambda"
+            | "await"
+            | "yield"
+            | "parenthesized_expression"
+            | "named_expression"
+            | "expression_list"
+    )
+}
+
+/// The dunder method an operator calls on its left operand.
+fn dunder(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "+" => "__add__",
+        "-" => "__sub__",
+        "*" => "__mul__",
+        "/" => "__truediv__",
+        "//" => "__floordiv__",
+        "%" => "__mod__",
+        "**" => "__pow__",
+        "@" => "__matmul__",
+        "&" => "__and__",
+        "|" => "__or__",
+        "^" => "__xor__",
+        "<<" => "__lshift__",
+        ">>" => "__rshift__",
+        "==" => "__eq__",
+        "!=" => "__ne__",
+        "<" => "__lt__",
+        "<=" => "__le__",
+        ">" => "__gt__",
+        ">=" => "__ge__",
+        _ => return None,
+    })
 }
 
 /// A chain of identifiers joined by attribute access: `a`, `a.b.c`. None for anything else.

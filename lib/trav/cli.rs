@@ -414,8 +414,11 @@ pub fn step_tag(ix: &Index, s: &Step) -> String {
     if let Some(v) = s.via {
         let from = crate::id::display(ix.id(v.from));
         tag.push_str(&format!(" {}={from}", relation_phrase(v.rel, v.up)));
-        if v.meta != 0 {
+        if v.meta != 0 && v.meta != crate::graph::link::META_FLOW {
             tag.push_str(&format!(" conf={}", conf_name(v.meta)));
+        }
+        if let Some(b) = super::found_by(v.meta) {
+            tag.push_str(&format!(" found-by={b}"));
         }
     }
     if s.cut > 0 {
@@ -436,6 +439,9 @@ pub fn step_fields(ix: &Index, s: &Step) -> serde_json::Map<String, serde_json::
         m.insert("from".into(), json!(crate::id::display(ix.id(v.from))));
         m.insert("meta".into(), json!(v.meta));
         m.insert("conf".into(), json!(conf_name(v.meta)));
+        if let Some(b) = super::found_by(v.meta) {
+            m.insert("found_by".into(), json!(b));
+        }
     }
     if s.cut > 0 {
         m.insert("cut".into(), json!(s.cut));
@@ -449,10 +455,14 @@ fn write_edges(out: &mut Out, ix: &Index, reach: &Reach, format: Format) -> crat
     for e in &reach.edges {
         let (src, dst) = (crate::id::display(ix.id(e.src)), crate::id::display(ix.id(e.dst)));
         if format == Format::Json {
-            out.json_line(&serde_json::json!({
+            let mut j = serde_json::json!({
                 "id": src, "src": src, "rel": e.rel.name(), "dst": dst,
                 "meta": e.meta, "conf": conf_name(e.meta),
-            }))?;
+            });
+            if let Some(b) = super::found_by(e.meta) {
+                j["via"] = serde_json::json!(b);
+            }
+            out.json_line(&j)?;
         } else {
             out.paint(Style::Id, src.as_bytes())?;
             out.write_all(b"\t")?;

@@ -224,11 +224,20 @@ pub fn bfs(ix: &Index, roots: &[u32], w: &Walk) -> Reach {
     r
 }
 
+/// How an edge was found: `Some("value-flow")` for edges only the value-flow analysis of
+/// Python finds (their confidence byte is at least [`crate::graph::link::META_FLOW`]).
+pub fn found_by(meta: u8) -> Option<&'static str> {
+    (meta >= crate::graph::link::META_FLOW).then_some("value-flow")
+}
+
 /// How edge confidence is written: `exact` (resolved), `guess` (the only candidate by name),
 /// `one-of-N` (one of N same-named candidates).
 pub fn conf_name(meta: u8) -> std::borrow::Cow<'static, str> {
     match meta {
-        0 => "exact".into(),
+        0 | crate::graph::link::META_FLOW => "exact".into(),
+        n if n > crate::graph::link::META_FLOW => {
+            format!("one-of-{}", n - crate::graph::link::META_FLOW).into()
+        }
         1 => "guess".into(),
         n => format!("one-of-{n}").into(),
     }

@@ -1,0 +1,313 @@
+//! Python's value-flow call graph (issue 12): one small program per feature, with the exact
+//! edges it must have and must not have. Edges only the value flow finds carry a confidence
+//! byte of at least `META_FLOW` (240): 240 for one target, 240 + n for one of n.
+
+use crate::resolve::{assert_has, assert_lacks, edges};
+
+/// The confidence byte of an edge found by the value flow with one target.
+const FLOW: u8 = cds::graph::link::META_FLOW;
+
+fn flow(e: &str) -> String {
+    format!("{e} {FLOW}")
+}
+
+fn invokes(e: &[String], src: &str) -> Vec<String> {
+    let mut v: Vec<String> = e
+        .iter()
+        .filter(|l| l.starts_with(&format!("{src} invoke ")))
+        .map(|l| l.split(' ').nth(2).unwrap_or("").to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn alias_chained_and_tuple_assignment() {
+    let e = edges(&[(
+        "m.py",
+        "def g():\n    pass\n\ndef h():\n    pass\n\ndef k():\n    pass\n\n\
+         def main():\n    f = g\n    f()\n    a = b = h\n    b()\n    x, y = k, g\n    x()\n",
+    )]);
+    assert_has(&e, "m.py:main invoke m.py:g 0");
+    assert_has(&e, "m.py:main invoke m.py:h 0");
+    assert_has(&e, &flow("m.py:main invoke m.py:k"));
+    assert_eq!(invokes(&e, "m.py:main"), ["m.py:g", "m.py:h", "m.py:k"]);
+}
+
+#[test]
+fn global_and_module_attribute_assigned_elsewhere() {
+    let e = edges(&[
+        ("conf.py", "handler = None\n"),
+        ("impl.py", "def real():\n    pass\n"),
+        (
+            "setup.py",
+            "import conf\nfrom impl import real\n\ndef install():\n    conf.handler = real\n",
+        ),
+        ("use.py", "import conf\n\ndef run():\n    conf.handler()\n"),
+        (
+            "g.py",
+            "cb = None\n\ndef t():\n    pass\n\ndef set_cb():\n    global cb\n    cb = t\n\n\
+             def fire():\n    cb()\n",
+        ),
+    ]);
+    assert_has(&e, &flow("use.py:run invoke impl.py:real"));
+    assert_has(&e, &flow("g.py:fire invoke g.py:t"));
+    assert_eq!(invokes(&e, "g.py:set_cb"), Vec::<String>::new());
+}
+
+#[test]
+fn function_passed_as_argument_and_returned() {
+    let e = edges(&[(
+        "m.py",
+        "def apply(fn, x):\n    return fn(x)\n\ndef double(v):\n    return v\n\n\
+         def pick():\n    return double\n\ndef main():\n    apply(double, 1)\n    p = pick()\n    p(2)\n\
+         \ndef by_kw():\n    apply(x=1, fn=double)\n",
+    )]);
+    assert_has(&e, &flow("m.py:apply invoke m.py:double"));
+    assert_has(&e, "m.py:main invoke m.py:apply 0");
+    assert_has(&e, "m.py:main invoke m.py:pick 0");
+    assert_has(&e, &flow("m.py:main invoke m.py:double"));
+    assert_lacks(&e, "m.py:pick invoke m.py:double");
+    assert_eq!(invokes(&e, "m.py:by_kw"), ["m.py:apply"]);
+}
+
+#[test]
+fn functions_in_containers() {
+    let e = edges(&[(
+        "m.py",
+        "def a():\n    pass\n\ndef b():\n    pass\n\ndef c():\n    pass\n\ndef d():\n    pass\n\n\
+         TABLE = {'a': a, 'b': b}\nHOOKS = []\n\ndef reg():\n    HOOKS.append(c)\n\n\
+         def run(k):\n    TABLE[k]()\n    TABLE.get(k)()\n    for h in HOOKS:\n        h()\n    \
+         [f() for f in (d,)]\n",
+    )]);
+    assert_eq!(invokes(&e, "m.py:run"), ["m.py:a", "m.py:b", "m.py:c", "m.py:d"]);
+    assert_has(&e, "m.py:run invoke m.py:a 242");
+    assert_has(&e, &flow("m.py:run invoke m.py:c"));
+    assert_eq!(invokes(&e, "m.py:reg"), Vec::<String>::new());
+}
+
+#[test]
+fn attributes_set_on_self_and_objects() {
+    let e = edges(&[(
+        "m.py",
+        "class Engine:\n    def start(self):\n        pass\n\n\
+         class Car:\n    def __init__(self):\n        self.setup()\n    def setup(self):\n        self.engine = Engine()\n\
+         \n    def go(self):\n        self.engine.start()\n\n\
+         def cb():\n    pass\n\nclass Box:\n    pass\n\ndef main():\n    bx = Box()\n    bx.fn = cb\n    bx.fn()\n",
+    )]);
+    assert_has(&e, "m.py:Car.go invoke m.py:Engine.start");
+    assert_has(&e, &flow("m.py:main invoke m.py:cb"));
+}
+
+#[test]
+fn instantiation_runs_init_and_new_through_the_mro() {
+    let e = edges(&[(
+        "m.py",
+        "class Base:\n    def __init__(self, x):\n        pass\n    def __new__(cls, x):\n        pass\n\n\
+         class Child(Base):\n    pass\n\ndef main():\n    Child(1)\n    raise Base(2)\n",
+    )]);
+    assert_has(&e, "m.py:main invoke m.py:Child 0");
+    assert_has(&e, "m.py:main invoke m.py:Base 0");
+    assert_has(&e, &flow("m.py:main invoke m.py:Base.__init__"));
+    assert_has(&e, &flow("m.py:main invoke m.py:Base.__new__"));
+}
+
+#[test]
+fn calls_on_instances_returned_by_functions() {
+    let e = edges(&[(
+        "m.py",
+        "class Conn:\n    def query(self):\n        pass\n\n\
+         def connect():\n    return Conn()\n\ndef main():\n    c = connect()\n    c.query()\n    connect().query()\n",
+    )]);
+    assert_has(&e, &flow("m.py:main invoke m.py:Conn.query"));
+    assert_has(&e, "m.py:connect invoke m.py:Conn 0");
+    assert_lacks(&e, "m.py:main invoke m.py:Conn");
+}
+
+#[test]
+fn super_follows_the_c3_mro() {
+    let e = edges(&[(
+        "m.py",
+        "class A:\n    def hi(self):\n        pass\n\nclass B(A):\n    def hi(self):\n        super().hi()\n\n\
+         class C(A):\n    def hi(self):\n        super().hi()\n\n\
+         class D(B, C):\n    def hi(self):\n        super().hi()\n",
+    )]);
+    assert_has(&e, "m.py:D.hi invoke m.py:B.hi");
+    assert_has(&e, "m.py:B.hi invoke m.py:A.hi");
+    assert_lacks(&e, "m.py:D.hi invoke m.py:C.hi");
+    assert_lacks(&e, "m.py:D.hi invoke m.py:A.hi");
+}
+
+#[test]
+fn static_class_methods_and_properties() {
+    let e = edges(&[(
+        "m.py",
+        "def helper():\n    pass\n\nclass K:\n    @staticmethod\n    def s(fn):\n        fn()\n\
+         \n    @classmethod\n    def make(cls, fn):\n        fn()\n        return cls()\n\n\
+         \n    @property\n    def size(self):\n        return 1\n\n    def use(self):\n        return self.size\n\n\
+         def main():\n    K.s(helper)\n    k = K.make(helper)\n    k.size\n",
+    )]);
+    assert_has(&e, &flow("m.py:K.s invoke m.py:helper"));
+    assert_has(&e, &flow("m.py:K.make invoke m.py:helper"));
+    assert_has(&e, &flow("m.py:K.use invoke m.py:K.size"));
+    assert_has(&e, &flow("m.py:main invoke m.py:K.size"));
+}
+
+#[test]
+fn decorators_call_the_wrapper_and_the_wrapper_calls_the_function() {
+    let e = edges(&[(
+        "m.py",
+        "def logged(func):\n    def wrapper(*a):\n        return func(*a)\n    return wrapper\n\n\
+         def tag(name):\n    def deco(func):\n        return func\n    return deco\n\n\
+         @logged\ndef work():\n    pass\n\n@tag('x')\ndef other():\n    pass\n\n\
+         def main():\n    work()\n    other()\n",
+    )]);
+    assert_has(&e, "m.py:work invoke m.py:logged 0");
+    assert_has(&e, &flow("m.py:logged.wrapper invoke m.py:work"));
+    assert_has(&e, &flow("m.py:main invoke m.py:logged.wrapper"));
+    assert_has(&e, "m.py:main invoke m.py:work 0");
+    assert_has(&e, "m.py:other invoke m.py:tag 0");
+    assert_has(&e, &flow("m.py:other invoke m.py:tag.deco"));
+    assert_has(&e, "m.py:main invoke m.py:other 0");
+}
+
+#[test]
+fn implicit_calls_with_for_and_operators() {
+    let e = edges(&[(
+        "m.py",
+        "class Ctx:\n    def __enter__(self):\n        return self\n    def __exit__(self, *a):\n        pass\n\
+         \n    def ping(self):\n        pass\n\n\
+         class Seq:\n    def __iter__(self):\n        return self\n    def __next__(self):\n        return Ctx()\n\
+         \n    def __add__(self, o):\n        return self\n    def __eq__(self, o):\n        return True\n\
+         \n    def __getitem__(self, i):\n        return Ctx()\n\n\
+         def main():\n    with Ctx() as c:\n        c.ping()\n    s = Seq()\n    for x in s:\n        x.ping()\n    \
+         s + s\n    s == s\n    s[0]\n",
+    )]);
+    for m in [
+        "Ctx.__enter__",
+        "Ctx.__exit__",
+        "Seq.__iter__",
+        "Seq.__next__",
+        "Seq.__add__",
+        "Seq.__eq__",
+        "Seq.__getitem__",
+    ] {
+        assert_has(&e, &flow(&format!("m.py:main invoke m.py:{m}")));
+    }
+    assert_has(&e, "m.py:main invoke m.py:Ctx.ping");
+}
+
+#[test]
+fn generators_and_lambdas() {
+    let e = edges(&[(
+        "m.py",
+        "def a():\n    pass\n\ndef gen():\n    yield a\n\ndef b():\n    pass\n\n\
+         def main():\n    for f in gen():\n        f()\n    g = lambda: b()\n    return g\n",
+    )]);
+    assert_has(&e, &flow("m.py:main invoke m.py:a"));
+    assert_has(&e, "m.py:main invoke m.py:b 0");
+}
+
+#[test]
+fn imports_through_import_module_and_module_objects() {
+    let e = edges(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/plug.py", "def entry():\n    pass\n"),
+        (
+            "app.py",
+            "import importlib\nimport pkg.plug as plug\n\ndef call_on(mod):\n    mod.entry()\n\n\
+             def main():\n    m = importlib.import_module('pkg.plug')\n    m.entry()\n    call_on(plug)\n",
+        ),
+    ]);
+    assert_has(&e, &flow("app.py:main invoke pkg/plug.py:entry"));
+    assert_has(&e, &flow("app.py:call_on invoke pkg/plug.py:entry"));
+}
+
+#[test]
+fn builtins_pass_functions_through() {
+    let e = edges(&[(
+        "m.py",
+        "import functools\n\ndef inc(x):\n    return x\n\ndef keyf(x):\n    return x\n\n\
+         def pred(x):\n    return x\n\ndef add(a, b):\n    return a\n\n\
+         def main(xs):\n    list(map(inc, xs))\n    sorted(xs, key=keyf)\n    filter(pred, xs)\n    \
+         p = functools.partial(add, 1)\n    p(2)\n",
+    )]);
+    for f in ["inc", "keyf", "pred", "add"] {
+        assert_has(&e, &flow(&format!("m.py:main invoke m.py:{f}")));
+    }
+}
+
+#[test]
+fn a_guess_is_replaced_when_the_flow_knows_the_receiver() {
+    let e = edges(&[(
+        "m.py",
+        "class A:\n    def draw(self):\n        pass\n\nclass B:\n    def draw(self):\n        pass\n\n\
+         def make():\n    return A()\n\ndef main():\n    obj = make()\n    obj.draw()\n",
+    )]);
+    assert_has(&e, &flow("m.py:main invoke m.py:A.draw"));
+    assert_lacks(&e, "m.py:main invoke m.py:B.draw");
+}
+
+#[test]
+fn decorated_method_through_an_instance_from_a_factory() {
+    let e = edges(&[(
+        "m.py",
+        "def traced(fn):\n    def inner(self):\n        return fn(self)\n    return inner\n\n\
+         class Svc:\n    @traced\n    def handle(self):\n        pass\n\n\
+         def factory():\n    return Svc()\n\ndef main():\n    s = factory()\n    s.handle()\n",
+    )]);
+    assert_has(&e, &flow("m.py:main invoke m.py:traced.inner"));
+    assert_has(&e, &flow("m.py:traced.inner invoke m.py:Svc.handle"));
+    assert_has(&e, "m.py:main invoke m.py:Svc.handle");
+}
+
+#[test]
+fn value_flow_edges_are_marked_in_json() {
+    assert_eq!(cds::trav::found_by(FLOW), Some("value-flow"));
+    assert_eq!(cds::trav::found_by(FLOW + 2), Some("value-flow"));
+    assert_eq!(cds::trav::found_by(0), None);
+    assert_eq!(cds::trav::conf_name(FLOW), "exact");
+    assert_eq!(cds::trav::conf_name(FLOW + 3), "one-of-3");
+}
+
+#[test]
+fn a_registering_decorator_returns_each_callers_own_function() {
+    let e = edges(&[(
+        "m.py",
+        "class Library:\n    def tag(self, name=None, fn=None):\n        self.tags[name] = fn\n        return fn\n\n\
+         reg = Library()\n\ndef register(func):\n    return func\n\n\
+         def a():\n    pass\n\ndef b():\n    pass\n\n\
+         def main():\n    x = reg.tag('a', a)\n    x()\n    y = register(b)\n    y()\n",
+    )]);
+    assert_has(&e, &flow("m.py:main invoke m.py:a"));
+    assert_has(&e, &flow("m.py:main invoke m.py:b"));
+    assert_eq!(invokes(&e, "m.py:main"), ["m.py:Library.tag", "m.py:a", "m.py:b", "m.py:register"]);
+}
+
+#[test]
+fn a_decorator_factory_shared_by_many_definitions_does_not_mix_them() {
+    let e = edges(&[(
+        "m.py",
+        "class Library:\n    def filter(self, name=None, filter_func=None):\n        if filter_func is None:\n\
+         \x20           def dec(func):\n                return self.filter(name, func)\n            return dec\n\
+         \x20       return filter_func\n\nregister = Library()\n\n\
+         @register.filter('a')\ndef fa(x):\n    pass\n\n@register.filter('b')\ndef fb(x):\n    pass\n\n\
+         def main():\n    fa(1)\n",
+    )]);
+    assert_has(&e, &flow("m.py:fa invoke m.py:Library.filter.dec"));
+    assert_has(&e, "m.py:main invoke m.py:fa 0");
+    assert_lacks(&e, "m.py:fa invoke m.py:fb");
+    assert_lacks(&e, "m.py:main invoke m.py:fb");
+    assert_eq!(invokes(&e, "m.py:main"), ["m.py:fa"]);
+}
+
+#[test]
+fn a_getter_stored_under_another_name_is_not_called_by_reading_it() {
+    let e = edges(&[(
+        "m.py",
+        "class G:\n    @property\n    def wkb(self):\n        return 1\n\n    @property\n    def json(self):\n        return self.ptr\n\n\
+         def main():\n    g = G()\n    g.ptr = G.wkb\n    g.wkb\n",
+    )]);
+    assert_has(&e, &flow("m.py:main invoke m.py:G.wkb"));
+    assert_lacks(&e, "m.py:G.json invoke m.py:G.wkb");
+}
