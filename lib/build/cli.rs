@@ -352,6 +352,7 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         },
         "ambiguous": s.ambiguous,
         "guessed": s.guessed,
+        "value_flow": s.value_flow,
         "syntax_errors": s.syntax_errors,
         "generated": s.generated,
         "skipped": s.skipped.iter().map(|k| serde_json::json!({

@@ -84,6 +84,8 @@ pub struct Summary {
     pub ambiguous: usize,
     /// Edges to the only candidate found by name (a guess).
     pub guessed: usize,
+    /// Invoke edges only Python's value-flow analysis finds (also counted above by confidence).
+    pub value_flow: usize,
     /// Files with syntax errors (indexed with what the parser recovered).
     pub syntax_errors: usize,
     /// Minified or generated files (indexed, ranked below hand-written code).
@@ -104,8 +106,12 @@ impl Summary {
     /// Counts one distinct edge by kind and confidence.
     fn count_edge(&mut self, kind: EdgeKind, meta: u8) {
         self.edges[kind as usize] += 1;
+        use crate::graph::link::META_FLOW;
+        if meta >= META_FLOW {
+            self.value_flow += 1;
+        }
         match meta {
-            0 => {}
+            0 | META_FLOW => {}
             1 => self.guessed += 1,
             _ => self.ambiguous += 1,
         }
@@ -748,8 +754,8 @@ pub fn summary_line(s: &Summary) -> String {
         .join(", ");
     let state = if s.up_to_date { "up to date: " } else { "" };
     let mut line = format!(
-        "{state}{} files ({} parsed), {} entities, edges: {kinds}; {} ambiguous, {} guessed; {} with syntax errors",
-        s.files, s.parsed, s.entities, s.ambiguous, s.guessed, s.syntax_errors
+        "{state}{} files ({} parsed), {} entities, edges: {kinds}; {} ambiguous, {} guessed, {} by value flow; {} with syntax errors",
+        s.files, s.parsed, s.entities, s.ambiguous, s.guessed, s.value_flow, s.syntax_errors
     );
     if !s.skipped.is_empty() {
         line.push_str(&format!("; {} skipped", s.skipped.len()));
