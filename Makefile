@@ -128,8 +128,9 @@ bench-mcp: build
 	$(PYTHON) bench/mcp.py
 
 # GIT_ROOT: a directory of git mirrors (see bench/loc/README.md).
+# SPLIT: lite (default), py, multi (SWE-bench Multilingual, per-language table), or a JSONL path.
 bench-loc: build
-	python3 bench/loc/run.py $(if $(GIT_ROOT),--git-root $(GIT_ROOT))
+	python3 bench/loc/run.py $(if $(GIT_ROOT),--git-root $(GIT_ROOT)) $(if $(SPLIT),--split $(SPLIT))
 
 clean:
 	$(CARGO) clean
