@@ -57,8 +57,11 @@ IGNORE_FILES = (".gitignore", ".ignore", ".cdsignore")
 
 
 def find_gitdir(root, repo):
+    # GitHub names are case-insensitive (`reactivex/rxjava` is `ReactiveX/RxJava`).
+    present = {d.lower(): d for d in os.listdir(root)} if os.path.isdir(root) else {}
     for name in (repo, FORKS.get(repo, repo)):
-        base = os.path.join(root, name.replace("/", "+"))
+        flat = name.replace("/", "+")
+        base = os.path.join(root, present.get(flat.lower(), flat))
         for cand in (os.path.join(base, "repo"), base):
             if os.path.isdir(cand) and (os.path.exists(os.path.join(cand, "HEAD"))
                                         or os.path.isdir(os.path.join(cand, ".git"))):
