@@ -714,3 +714,25 @@ fn bounded_type_parameters_stand_for_their_bound() {
     assert_has(&e, "src/p/Walker.java:Walker.one invoke src/p/Node.java:Node.visit 0");
     assert_has(&e, "src/p/Walker.java:Walker.all invoke src/p/Node.java:Node.visit 0");
 }
+
+/// `Object`'s methods (`equals`, `toString`, ...) on a receiver of unknown type say nothing of
+/// its class: they are never guessed, even with a visible candidate.
+#[test]
+fn object_methods_are_not_guessed() {
+    let e = crate::resolve::edges(&[
+        (
+            "src/a/Money.java",
+            "package a;\npublic class Money {\n  public boolean equals(Object o) { return false; }\n  public int total() { return 1; }\n}\n",
+        ),
+        (
+            "src/a/Use.java",
+            "package a;\nclass Use {\n  static void run(java.util.List<Object> xs) {\n    Object x = xs.get(0);\n    var y = pick();\n    y.equals(x);\n    y.total();\n  }\n  static native Object pick();\n}\n",
+        ),
+    ]);
+    assert!(!e.iter().any(|l| l.contains("Money.equals")), "{e:#?}");
+    // The same receiver's other method is guessed, so the rule above is what keeps `equals` out.
+    assert!(
+        e.iter().any(|l| l == "src/a/Use.java:Use.run invoke src/a/Money.java:Money.total 1"),
+        "{e:#?}"
+    );
+}

@@ -724,7 +724,32 @@ impl Resolver {
     }
 }
 
+/// `java.lang.Object`'s methods and the collection and string methods every class has or
+/// calls: a receiver of unknown type calling one says nothing about its class, so these are
+/// never guessed.
+const COMMON_METHODS: &[&str] = &[
+    "equals",
+    "hashCode",
+    "toString",
+    "getClass",
+    "compareTo",
+    "clone",
+    "length",
+    "size",
+    "isEmpty",
+    "contains",
+    "iterator",
+    "stream",
+    "forEach",
+    "getName",
+    "valueOf",
+];
+
 impl scope::Resolver for Resolver {
+    fn common_methods(&self) -> &'static [&'static str] {
+        COMMON_METHODS
+    }
+
     fn import_files(&self, repo: &Repo, file: u32, imp: &Import) -> Vec<u32> {
         let name = imp.name.as_deref().unwrap_or("");
         match (imp.form, name) {
