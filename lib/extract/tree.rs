@@ -153,32 +153,30 @@ pub fn sig_end(def: Node, body: Option<Node>, src: &[u8]) -> u32 {
     end as u32
 }
 
-/// Number of lines in the file.
+/// Number of lines in the file (a final newline ends the last line, it does not start one).
 pub fn count_lines(src: &[u8]) -> u32 {
-    if src.is_empty() {
-        return 0;
-    }
-    (src.iter().filter(|&&c| c == b'\n').count() + usize::from(!src.ends_with(b"\n"))) as u32
+    let n = bstr::ByteSlice::find_iter(src, b"\n").count() as u32;
+    if src.is_empty() || src.ends_with(b"\n") { n } else { n + 1 }
 }
 
-/// Syntax error nodes (ERROR and MISSING) and the line of the first.
+/// Syntax error nodes (ERROR and MISSING, nested ones included) and the line of the first.
 pub fn count_errors(root: Node) -> (u32, u32) {
     let mut count = 0;
     let mut first = 0;
-    let mut cursor = root.walk();
+    let mut cur = root.walk();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
+        if !n.has_error() {
+            continue;
+        }
         if n.is_error() || n.is_missing() {
             count += 1;
             let line = n.start_position().row as u32 + 1;
             if first == 0 || line < first {
                 first = line;
             }
-            continue;
         }
-        if n.has_error() {
-            stack.extend(n.children(&mut cursor));
-        }
+        stack.extend(n.children(&mut cur));
     }
     (count, first)
 }

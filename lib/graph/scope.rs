@@ -95,8 +95,9 @@ pub trait Resolver {
     }
 
     /// The local name an import binds, if any (default: the alias, else the imported name,
-    /// else the module's last segment).
-    fn bound_name<'i>(&self, imp: &'i Import) -> Option<&'i str> {
+    /// else the module's last segment). It may come from the resolver's own tables (a Go
+    /// package's declared name).
+    fn bound_name<'s>(&'s self, imp: &'s Import) -> Option<&'s str> {
         if let Some(a) = &imp.alias {
             return Some(a);
         }

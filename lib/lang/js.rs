@@ -1055,7 +1055,7 @@ impl scope::Resolver for Resolver {
         found.into_iter().filter(|&f| f != file || base_name(from).is_empty()).collect()
     }
 
-    fn bound_name<'i>(&self, imp: &'i Import) -> Option<&'i str> {
+    fn bound_name<'s>(&'s self, imp: &'s Import) -> Option<&'s str> {
         // `import './x'` binds nothing; `import x from` binds `x` (its alias).
         imp.alias.as_deref().or(imp.name.as_deref())
     }
@@ -1078,18 +1078,9 @@ fn join(dir: &[u8], rel: &[u8]) -> Vec<u8> {
 
 /// JSON with comments and trailing commas, as tsconfig files are written.
 fn parse_jsonc(text: &str) -> Option<serde_json::Value> {
-    let options = jsonc_parser::ParseOptions {
-        allow_comments: true,
-        allow_trailing_commas: true,
-        allow_missing_commas: false,
-        allow_loose_object_property_names: false,
-        allow_single_quoted_strings: false,
-        allow_hexadecimal_numbers: false,
-        allow_unary_plus_numbers: false,
-        allow_bare_decimal_point_numbers: false,
-        allow_non_finite_numbers: false,
-        allow_extended_string_escapes: false,
-    };
+    // The crate's defaults are as lenient as TypeScript's own reader (comments, trailing
+    // commas, loose names), which is what matters for a file cds only reads.
+    let options = jsonc_parser::ParseOptions::default();
     jsonc_parser::parse_to_serde_value(text, &options).ok()
 }
 

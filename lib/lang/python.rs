@@ -84,7 +84,7 @@ impl Extractor {
         } else {
             src
         };
-        let mut facts = FileFacts { lines: count_lines(src), ..FileFacts::default() };
+        let mut facts = FileFacts { lines: tree::count_lines(src), ..FileFacts::default() };
         let Some(tree) = self.parser.parse(src, None) else {
             facts.syntax_errors = 1;
             facts.py3_invalid = true;
@@ -103,7 +103,7 @@ impl Extractor {
             facts.py3_invalid = true;
         }
         if root.has_error() {
-            let (count, first) = count_errors(root);
+            let (count, first) = tree::count_errors(root);
             facts.syntax_errors = count.max(1);
             facts.first_error_line = first;
             facts.py3_invalid = true;
@@ -1320,33 +1320,4 @@ fn unify_newlines(src: &[u8]) -> Vec<u8> {
         .enumerate()
         .map(|(i, &c)| if c == b'\r' && src.get(i + 1) != Some(&b'\n') { b'\n' } else { c })
         .collect()
-}
-
-fn count_lines(src: &[u8]) -> u32 {
-    let n = bstr::ByteSlice::find_iter(src, b"\n").count() as u32;
-    if src.is_empty() || src.ends_with(b"\n") { n } else { n + 1 }
-}
-
-/// Counts ERROR and MISSING nodes; returns (count, first error line).
-fn count_errors(root: Node) -> (u32, u32) {
-    let mut count = 0;
-    let mut first = 0;
-    let mut cur = root.walk();
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        if !n.has_error() {
-            continue;
-        }
-        if n.is_error() || n.is_missing() {
-            count += 1;
-            let line = n.start_position().row as u32 + 1;
-            if first == 0 || line < first {
-                first = line;
-            }
-        }
-        for c in n.children(&mut cur) {
-            stack.push(c);
-        }
-    }
-    (count, first)
 }

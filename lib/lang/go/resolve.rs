@@ -2,26 +2,12 @@
 //! `replace` directives) name a package directory, all of whose Go files they import; the files
 //! of a directory that share a `package` clause see each other's top-level names.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, OnceLock};
+use std::collections::HashMap;
 
 use crate::extract::Import;
 use crate::graph::scope::{self, Repo};
 use crate::graph::{base_name, parent_dir};
 use crate::lang::Lang;
-
-/// Package names that differ from their import path's last element, interned once per process
-/// ([`scope::Resolver::bound_name`] returns text borrowed from the import).
-fn intern(s: &str) -> &'static str {
-    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let mut set = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(&x) = set.get(s) {
-        return x;
-    }
-    let leaked: &'static str = Box::leak(s.to_string().into_boxed_str());
-    set.insert(leaked);
-    leaked
-}
 
 /// Go's module rules for the linker (see [`crate::graph::scope`]).
 pub struct Resolver {
@@ -211,7 +197,7 @@ impl scope::Resolver for Resolver {
             .collect()
     }
 
-    fn bound_name<'i>(&self, imp: &'i Import) -> Option<&'i str> {
+    fn bound_name<'s>(&'s self, imp: &'s Import) -> Option<&'s str> {
         if let Some(a) = &imp.alias {
             return (a != "_").then_some(a.as_str());
         }
@@ -221,11 +207,8 @@ impl scope::Resolver for Resolver {
         let last = last_element(&imp.module);
         let declared = self.dir_of(&imp.module).and_then(|d| self.packages.get(&d));
         match declared {
-            Some(p) if Some(p.as_str()) != last => {
-                // The declared name is not a substring of the import: interned.
-                let s: &'static str = intern(p);
-                Some(s)
-            }
+            // The declared name, which need not be the path's last element.
+            Some(p) if Some(p.as_str()) != last => Some(p.as_str()),
             _ => last,
         }
     }

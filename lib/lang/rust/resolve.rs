@@ -511,7 +511,7 @@ impl scope::Resolver for Resolver {
         rest
     }
 
-    fn bound_name<'i>(&self, imp: &'i Import) -> Option<&'i str> {
+    fn bound_name<'s>(&'s self, imp: &'s Import) -> Option<&'s str> {
         if let Some(a) = &imp.alias {
             return Some(a);
         }
