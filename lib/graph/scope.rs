@@ -236,6 +236,7 @@ struct Driver<'a> {
     memo_export: RefCell<HashMap<(u32, String), Vals>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
     memo_pkg: RefCell<HashMap<u32, Vec<u32>>>,
+    memo_visible: RefCell<HashMap<u32, std::rc::Rc<HashSet<u32>>>>,
 }
 
 impl<'a> Driver<'a> {
@@ -282,6 +283,7 @@ impl<'a> Driver<'a> {
             memo_export: RefCell::new(HashMap::default()),
             memo_bases: RefCell::new(HashMap::default()),
             memo_pkg: RefCell::new(HashMap::default()),
+            memo_visible: RefCell::new(HashMap::default()),
         };
         for &f in files {
             d.index_scopes(f);
@@ -1075,6 +1077,23 @@ impl<'a> Driver<'a> {
         self.guess_method(f, attr)
     }
 
+    /// The files whose classes a receiver of unknown type in file `f` may belong to: `f`, its
+    /// package and what it imports (once per file: a file makes many such calls).
+    fn visible_files(&self, f: u32) -> std::rc::Rc<HashSet<u32>> {
+        if let Some(v) = self.memo_visible.borrow().get(&f) {
+            return std::rc::Rc::clone(v);
+        }
+        let mut visible: HashSet<u32> = HashSet::default();
+        visible.insert(f);
+        visible.extend(self.package_files(f));
+        for (i, imp) in self.facts(f).imports.iter().enumerate() {
+            visible.extend(self.import_files(f, i as u32, imp));
+        }
+        let v = std::rc::Rc::new(visible);
+        self.memo_visible.borrow_mut().insert(f, std::rc::Rc::clone(&v));
+        v
+    }
+
     /// Methods named `attr` that a receiver of unknown type may be calling: those in classes
     /// of the caller's file, package and imported files; else the only one in the family.
     fn guess_method(&self, f: u32, attr: &str) -> (Vec<u32>, u8) {
@@ -1090,13 +1109,7 @@ impl<'a> Driver<'a> {
             .copied()
             .filter(|&m| caller_test || self.g.nodes[m as usize].flags & FLAG_TEST == 0)
             .collect();
-        let mut visible: HashSet<u32> = HashSet::default();
-        visible.insert(f);
-        visible.extend(self.package_files(f));
-        let facts = self.facts(f);
-        for (i, imp) in facts.imports.iter().enumerate() {
-            visible.extend(self.import_files(f, i as u32, imp));
-        }
+        let visible = self.visible_files(f);
         let mut near: Vec<u32> = cands
             .iter()
             .copied()
