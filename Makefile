@@ -8,6 +8,7 @@
 #   make test-agents  the kits checked with the real Claude Code, Gemini, Codex, OpenCode (npm)
 #   make bench-build  cds-build on the Django 4.2 sdist, against ctags (downloads it)
 #   make bench-build-langs  the same on a large project of each other language
+#   make bench-kernel the Linux kernel source (Debian's linux-source-6.1), against ctags
 #   make bench-mcp    100 sequential tools/call requests to cds-mcp on the Django 4.2 index
 #   make install      PREFIX=/usr/local DESTDIR=
 
@@ -23,7 +24,7 @@ MCP_VENV := target/mcp-venv
 
 .PHONY: all build test test-deps lint fmt man completions check-generated kits test-agents demo \
 	install uninstall clean bench bench-build bench-build-langs bench-query bench-search bench-loc \
-	bench-mcp
+	bench-mcp bench-kernel
 
 all: build
 
@@ -123,6 +124,9 @@ bench-query: build
 
 bench-search: build
 	bench/search.sh
+
+bench-kernel: build
+	bench/kernel.sh
 
 bench-mcp: build
 	$(PYTHON) bench/mcp.py

@@ -8,6 +8,7 @@
 //! stops after the walk.
 
 pub mod cli;
+mod sink;
 pub mod watch;
 
 use std::io::Write;
@@ -181,8 +182,10 @@ fn job_time(on: bool, what: &str, since: Instant) {
 /// A file on its way through the pipeline.
 struct Item {
     found: walk::Found,
-    /// The content read from disk (empty when it comes from the previous generation).
+    /// The content read from disk (empty when it comes from the previous generation, and once
+    /// handed to the sink).
     content: Vec<u8>,
+    content_len: u64,
     /// The previous generation's file-table entry holding this file's unchanged content.
     prev_content: Option<usize>,
     hash: u32,
@@ -280,6 +283,7 @@ pub fn build_with(
             let mut item = Item {
                 found: f.clone(),
                 content: Vec::new(),
+                content_len: 0,
                 prev_content: None,
                 hash: 0,
                 facts: None,
@@ -293,6 +297,9 @@ pub fn build_with(
             Mutex::new(Some(item))
         })
         .collect();
+    // The new generation's contents and facts cache are written as files are extracted.
+    let generation = index::write::Generation::create(&index_dir)?;
+    let sink = sink::Sink::create(generation.path())?;
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let parsed = AtomicUsize::new(0);
@@ -313,11 +320,16 @@ pub fn build_with(
                         break;
                     }
                     let Some(mut item) = items[i].lock().ok().and_then(|mut g| g.take()) else {
+                        sink.push(
+                            i,
+                            sink::Part::Failed(Error::msg("an extraction thread panicked")),
+                        );
                         continue;
                     };
                     if process(&mut item, previous.as_ref(), &mut ex, locagent) {
                         parsed.fetch_add(1, Ordering::Relaxed);
                     }
+                    sink.push(i, hand_over(&mut item, previous.as_ref()));
                     if let Ok(mut g) = items[i].lock() {
                         *g = Some(item);
                     }
@@ -361,13 +373,9 @@ pub fn build_with(
             mtime_ns: it.found.mtime_ns,
             hash: it.hash,
             lang: it.found.lang.code(),
-            content: it
-                .prev_content
-                .and_then(|i| previous.as_ref()?.content(i))
-                .unwrap_or(&it.content),
+            content_len: it.content_len,
             facts: it.facts.as_ref().expect("processed"),
             terms: it.terms.as_ref().expect("processed"),
-            cached: it.cached.and_then(|i| previous.as_ref()?.archive(i)),
         })
         .collect();
     let meta = Meta {
@@ -380,9 +388,8 @@ pub fn build_with(
         tool_version: env!("CARGO_PKG_VERSION").as_bytes().to_vec(),
     };
 
-    // Pipelined: contents and the facts cache need only the files, and the BM25 postings only
-    // the nodes, so they are written while the main thread links the graph.
-    let generation = index::write::Generation::create(&index_dir)?;
+    // Pipelined: the BM25 postings and the names need only the nodes, so they are written (and
+    // the streamed files completed) while the main thread links the graph.
     let dir = generation.path();
     let native = (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources));
     let timing = phases.on;
@@ -390,10 +397,10 @@ pub fn build_with(
         let join = |h: std::thread::ScopedJoinHandle<Result<u64>>| {
             h.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")))
         };
-        // The shortest job (contents, facts) also builds the names, which need only the nodes.
+        // The shortest job (completing contents and facts) also builds the names.
         let rest = s.spawn(|| {
             let t = Instant::now();
-            let b = index::write::write_content_and_facts(dir, &records)?;
+            let b = sink.finish(total)?;
             job_time(timing, "content and facts", t);
             match &native {
                 Some((nodes, _)) => {
@@ -604,6 +611,61 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
     item.terms = Some(bm25::file_terms(&item.content, &facts));
     item.facts = Some(facts);
     true
+}
+
+/// What the sink writes for a processed item: its content (read now, or the previous
+/// generation's) and its facts archive (copied, or serialized here, on the worker thread).
+fn hand_over<'p>(item: &mut Item, prev: Option<&'p Previous>) -> sink::Part<'p> {
+    use crate::index::facts::{FactsEntry, archive};
+    use sink::{Chunk, Part};
+    if item.skip.is_some() {
+        return Part::Skipped;
+    }
+    let previous = |i: Option<usize>, get: fn(&'p Previous, usize) -> Option<&'p [u8]>| {
+        prev.zip(i).and_then(|(p, i)| get(p, i)).map(Chunk::Previous)
+    };
+    let content = match previous(item.prev_content, Previous::content) {
+        Some(c) => c,
+        None => Chunk::Owned(std::mem::take(&mut item.content)),
+    };
+    item.content_len = match &content {
+        Chunk::Previous(b) => b.len() as u64,
+        Chunk::Owned(v) => v.len() as u64,
+        Chunk::Archive(_) => 0,
+    };
+    let archived = match previous(item.cached, Previous::archive) {
+        Some(a) => a,
+        None => {
+            let (Some(facts), Some(terms)) = (item.facts.take(), item.terms.take()) else {
+                return Part::Failed(Error::msg(
+                    "internal error: a file reached the writer unprocessed",
+                ));
+            };
+            let (bytes, facts, terms) = archive(facts, terms);
+            item.facts = Some(facts);
+            item.terms = Some(terms);
+            match bytes {
+                Ok(b) => Chunk::Archive(b),
+                Err(e) => {
+                    return Part::Failed(Error::msg(format!(
+                        "cannot serialize the facts of {}: {e}",
+                        crate::id::display(&item.found.rel)
+                    )));
+                }
+            }
+        }
+    };
+    let f = &item.found;
+    let entry = FactsEntry {
+        rel: f.rel.clone(),
+        size: f.size,
+        mtime_ns: f.mtime_ns,
+        hash: item.hash,
+        lang: f.lang.code(),
+        off: 0,
+        len: 0,
+    };
+    Part::Kept { content, archive: archived, entry }
 }
 
 /// The kept item of path `rel` (items are sorted by path).

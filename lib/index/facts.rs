@@ -52,76 +52,58 @@ pub struct FactsEntry {
     pub len: u64,
 }
 
-/// A file to encode: its table entry (offsets are filled in) and its archive, either bytes
-/// copied from the previous generation or facts to serialize.
-pub struct Encode<'a> {
-    /// The entry.
-    pub entry: FactsEntry,
-    /// The archive bytes to copy, when the file is unchanged.
-    pub archive: Option<&'a [u8]>,
-    /// The facts, when it was parsed.
-    pub facts: &'a FileFacts,
-    /// The term counts.
-    pub terms: &'a FileTerms,
+/// Serializes one file's facts and term counts into its archive. Takes them by value (no copy
+/// of a large file's facts) and hands them back.
+pub fn archive(
+    facts: FileFacts,
+    terms: FileTerms,
+) -> (Result<rkyv::util::AlignedVec, rkyv::rancor::Error>, FileFacts, FileTerms) {
+    let c = CachedFacts { facts, terms };
+    let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&c);
+    (bytes, c.facts, c.terms)
 }
 
-/// Encodes the payload into a vector (see [`encode_into`]).
-pub fn encode(files: Vec<Encode>) -> Result<Vec<u8>, EncodeError> {
-    let mut out = Vec::new();
-    encode_into(files, &mut out)?;
-    Ok(out)
+/// Writes the payload archive by archive, in file order, as the files come: nothing but the
+/// table is held in memory.
+#[derive(Default)]
+pub struct Encoder {
+    table: FactsTable,
+    pos: u64,
 }
 
-/// Why encoding failed.
-#[derive(Debug)]
-pub enum EncodeError {
-    /// rkyv could not serialize a file's facts.
-    Rkyv(rkyv::rancor::Error),
-    /// The sink failed.
-    Io(std::io::Error),
-}
-
-impl std::fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EncodeError::Rkyv(e) => write!(f, "{e}"),
-            EncodeError::Io(e) => write!(f, "{e}"),
-        }
+impl Encoder {
+    /// An empty payload.
+    pub fn new() -> Encoder {
+        Encoder::default()
     }
-}
 
-/// Encodes the payload into `out`, archive by archive (no copy of the whole payload in memory).
-pub fn encode_into(files: Vec<Encode>, out: &mut impl std::io::Write) -> Result<(), EncodeError> {
-    let mut pos = 0usize;
-    let mut put = |bytes: &[u8], pos: &mut usize| -> Result<(), EncodeError> {
-        out.write_all(bytes).map_err(EncodeError::Io)?;
-        *pos += bytes.len();
-        Ok(())
-    };
-    let mut table = FactsTable { files: Vec::with_capacity(files.len()) };
-    for f in files {
-        let off = pos;
-        match f.archive {
-            Some(bytes) => put(bytes, &mut pos)?,
-            None => {
-                let c = CachedFacts { facts: f.facts.clone(), terms: f.terms.clone() };
-                let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&c).map_err(EncodeError::Rkyv)?;
-                put(&bytes, &mut pos)?;
-            }
-        }
-        let mut e = f.entry;
-        e.off = off as u64;
-        e.len = (pos - off) as u64;
-        table.files.push(e);
+    /// Appends one file's archive (serialized by [`archive`], or copied from the previous
+    /// generation) under `entry`, whose offsets are filled in.
+    pub fn push(
+        &mut self,
+        out: &mut impl std::io::Write,
+        mut entry: FactsEntry,
+        archive: &[u8],
+    ) -> std::io::Result<()> {
+        entry.off = self.pos;
+        entry.len = archive.len() as u64;
+        out.write_all(archive)?;
+        self.pos += archive.len() as u64;
+        self.table.files.push(entry);
         // Each archive starts 16-aligned, as rkyv requires.
-        let pad = (16 - pos % 16) % 16;
-        put(&[0u8; 16][..pad], &mut pos)?;
+        let pad = ((16 - self.pos % 16) % 16) as usize;
+        out.write_all(&[0u8; 16][..pad])?;
+        self.pos += pad as u64;
+        Ok(())
     }
-    let table_off = pos as u64;
-    let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&table).map_err(EncodeError::Rkyv)?;
-    put(&bytes, &mut pos)?;
-    put(&table_off.to_le_bytes(), &mut pos)?;
-    Ok(())
+
+    /// Appends the table and its offset: the payload is complete.
+    pub fn finish(self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&self.table)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        out.write_all(&bytes)?;
+        out.write_all(&self.pos.to_le_bytes())
+    }
 }
 
 /// The facts and term counts of one file's archive, validated and deserialized.
@@ -181,44 +163,39 @@ mod tests {
     use super::*;
     use crate::lang::python::Extractor;
 
+    /// A payload of `files`: (path, archive bytes).
+    fn encode(files: &[(&[u8], &[u8])]) -> rkyv::util::AlignedVec<16> {
+        let mut out = Vec::new();
+        let mut enc = Encoder::new();
+        for (rel, bytes) in files {
+            let entry = FactsEntry { rel: rel.to_vec(), size: 1, ..Default::default() };
+            enc.push(&mut out, entry, bytes).unwrap();
+        }
+        enc.finish(&mut out).unwrap();
+        // The payload sits behind a 32-byte header in the file: keep that alignment here.
+        let mut aligned = rkyv::util::AlignedVec::<16>::new();
+        aligned.extend_from_slice(&out);
+        aligned
+    }
+
     #[test]
     fn archives_survive_being_copied() {
         let src = b"def f():\n    return g()\n";
         let facts = Extractor::new().extract(src);
         let terms = crate::search::bm25::file_terms(src, &facts);
-        let entry = |rel: &[u8]| FactsEntry { rel: rel.to_vec(), size: 1, ..Default::default() };
-        let first = encode(vec![Encode {
-            entry: entry(b"a.py"),
-            archive: None,
-            facts: &facts,
-            terms: &terms,
-        }])
-        .unwrap();
-        // The payload sits behind a 32-byte header in the file: keep that alignment here.
-        let mut aligned = rkyv::util::AlignedVec::<16>::new();
-        aligned.extend_from_slice(&first);
-        let view = FactsView::new(&aligned).unwrap();
+        let (bytes, facts, terms) = archive(facts, terms);
+        let first = encode(&[(b"a.py", &bytes.unwrap())]);
+        let view = FactsView::new(&first).unwrap();
         let copied = view.archive(0).unwrap().to_vec();
-        let empty = FileFacts::default();
-        let empty_terms = FileTerms::default();
-        let second = encode(vec![
-            Encode { entry: entry(b"new.py"), archive: None, facts: &empty, terms: &empty_terms },
-            Encode {
-                entry: entry(b"a.py"),
-                archive: Some(&copied),
-                facts: &empty,
-                terms: &empty_terms,
-            },
-        ])
-        .unwrap();
-        let mut aligned = rkyv::util::AlignedVec::<16>::new();
-        aligned.extend_from_slice(&second);
-        let view = FactsView::new(&aligned).unwrap();
+        let (empty, _, _) = archive(FileFacts::default(), FileTerms::default());
+        let second = encode(&[(b"new.py", &empty.unwrap()), (b"a.py", &copied)]);
+        let view = FactsView::new(&second).unwrap();
         assert_eq!(view.entries().len(), 2);
+        assert_eq!(view.entries()[1].rel.as_slice(), b"a.py");
         let (f, t) = view.load(1).unwrap();
         assert_eq!(f, facts);
         assert_eq!(t, terms);
         assert!(view.verify().is_ok());
-        assert!(FactsView::new(&aligned[..aligned.len() - 3]).is_none());
+        assert!(FactsView::new(&second[..second.len() - 3]).is_none());
     }
 }

@@ -30,14 +30,12 @@ pub struct FileRecord<'a> {
     pub hash: u32,
     /// Language code.
     pub lang: u8,
-    /// The content.
-    pub content: &'a [u8],
+    /// Length of the content (written to `content.bin` during extraction, see [`StreamedFile`]).
+    pub content_len: u64,
     /// Extracted facts.
     pub facts: &'a FileFacts,
     /// Term counts.
     pub terms: &'a FileTerms,
-    /// The file's archive in the previous generation's `facts.rkyv`, when it is unchanged.
-    pub cached: Option<&'a [u8]>,
 }
 
 /// What the writer needs.
@@ -124,26 +122,6 @@ impl Drop for Generation {
             let _ = fs::remove_dir_all(&self.tmp);
         }
     }
-}
-
-/// Writes a whole new generation into `index_dir` and makes it live (the three file groups in
-/// parallel). cds-build pipelines the same steps with linking; see `build::build`.
-pub fn write(index_dir: &Path, input: &WriteInput) -> Result<Written> {
-    let generation = Generation::create(index_dir)?;
-    let dir = generation.path();
-    let bytes = std::thread::scope(|s| {
-        let graph = s.spawn(|| {
-            let (n, names) = write_names(dir, &input.graph.nodes)?;
-            Ok(n + write_graph(dir, input, names)?)
-        });
-        let postings = s.spawn(|| write_postings(dir, &input.graph.nodes, input.files));
-        let rest = write_content_and_facts(dir, input.files);
-        let join = |h: std::thread::ScopedJoinHandle<Result<u64>>| {
-            h.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")))
-        };
-        Ok::<u64, Error>(join(graph)? + join(postings)? + rest?)
-    })?;
-    generation.commit(bytes)
 }
 
 /// The multi-postings table `names.fst` values point into (stored in `graph.rkyv`).
@@ -279,49 +257,61 @@ fn same_keys(payload: &[u8], keys: &[Vec<u8>]) -> bool {
     i == keys.len()
 }
 
-/// `content.bin` and the builder's cache `facts.rkyv`: they need only the files, so they can be
-/// written while the graph is being built. Both are streamed to disk, never held whole.
-pub fn write_content_and_facts(dir: &Path, files: &[FileRecord]) -> Result<u64> {
-    let mut total = write_streamed(&dir.join(CONTENT_FILE), MAGIC_CONTENT, |w| {
-        for f in files {
-            w.write_all(f.content)?;
-        }
-        Ok(())
-    })?;
-    let entries = files
-        .iter()
-        .map(|f| crate::index::facts::Encode {
-            entry: crate::index::facts::FactsEntry {
-                rel: f.rel.to_vec(),
-                size: f.size,
-                mtime_ns: f.mtime_ns,
-                hash: f.hash,
-                lang: f.lang,
-                off: 0,
-                len: 0,
-            },
-            archive: f.cached,
-            facts: f.facts,
-            terms: f.terms,
-        })
-        .collect();
-    total += write_streamed(&dir.join(FACTS_FILE), MAGIC_FACTS, |w| {
-        crate::index::facts::encode_into(entries, w).map_err(|e| match e {
-            crate::index::facts::EncodeError::Io(e) => e,
-            other => std::io::Error::other(other.to_string()),
-        })
-    })?;
-    Ok(total)
-}
-
-/// A payload sink that counts and checksums what passes through it.
-struct Streamed {
+/// A file whose payload is written piece by piece (checksummed on the way) and never held
+/// whole: a placeholder header, the payload, then [`StreamedFile::finish`] writes the real
+/// header and fsyncs. `content.bin` and `facts.rkyv` are written so while files are extracted.
+pub struct StreamedFile {
+    path: PathBuf,
     file: std::io::BufWriter<fs::File>,
     crc: crc32fast::Hasher,
     len: u64,
 }
 
-impl Write for Streamed {
+impl StreamedFile {
+    /// Creates `path` with room for the header.
+    pub fn create(path: &Path) -> Result<StreamedFile> {
+        let f = fs::File::create(path).map_err(|e| Error::io("cannot create", path, e))?;
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, f);
+        file.write_all(&[0u8; HEADER_LEN]).map_err(|e| Error::io("cannot write", path, e))?;
+        Ok(StreamedFile { path: path.to_path_buf(), file, crc: crc32fast::Hasher::new(), len: 0 })
+    }
+
+    /// Payload bytes written so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True when no payload byte was written.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The error of a failed write, naming the file.
+    pub fn error(&self, e: std::io::Error) -> Error {
+        Error::io("cannot write", &self.path, e)
+    }
+
+    /// Writes the header and syncs. Returns the file's size.
+    pub fn finish(self, magic: &[u8; 8]) -> Result<u64> {
+        use std::io::{Seek, SeekFrom};
+        let path = self.path;
+        let io = |e| Error::io("cannot write", &path, e);
+        let header = Header {
+            magic: *magic,
+            version: FORMAT_VERSION,
+            layout: LAYOUT,
+            len: self.len,
+            crc: self.crc.finalize(),
+        };
+        let mut f = self.file.into_inner().map_err(|e| io(e.into_error()))?;
+        f.seek(SeekFrom::Start(0)).map_err(io)?;
+        f.write_all(&header.to_bytes()).map_err(io)?;
+        f.sync_all().map_err(io)?;
+        Ok(HEADER_LEN as u64 + header.len)
+    }
+}
+
+impl Write for StreamedFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.file.write(buf)?;
         self.crc.update(&buf[..n]);
@@ -332,37 +322,6 @@ impl Write for Streamed {
     fn flush(&mut self) -> std::io::Result<()> {
         self.file.flush()
     }
-}
-
-/// Writes a file whose payload `fill` produces piece by piece: a placeholder header, the
-/// payload (checksummed on the way), then the real header, then fsync.
-fn write_streamed(
-    path: &Path,
-    magic: &[u8; 8],
-    fill: impl FnOnce(&mut Streamed) -> std::io::Result<()>,
-) -> Result<u64> {
-    use std::io::{Seek, SeekFrom};
-    let io = |e| Error::io("cannot write", path, e);
-    let f = fs::File::create(path).map_err(|e| Error::io("cannot create", path, e))?;
-    let mut w = Streamed {
-        file: std::io::BufWriter::with_capacity(1 << 20, f),
-        crc: crc32fast::Hasher::new(),
-        len: 0,
-    };
-    w.file.write_all(&[0u8; HEADER_LEN]).map_err(io)?;
-    fill(&mut w).map_err(io)?;
-    let header = Header {
-        magic: *magic,
-        version: FORMAT_VERSION,
-        layout: LAYOUT,
-        len: w.len,
-        crc: w.crc.finalize(),
-    };
-    let mut f = w.file.into_inner().map_err(|e| io(e.into_error()))?;
-    f.seek(SeekFrom::Start(0)).map_err(io)?;
-    f.write_all(&header.to_bytes()).map_err(io)?;
-    f.sync_all().map_err(io)?;
-    Ok(HEADER_LEN as u64 + header.len)
 }
 
 /// The graph columns (without the name postings).
@@ -401,7 +360,7 @@ fn graph_file(input: &WriteInput) -> GraphFile {
                 gf.byte_start.push(0);
                 gf.byte_head.push(0);
                 gf.byte_sig_end.push(0);
-                gf.byte_end.push(f.content.len() as u32);
+                gf.byte_end.push(f.content_len as u32);
                 gf.doc_start.push(0);
                 gf.doc_end.push(0);
             }
@@ -461,7 +420,7 @@ fn graph_file(input: &WriteInput) -> GraphFile {
     let mut off = 0u64;
     gf.content_off.push(0);
     for f in input.files {
-        off += f.content.len() as u64;
+        off += f.content_len;
         gf.content_off.push(off);
     }
     gf
