@@ -299,7 +299,10 @@ pub fn build_with(
         .collect();
     // The new generation's contents and facts cache are written as files are extracted.
     let generation = index::write::Generation::create(&index_dir)?;
-    let sink = sink::Sink::create(generation.path())?;
+    // Native builds add each file's terms to the postings as it arrives (LocAgent's graph
+    // numbers its nodes differently; its small repositories are indexed afterwards).
+    let stream_terms = opts.mode == Mode::Native;
+    let sink = sink::Sink::create(generation.path(), &items, memory.is_some())?;
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let parsed = AtomicUsize::new(0);
@@ -329,10 +332,12 @@ pub fn build_with(
                     if process(&mut item, previous.as_ref(), &mut ex, locagent) {
                         parsed.fetch_add(1, Ordering::Relaxed);
                     }
-                    sink.push(i, hand_over(&mut item, previous.as_ref()));
+                    let part = hand_over(&mut item, previous.as_ref(), stream_terms);
+                    // Back in its slot before the sink (which reads its facts) sees it.
                     if let Ok(mut g) = items[i].lock() {
                         *g = Some(item);
                     }
+                    sink.push(i, part);
                     let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if d.is_multiple_of(64) || d == total {
                         events(Event::Progress { done: d, total });
@@ -342,6 +347,8 @@ pub fn build_with(
         }
     });
     phases.mark("read and extract");
+    let mut streamed = sink.finish(total)?;
+    let kept_terms = streamed.kept_terms.take();
 
     let mut skipped = walked.skipped;
     let mut kept: Vec<Item> = Vec::with_capacity(total);
@@ -375,7 +382,7 @@ pub fn build_with(
             lang: it.found.lang.code(),
             content_len: it.content_len,
             facts: it.facts.as_ref().expect("processed"),
-            terms: it.terms.as_ref().expect("processed"),
+            terms: it.terms.as_ref(),
         })
         .collect();
     let meta = Meta {
@@ -392,6 +399,7 @@ pub fn build_with(
     // the streamed files completed) while the main thread links the graph.
     let dir = generation.path();
     let native = (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources));
+    let postings = std::mem::take(&mut streamed.postings);
     let timing = phases.on;
     let (g, bytes) = std::thread::scope(|s| -> Result<(graph::Graph, u64)> {
         let join = |h: std::thread::ScopedJoinHandle<Result<u64>>| {
@@ -400,7 +408,7 @@ pub fn build_with(
         // The shortest job (completing contents and facts) also builds the names.
         let rest = s.spawn(|| {
             let t = Instant::now();
-            let b = sink.finish(total)?;
+            let b = streamed.write()?;
             job_time(timing, "content and facts", t);
             match &native {
                 Some((nodes, _)) => {
@@ -417,10 +425,14 @@ pub fn build_with(
                 let postings = s.spawn(|| {
                     let t = Instant::now();
                     let prev_terms = previous.as_ref().and_then(|p| p.terms.as_ref());
-                    let r = index::write::write_postings_reusing(
+                    let map = postings.map(&nodes.nodes, defs);
+                    let mut pb = postings.builder;
+                    pb.renumber(&map, nodes.nodes.len());
+                    drop(map);
+                    let r = index::write::write_built_postings(
                         dir,
+                        pb,
                         &nodes.nodes,
-                        &records,
                         prev_terms.map(|m| m.payload()),
                     );
                     job_time(timing, "postings", t);
@@ -500,8 +512,13 @@ pub fn build_with(
     drop(sources);
     if let Some(mem) = memory {
         mem.files.clear();
+        let mut kept_terms = kept_terms.map(Vec::into_iter);
         for it in &mut kept {
-            if let (Some(facts), Some(terms)) = (it.facts.take(), it.terms.take()) {
+            let terms = match &mut kept_terms {
+                Some(streamed) => streamed.next(),
+                None => it.terms.take(),
+            };
+            if let (Some(facts), Some(terms)) = (it.facts.take(), terms) {
                 let f = &it.found;
                 let r =
                     Remembered { size: f.size, mtime_ns: f.mtime_ns, hash: it.hash, facts, terms };
@@ -615,7 +632,11 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
 
 /// What the sink writes for a processed item: its content (read now, or the previous
 /// generation's) and its facts archive (copied, or serialized here, on the worker thread).
-fn hand_over<'p>(item: &mut Item, prev: Option<&'p Previous>) -> sink::Part<'p> {
+fn hand_over<'p>(
+    item: &mut Item,
+    prev: Option<&'p Previous>,
+    stream_terms: bool,
+) -> sink::Part<'p> {
     use crate::index::facts::{FactsEntry, archive};
     use sink::{Chunk, Part};
     if item.skip.is_some() {
@@ -665,7 +686,8 @@ fn hand_over<'p>(item: &mut Item, prev: Option<&'p Previous>) -> sink::Part<'p> 
         off: 0,
         len: 0,
     };
-    Part::Kept { content, archive: archived, entry }
+    let terms = if stream_terms { item.terms.take() } else { None };
+    Part::Kept { content, archive: archived, entry, terms }
 }
 
 /// The kept item of path `rel` (items are sorted by path).

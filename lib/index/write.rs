@@ -34,8 +34,8 @@ pub struct FileRecord<'a> {
     pub content_len: u64,
     /// Extracted facts.
     pub facts: &'a FileFacts,
-    /// Term counts.
-    pub terms: &'a FileTerms,
+    /// Term counts, unless they were already added to the postings as the file was extracted.
+    pub terms: Option<&'a FileTerms>,
 }
 
 /// What the writer needs.
@@ -169,7 +169,6 @@ pub fn write_postings_reusing(
     files: &[FileRecord],
     previous: Option<&[u8]>,
 ) -> Result<u64> {
-    let kinds: Vec<u8> = nodes.iter().map(|n| n.kind as u8).collect();
     let mut pb = PostingsBuilder::new(nodes.len());
     let mut def_nodes: Vec<Vec<u32>> =
         files.iter().map(|f| vec![NONE; f.facts.defs.len()]).collect();
@@ -216,14 +215,26 @@ pub fn write_postings_reusing(
     order.sort_unstable_by_key(|&fi| file_nodes[fi]);
     for fi in order {
         let f = &files[fi];
+        let Some(terms) = f.terms else { continue };
         pb.add_file(FileDocs {
-            terms: f.terms,
+            terms,
             facts: f.facts,
             file_node: file_nodes[fi],
             def_node: &def_nodes[fi],
             id_of: &id_of,
         });
     }
+    write_built_postings(dir, pb, nodes, previous)
+}
+
+/// [`write_postings_reusing`] for documents already added (and renumbered to `nodes`).
+pub fn write_built_postings(
+    dir: &Path,
+    pb: PostingsBuilder,
+    nodes: &[crate::graph::Node],
+    previous: Option<&[u8]>,
+) -> Result<u64> {
+    let kinds: Vec<u8> = nodes.iter().map(|n| n.kind as u8).collect();
     let (terms, postings) = pb.finish(&kinds);
     let path = dir.join(TERMS_FILE);
     let mut total = match previous.filter(|p| same_keys(p, &terms)) {

@@ -270,6 +270,46 @@ impl PostingsBuilder {
         }
     }
 
+    /// Makes room for documents `0..n` (a builder fed as files arrive numbers its documents
+    /// itself and learns the nodes only later; see [`PostingsBuilder::renumber`]).
+    pub fn reserve_docs(&mut self, n: usize) {
+        if self.doc_len.len() < n {
+            self.doc_len.resize(n, 0);
+        }
+    }
+
+    /// Renumbers the documents: document `d` becomes node `map[d]` (`NONE`: dropped; several
+    /// documents may become one node, whose counts are then summed), in a graph of `n_nodes`.
+    pub fn renumber(&mut self, map: &[u32], n_nodes: usize) {
+        let none = crate::graph::NONE;
+        let node = |d: u32| map.get(d as usize).copied().unwrap_or(none);
+        let mut doc_len = vec![0u32; n_nodes];
+        for (d, &len) in self.doc_len.iter().enumerate() {
+            let n = node(d as u32);
+            if let Some(slot) = doc_len.get_mut(n as usize) {
+                *slot = slot.saturating_add(len);
+            }
+        }
+        self.n_docs = doc_len.iter().filter(|&&l| l > 0).count() as u32;
+        self.doc_len = doc_len;
+        for list in &mut self.lists {
+            for e in list.iter_mut() {
+                e.0 = node(e.0);
+            }
+            list.retain(|e| e.0 != none && (e.0 as usize) < n_nodes);
+            if !list.is_sorted_by_key(|e| e.0) {
+                list.sort_unstable_by_key(|e| e.0);
+            }
+            list.dedup_by(|b, a| {
+                let same = a.0 == b.0;
+                if same {
+                    a.1 = a.1.saturating_add(b.1);
+                }
+                same
+            });
+        }
+    }
+
     /// Finishes: the terms in sorted order (term i of the returned list is term number i of
     /// the postings) and the postings file. `kinds` gives each node's kind code.
     pub fn finish(self, kinds: &[u8]) -> (Vec<Vec<u8>>, crate::index::format::PostingsFile) {
