@@ -27,11 +27,15 @@ pub fn graph_of(files: &[(&str, &str)]) -> (graph::Graph, Vec<String>) {
             text: text.to_string(),
         })
         .collect();
+    // As the walk does: a `.h` is C++ when the repository has C++ sources.
+    let has_cpp = sorted.iter().any(|(rel, _)| Lang::of_name(rel.as_bytes()) == Some(Lang::Cpp));
+    let lang_of =
+        |rel: &str| Some(Lang::of_name(rel.as_bytes())?.in_repository(rel.as_bytes(), has_cpp));
     let sources: Vec<(&str, Lang)> =
-        sorted.iter().filter_map(|(rel, _)| Some((*rel, Lang::of_name(rel.as_bytes())?))).collect();
+        sorted.iter().filter_map(|(rel, _)| Some((*rel, lang_of(rel)?))).collect();
     let facts: Vec<_> = sorted
         .iter()
-        .filter_map(|(rel, src)| Some(ex.extract(Lang::of_name(rel.as_bytes())?, src.as_bytes())))
+        .filter_map(|(rel, src)| Some(ex.extract(lang_of(rel)?, src.as_bytes())))
         .collect();
     let sources: Vec<Source> = sources
         .iter()

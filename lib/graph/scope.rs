@@ -534,7 +534,12 @@ impl<'a> Driver<'a> {
                     && let Some(&c) = self.class_of.get(&self.node_of(f, o))
                     && !self.is_named(c, name)
                 {
-                    let m = self.member_of_class(c, name, depth + 1);
+                    let mut m = self.member_of_class(c, name, depth + 1);
+                    if m.is_empty() && d.owner.is_some() {
+                        // A method written outside its class (C++ `void A::f()`) sees the
+                        // class's fields, which its lexical scopes do not hold.
+                        m = self.attr_vals(c, name, depth + 1);
+                    }
                     if !m.is_empty() {
                         return m;
                     }

@@ -14,6 +14,7 @@
 //!   language; Python keeps its own, older resolution (`graph::link`), which LocAgent parity and
 //!   its tests pin down.
 
+pub mod c;
 pub mod go;
 pub mod java;
 pub mod js;
@@ -42,6 +43,10 @@ pub enum Lang {
     Go = 6,
     /// Rust.
     Rust = 7,
+    /// C (`.c`, and `.h` in a repository without C++ sources).
+    C = 8,
+    /// C++ (`.cc .cpp .cxx .c++ .hpp .hh .hxx .h++`, and `.h` beside C++ sources).
+    Cpp = 9,
 }
 
 /// How resolution groups languages: files of one family see each other's names.
@@ -57,6 +62,8 @@ pub enum Family {
     Go,
     /// Rust.
     Rust,
+    /// C and C++ (one family: they include each other's headers).
+    C,
 }
 
 /// What the tools know of a language without its grammar.
@@ -92,10 +99,17 @@ const JAVA: Spec =
     Spec { name: "java", extensions: &["java"], fence: "java", family: Family::Java };
 const GO: Spec = Spec { name: "go", extensions: &["go"], fence: "go", family: Family::Go };
 const RUST: Spec = Spec { name: "rust", extensions: &["rs"], fence: "rust", family: Family::Rust };
+const C: Spec = Spec { name: "c", extensions: &["c", "h"], fence: "c", family: Family::C };
+const CPP: Spec = Spec {
+    name: "cpp",
+    extensions: &["cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++"],
+    fence: "cpp",
+    family: Family::C,
+};
 
 impl Lang {
     /// Every language, in code order.
-    pub const ALL: [Lang; 7] = [
+    pub const ALL: [Lang; 9] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -103,6 +117,8 @@ impl Lang {
         Lang::Java,
         Lang::Go,
         Lang::Rust,
+        Lang::C,
+        Lang::Cpp,
     ];
 
     /// What the tools know of it.
@@ -115,6 +131,8 @@ impl Lang {
             Lang::Java => &JAVA,
             Lang::Go => &GO,
             Lang::Rust => &RUST,
+            Lang::C => &C,
+            Lang::Cpp => &CPP,
         }
     }
 
@@ -128,6 +146,13 @@ impl Lang {
         let dot = name.iter().rposition(|&c| c == b'.')?;
         let ext = &name[dot + 1..];
         Lang::ALL.into_iter().find(|l| l.spec().extensions.iter().any(|e| e.as_bytes() == ext))
+    }
+
+    /// The language of a file once the whole repository is known: a `.h` header is C++ in a
+    /// repository with C++ sources (`has_cpp`), C otherwise. [`Lang::of_name`] goes by the
+    /// extension alone.
+    pub fn in_repository(self, name: &[u8], has_cpp: bool) -> Lang {
+        if self == Lang::C && has_cpp && name.ends_with(b".h") { Lang::Cpp } else { self }
     }
 
     /// Stable code stored in the index's file table.
@@ -160,8 +185,14 @@ pub fn strip_source_ext(name: &[u8]) -> Option<&[u8]> {
 
 /// Project files that resolvers read (module paths, path aliases, crate names), found by the walk
 /// beside the sources and handed to the linker as text.
-pub const PROJECT_FILES: &[&str] =
-    &["go.mod", "Cargo.toml", "package.json", "tsconfig.json", "jsconfig.json"];
+pub const PROJECT_FILES: &[&str] = &[
+    "go.mod",
+    "Cargo.toml",
+    "package.json",
+    "tsconfig.json",
+    "jsconfig.json",
+    "compile_commands.json",
+];
 
 /// A project file's path and text, for the resolvers.
 #[derive(Debug, Clone, Default)]
@@ -223,6 +254,7 @@ pub struct Extractors {
     java: Option<java::Extractor>,
     go: Option<go::Extractor>,
     rust: Option<rust::Extractor>,
+    c: Option<c::Extractor>,
 }
 
 impl Extractors {
@@ -236,6 +268,7 @@ impl Extractors {
             Lang::Java => self.java.get_or_insert_with(java::Extractor::new).extract(src),
             Lang::Go => self.go.get_or_insert_with(go::Extractor::new).extract(src),
             Lang::Rust => self.rust.get_or_insert_with(rust::Extractor::new).extract(src),
+            Lang::C | Lang::Cpp => self.c.get_or_insert_with(c::Extractor::new).extract(lang, src),
         }
     }
 }
@@ -253,6 +286,13 @@ mod tests {
         assert_eq!(Lang::of_name(b"Foo.java"), Some(Lang::Java));
         assert_eq!(Lang::of_name(b"x_test.go"), Some(Lang::Go));
         assert_eq!(Lang::of_name(b"lib.rs"), Some(Lang::Rust));
+        assert_eq!(Lang::of_name(b"server.c"), Some(Lang::C));
+        assert_eq!(Lang::of_name(b"server.h"), Some(Lang::C));
+        assert_eq!(Lang::of_name(b"os.cc"), Some(Lang::Cpp));
+        assert_eq!(Lang::of_name(b"format.hpp"), Some(Lang::Cpp));
+        assert_eq!(Lang::C.in_repository(b"a/x.h", true), Lang::Cpp);
+        assert_eq!(Lang::C.in_repository(b"a/x.c", true), Lang::C);
+        assert_eq!(Lang::C.in_repository(b"a/x.h", false), Lang::C);
         assert_eq!(Lang::of_name(b"README.md"), None);
         assert_eq!(Lang::of_name(b"Makefile"), None);
         assert_eq!(strip_source_ext(b"pkg/x.test.ts"), Some(&b"pkg/x.test"[..]));
