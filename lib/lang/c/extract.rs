@@ -550,7 +550,7 @@ impl Builder<'_, '_> {
             direct: cx.owner.is_none(),
             level,
             module,
-            name: Some("*".into()),
+            name: None,
             alias: None,
             line: n.start_position().row as u32 + 1,
             stmt: self.stmt,

@@ -1,4 +1,4 @@
-//! C and C++: the tree-sitter-c and tree-sitter-cpp grammars -> [`FileFacts`], and the
+//! C and C++: the tree-sitter-c and tree-sitter-cpp grammars -> [`crate::extract::FileFacts`], and the
 //! languages' resolution rules (one family: a C++ file includes C headers, a C file may include
 //! a header that the repository's C++ sources make C++).
 //!
@@ -7,7 +7,7 @@
 //! prototypes. An out-of-line `A::B::f()` is named by its qualifier as written (`A.B.f`, the
 //! qualifier in [`crate::extract::Def::owner`]), template arguments dropped. C++ namespaces are
 //! not part of any name: what a namespace holds sits at the file's top level, and the names the
-//! file opens are kept in [`FileFacts::package`] (space-separated) for qualified calls.
+//! file opens are kept in [`crate::extract::FileFacts::package`] (space-separated) for qualified calls.
 //!
 //! The syntax tree is walked by hand, with an explicit stack (declarators nest arbitrarily,
 //! definitions hide in `#if` branches and `extern "C"` blocks, and generated files nest
@@ -16,9 +16,11 @@
 //! are skipped whole, since they cannot call anything.
 //!
 //! What resolution reads, beyond definitions and calls:
-//! * `#include "x.h"` and `#include <x.h>` are star imports that re-export ([`ImportForm::ReExport`]:
-//!   inclusion is textual, so what `x.h` includes is seen too), with [`Import::level`] 1 for the
-//!   quoted form (searched beside the including file first) and 0 for the angle form;
+//! * `#include "x.h"` and `#include <x.h>` are imports of a module without a name, marked
+//!   [`crate::extract::ImportForm::ReExport`] (inclusion is textual: what `x.h` includes is seen too), with
+//!   [`crate::extract::Import::level`] 1 for the quoted form (searched beside the including file first) and 0 for
+//!   the angle form; the resolver answers which included file declares a name
+//!   ([`crate::graph::scope::Resolver::included`]) from an index of its own;
 //! * a prototype (`int f(void);`, not `static`) of a function the file does not define is an
 //!   import of that name from module `""`: the resolver leads it to the definition in the
 //!   repository ([`resolve`]), so a call reaches a definition through what the file's includes

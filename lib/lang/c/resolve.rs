@@ -18,6 +18,7 @@
 //!   (namespaces are not scopes of their own here), `Class::f` is a member, and `new Foo(...)`
 //!   calls `Foo`'s constructor.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use crate::extract::{DefKind, Expr, Import};
@@ -30,14 +31,21 @@ const MAX_DEFINERS: usize = 4;
 
 /// C and C++'s rules for the linker (see the module's documentation).
 pub struct Resolver {
-    /// Include directories (relative, no trailing `/`; `""` is the root), shallowest first.
-    include_dirs: Vec<Vec<u8>>,
+    /// Path below an include directory -> (include directory, file): what `<path>` may name.
+    under_include: HashMap<Vec<u8>, Vec<(Vec<u8>, u32)>>,
     /// Function name -> the C/C++ files defining it at the top level, not `static`.
     definers: HashMap<String, Vec<u32>>,
+    /// Name -> the C/C++ files whose top level defines or declares it.
+    declarers: HashMap<String, Vec<u32>>,
     /// File base name -> C/C++ files of that name (for includes found by suffix).
     by_base: HashMap<Vec<u8>, Vec<u32>>,
     /// Namespaces the repository's C++ files open.
     namespaces: HashSet<String>,
+    /// Per file: the files its includes name (resolved once, on first use).
+    includes: RefCell<HashMap<u32, Vec<u32>>>,
+    /// The files the last file asked about includes, transitively (the driver links one file
+    /// after another, so one entry serves nearly every lookup and memory stays bounded).
+    closure: RefCell<Option<(u32, HashSet<u32>)>>,
 }
 
 impl Resolver {
@@ -46,6 +54,7 @@ impl Resolver {
         let mut dirs: HashSet<Vec<u8>> = HashSet::new();
         let mut definers: HashMap<String, Vec<u32>> = HashMap::new();
         let mut by_base: HashMap<Vec<u8>, Vec<u32>> = HashMap::new();
+        let mut declarers: HashMap<String, Vec<u32>> = HashMap::new();
         let mut namespaces = HashSet::new();
         for (i, f) in repo.files.iter().enumerate() {
             if f.lang.family() != Family::C {
@@ -63,6 +72,20 @@ impl Resolver {
             }
             by_base.entry(crate::graph::base_name(f.rel).to_vec()).or_default().push(i as u32);
             let facts = repo.facts(i as u32);
+            let mut declare = |name: &str| {
+                let v = declarers.entry(name.to_string()).or_default();
+                if v.last() != Some(&(i as u32)) {
+                    v.push(i as u32);
+                }
+            };
+            for d in facts.defs.iter().filter(|d| d.parent.is_none() && d.owner.is_none()) {
+                declare(&d.name);
+            }
+            for imp in facts.imports.iter().filter(|m| m.module.is_empty()) {
+                if let Some(n) = &imp.name {
+                    declare(n);
+                }
+            }
             for d in &facts.defs {
                 if d.parent.is_none()
                     && d.owner.is_none()
@@ -84,10 +107,76 @@ impl Resolver {
                 dirs.insert(d);
             }
         }
-        let mut include_dirs: Vec<Vec<u8>> = dirs.into_iter().collect();
-        include_dirs.sort_by(|a, b| depth(a).cmp(&depth(b)).then(a.cmp(b)));
-        include_dirs.push(Vec::new());
-        Resolver { include_dirs, definers, by_base, namespaces }
+        // Each file under the include directories that are its ancestors (and the root).
+        dirs.insert(Vec::new());
+        let mut under_include: HashMap<Vec<u8>, Vec<(Vec<u8>, u32)>> = HashMap::new();
+        for (i, f) in repo.files.iter().enumerate() {
+            if f.lang.family() != Family::C {
+                continue;
+            }
+            let rel = f.rel;
+            // `c`: the start of a tail of the path, just after a `/` (or 0).
+            let mut c = 0usize;
+            loop {
+                let dir = if c == 0 { &rel[..0] } else { &rel[..c - 1] };
+                if dirs.contains(dir) {
+                    let e = under_include.entry(rel[c..].to_vec()).or_default();
+                    e.push((dir.to_vec(), i as u32));
+                }
+                match rel[c..].iter().position(|&b| b == b'/') {
+                    Some(p) => c += p + 1,
+                    None => break,
+                }
+            }
+        }
+        for v in under_include.values_mut() {
+            v.sort_by(|a, b| depth(&a.0).cmp(&depth(&b.0)).then(a.0.cmp(&b.0)));
+        }
+        Resolver {
+            under_include,
+            definers,
+            declarers,
+            by_base,
+            namespaces,
+            includes: RefCell::new(HashMap::new()),
+            closure: RefCell::new(None),
+        }
+    }
+
+    /// The files file `f`'s includes name.
+    fn includes_of(&self, repo: &Repo, f: u32) -> Vec<u32> {
+        if let Some(v) = self.includes.borrow().get(&f) {
+            return v.clone();
+        }
+        let mut v: Vec<u32> = repo
+            .facts(f)
+            .imports
+            .iter()
+            .filter(|m| m.name.is_none())
+            .filter_map(|m| self.include(repo, f, &m.module, m.level > 0))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        self.includes.borrow_mut().insert(f, v.clone());
+        v
+    }
+
+    /// Whether file `f` includes file `x`, directly or not.
+    fn includes_transitively(&self, repo: &Repo, f: u32, x: u32) -> bool {
+        let mut cache = self.closure.borrow_mut();
+        if cache.as_ref().is_none_or(|(k, _)| *k != f) {
+            let mut seen: HashSet<u32> = HashSet::new();
+            let mut stack = vec![f];
+            while let Some(y) = stack.pop() {
+                for z in self.includes_of(repo, y) {
+                    if seen.insert(z) {
+                        stack.push(z);
+                    }
+                }
+            }
+            *cache = Some((f, seen));
+        }
+        cache.as_ref().is_some_and(|(_, set)| set.contains(&x))
     }
 
     /// The file an include names, for an include in file `from`.
@@ -98,12 +187,11 @@ impl Resolver {
             return Some(f);
         }
         let mut best: Option<(usize, u32)> = None;
-        for d in &self.include_dirs {
-            if let Some(f) = join(d, path).and_then(|p| repo.file(&p)) {
-                let score = common_prefix(here, d);
-                if best.is_none_or(|(s, _)| score > s) {
-                    best = Some((score, f));
-                }
+        let norm = join(b"", path);
+        for (d, f) in norm.as_ref().and_then(|p| self.under_include.get(p)).into_iter().flatten() {
+            let score = common_prefix(here, d);
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, *f));
             }
         }
         if let Some((_, f)) = best {
@@ -160,14 +248,22 @@ impl Resolver {
 impl scope::Resolver for Resolver {
     fn import_files(&self, repo: &Repo, file: u32, imp: &Import) -> Vec<u32> {
         match imp.name.as_deref() {
-            Some("*") => self.include(repo, file, &imp.module, imp.level > 0).into_iter().collect(),
+            None => self.include(repo, file, &imp.module, imp.level > 0).into_iter().collect(),
             Some(n) if imp.module.is_empty() => self.definitions(repo, file, n),
             _ => Vec::new(),
         }
     }
 
     fn bound_name<'s>(&'s self, imp: &'s Import) -> Option<&'s str> {
-        imp.name.as_deref().filter(|n| *n != "*")
+        imp.name.as_deref()
+    }
+
+    fn included(&self, repo: &Repo, file: u32, name: &str) -> Vec<u32> {
+        let Some(ds) = self.declarers.get(name) else { return Vec::new() };
+        ds.iter()
+            .copied()
+            .filter(|&x| x != file && self.includes_transitively(repo, file, x))
+            .collect()
     }
 
     fn implicit_members(&self) -> bool {

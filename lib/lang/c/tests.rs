@@ -67,8 +67,8 @@ fn c_definitions_typedefs_and_prototypes() {
     assert_eq!(
         imps,
         [
-            ("a.h".into(), Some("*".into()), 1, ImportForm::ReExport),
-            ("stdio.h".into(), Some("*".into()), 0, ImportForm::ReExport),
+            ("a.h".into(), None, 1, ImportForm::ReExport),
+            ("stdio.h".into(), None, 0, ImportForm::ReExport),
             ("".into(), Some("proto".into()), 0, ImportForm::Plain),
             ("".into(), Some("ext".into()), 0, ImportForm::Plain),
             ("".into(), Some("other".into()), 0, ImportForm::Plain),
