@@ -143,3 +143,21 @@ fn build_search_trav_and_get_on_a_cpp_repository() {
     let view = d.cmd("cds-get").arg("include/geo/shape.hpp:Group").ok();
     assert!(view.contains("class Group : public Shape {"), "{view}");
 }
+
+#[test]
+fn a_header_turns_cpp_when_cpp_sources_arrive() {
+    let d = Dir::new("cpp-header-turns");
+    d.write("w.h", "class W {\n public:\n  void m() {}\n};\n")
+        .write("a.c", "int a(void) { return 0; }\n");
+    d.cmd("cds-build").stderr_of(0);
+    let ids = d.cmd("cds-search").args(["--ids", "W.m"]).ok();
+    assert!(!ids.contains("w.h:W.m"), "parsed as C: {ids}");
+    // A C++ source arrives: the unchanged header is parsed again, as C++.
+    d.write("b.cpp", "#include \"w.h\"\nvoid b() { W w; w.m(); }\n");
+    let err = d.cmd("cds-build").stderr_of(0);
+    assert!(err.contains("cpp 2 files"), "{err}");
+    let fold = d.cmd("cds-get").args(["--view", "fold", "w.h:W.m"]).ok();
+    assert_eq!(fold, "w.h:W.m\tfunction\t3-3\tvoid m()\n");
+    let up = d.cmd("cds-trav").args(["--ids", "-d", "up", "-r", "invoke", "w.h:W.m"]).ok();
+    assert!(up.contains("b.cpp:b"), "{up}");
+}
