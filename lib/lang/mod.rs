@@ -7,7 +7,8 @@
 //!   language counts in summaries).
 //! * **Frontends** (`lang/<lang>.rs`, reached through [`Extractors`] from `lib/build` only): the
 //!   grammar, `queries/<lang>/*.scm`, and the Rust that reads the shapes a query cannot express,
-//!   producing the language-neutral [`FileFacts`]. JS, TS and TSX share `js.rs`.
+//!   producing the language-neutral [`FileFacts`]. JS, TS and TSX share `js.rs`; C and C++
+//!   share `c/`.
 //! * **Resolvers** (the same files, behind [`crate::graph::scope::Resolver`]): the language's
 //!   module and scoping rules (where an import leads, which files share a namespace, what the
 //!   receiver of a method is called). The linker's driver does the rest, the same for every
