@@ -234,3 +234,25 @@ fn include_cycles_and_many_headers_stay_fast() {
     assert_has(&e, "src/s0.c:f0 invoke lib/d150.c:decl_150 0");
     assert!(!e.iter().any(|l| l.contains("MACRO_")));
 }
+
+#[test]
+fn headers_of_a_c_project_with_a_cpp_tool_stay_c() {
+    let d = Dir::new("c-with-cpp-tool");
+    d.write(
+        "include/list.h",
+        "struct list_head { struct list_head *next; };\nstatic inline void list_add(struct list_head *new, struct list_head *head) { head->next = new; }\n",
+    );
+    for i in 0..12 {
+        d.write(
+            &format!("kernel/f{i}.c"),
+            format!("#include <list.h>\nint f{i}(void) {{ return {i}; }}\n"),
+        );
+    }
+    d.write("scripts/qconf.cc", "#include \"qconf.h\"\nvoid Conf::show() {}\n")
+        .write("scripts/qconf.h", "class Conf {\n public:\n  void show();\n};\n");
+    let err = d.cmd("cds-build").stderr_of(0);
+    assert!(err.contains("c 13 files") && err.contains("cpp 2 files"), "{err}");
+    assert!(err.contains("0 with syntax errors") || !err.contains("with syntax errors"), "{err}");
+    let fold = d.cmd("cds-get").args(["--view", "fold", "scripts/qconf.h:Conf"]).ok();
+    assert!(fold.starts_with("scripts/qconf.h:Conf\tclass"), "{fold}");
+}

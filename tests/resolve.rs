@@ -27,10 +27,11 @@ pub fn graph_of(files: &[(&str, &str)]) -> (graph::Graph, Vec<String>) {
             text: text.to_string(),
         })
         .collect();
-    // As the walk does: a `.h` is C++ when the repository has C++ sources.
-    let has_cpp = sorted.iter().any(|(rel, _)| Lang::of_name(rel.as_bytes()) == Some(Lang::Cpp));
-    let lang_of =
-        |rel: &str| Some(Lang::of_name(rel.as_bytes())?.in_repository(rel.as_bytes(), has_cpp));
+    // As the walk does: whether a `.h` is C or C++ depends on the repository's sources.
+    let headers = cds::lang::Headers::new(
+        sorted.iter().filter_map(|(rel, _)| Some((rel.as_bytes(), Lang::of_name(rel.as_bytes())?))),
+    );
+    let lang_of = |rel: &str| Some(headers.lang(rel.as_bytes(), Lang::of_name(rel.as_bytes())?));
     let sources: Vec<(&str, Lang)> =
         sorted.iter().filter_map(|(rel, _)| Some((*rel, lang_of(rel)?))).collect();
     let facts: Vec<_> = sorted

@@ -149,13 +149,6 @@ impl Lang {
         Lang::ALL.into_iter().find(|l| l.spec().extensions.iter().any(|e| e.as_bytes() == ext))
     }
 
-    /// The language of a file once the whole repository is known: a `.h` header is C++ in a
-    /// repository with C++ sources (`has_cpp`), C otherwise. [`Lang::of_name`] goes by the
-    /// extension alone.
-    pub fn in_repository(self, name: &[u8], has_cpp: bool) -> Lang {
-        if self == Lang::C && has_cpp && name.ends_with(b".h") { Lang::Cpp } else { self }
-    }
-
     /// Stable code stored in the index's file table.
     pub fn code(self) -> u8 {
         self as u8
@@ -174,6 +167,51 @@ impl Lang {
     /// The resolution family.
     pub fn family(self) -> Family {
         self.spec().family
+    }
+}
+
+/// Which language a `.h` header is, decided once the walk has seen every path (the extension
+/// says C or C++ everywhere else; [`Lang::of_name`] goes by the extension alone).
+///
+/// A header is C++ in a repository with C++ sources (DESIGN §8), unless those are a small
+/// minority of its C and C++ sources (under a tenth: a C project's C++ tool or example, such as
+/// the kernel's `scripts/kconfig/qconf.cc` or micropython's C++ user module), where headers stay
+/// C except beside a C++ source (in its directory).
+#[derive(Debug, Default)]
+pub struct Headers {
+    /// C++ sources are not a small minority: every header is C++.
+    all_cpp: bool,
+    /// Directories holding a C++ source.
+    cpp_dirs: std::collections::HashSet<Vec<u8>>,
+}
+
+impl Headers {
+    /// The rule for a repository, from its files' relative paths and languages by extension.
+    pub fn new<'a>(files: impl IntoIterator<Item = (&'a [u8], Lang)>) -> Headers {
+        let (mut c, mut cpp) = (0usize, 0usize);
+        let mut cpp_dirs = std::collections::HashSet::new();
+        for (rel, lang) in files {
+            let header = rel.ends_with(b".h") || rel.ends_with(b".hpp") || rel.ends_with(b".hh");
+            match lang {
+                Lang::C if !header => c += 1,
+                Lang::Cpp if !header && !rel.ends_with(b".hxx") && !rel.ends_with(b".h++") => {
+                    cpp += 1;
+                    let dir = rel.iter().rposition(|&b| b == b'/').map_or(&rel[..0], |i| &rel[..i]);
+                    cpp_dirs.insert(dir.to_vec());
+                }
+                _ => {}
+            }
+        }
+        Headers { all_cpp: cpp > 0 && cpp * 10 >= c + cpp, cpp_dirs }
+    }
+
+    /// The language of file `rel`, whose extension gave `lang`.
+    pub fn lang(&self, rel: &[u8], lang: Lang) -> Lang {
+        if lang != Lang::C || !rel.ends_with(b".h") {
+            return lang;
+        }
+        let dir = rel.iter().rposition(|&b| b == b'/').map_or(&rel[..0], |i| &rel[..i]);
+        if self.all_cpp || self.cpp_dirs.contains(dir) { Lang::Cpp } else { Lang::C }
     }
 }
 
@@ -291,12 +329,25 @@ mod tests {
         assert_eq!(Lang::of_name(b"server.h"), Some(Lang::C));
         assert_eq!(Lang::of_name(b"os.cc"), Some(Lang::Cpp));
         assert_eq!(Lang::of_name(b"format.hpp"), Some(Lang::Cpp));
-        assert_eq!(Lang::C.in_repository(b"a/x.h", true), Lang::Cpp);
-        assert_eq!(Lang::C.in_repository(b"a/x.c", true), Lang::C);
-        assert_eq!(Lang::C.in_repository(b"a/x.h", false), Lang::C);
         assert_eq!(Lang::of_name(b"README.md"), None);
         assert_eq!(Lang::of_name(b"Makefile"), None);
         assert_eq!(strip_source_ext(b"pkg/x.test.ts"), Some(&b"pkg/x.test"[..]));
+    }
+
+    #[test]
+    fn headers_follow_the_repository() {
+        let cpp = Headers::new([(&b"src/a.cc"[..], Lang::Cpp), (b"src/b.c", Lang::C)]);
+        assert_eq!(cpp.lang(b"include/x.h", Lang::C), Lang::Cpp);
+        assert_eq!(cpp.lang(b"src/b.c", Lang::C), Lang::C);
+        let c = Headers::new([(&b"src/b.c"[..], Lang::C), (b"x.h", Lang::C)]);
+        assert_eq!(c.lang(b"x.h", Lang::C), Lang::C);
+        // A C project with one C++ tool: its headers stay C, but the tool's own are C++.
+        let mut files: Vec<(Vec<u8>, Lang)> =
+            (0..40).map(|i| (format!("kernel/f{i}.c").into_bytes(), Lang::C)).collect();
+        files.push((b"scripts/kconfig/qconf.cc".to_vec(), Lang::Cpp));
+        let mostly_c = Headers::new(files.iter().map(|(r, l)| (r.as_slice(), *l)));
+        assert_eq!(mostly_c.lang(b"include/linux/list.h", Lang::C), Lang::C);
+        assert_eq!(mostly_c.lang(b"scripts/kconfig/qconf.h", Lang::C), Lang::Cpp);
     }
 
     #[test]
