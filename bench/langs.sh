@@ -104,7 +104,7 @@ edit_one() { # a file of the language to edit, and the line appended to it
 }
 
 printf '%-6s %9s %9s %9s %9s %8s %9s %8s %9s\n' lang lines cold_s rss_MiB edit_s idx_MiB ctags_s ratio search_ms
-for lang in "${@:-js ts java go rust}"; do
+for lang in "${@:-js ts java go rust c cpp}"; do
     for l in $lang; do
         dir=$(corpus "$l")
         ext=$(ext_of "$l")
