@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cds-build on a large real project of each language, against universal-ctags in the same run.
 #
-#   bench/langs.sh [LANG...]         (make bench-build-langs; LANG: js ts java go rust)
+#   bench/langs.sh [LANG...]         (make bench-build-langs; LANG: js ts java go rust c cpp)
 #
 # Corpora come from package registries on first use and stay in the cache ($CDS_BENCH_CACHE,
 # default ~/.cache/cds/bench); they are never copied into the repository:
@@ -11,6 +11,8 @@
 #   java  the JDK 17 sources of `java.util` (Debian's openjdk-17-source)
 #   go    the Go 1.19 standard library's `net` (Debian's golang-1.19-src)
 #   rust  tokio 1.35.1's crate (cargo vendor from crates.io)
+#   c     zstd 1.5.7, as the zstd-sys 2.1.3 crate vendors it (cargo vendor from crates.io)
+#   cpp   googletest 1.12.1 with googlemock (Debian's googletest: /usr/src/googletest)
 #
 # Per corpus: lines of code, cold build (median wall and peak RSS), rebuild after editing one
 # file, index size, `ctags -R` on the same tree, and the ratio; then the median of a
@@ -45,6 +47,14 @@ deb_src() { # deb_src PACKAGE DEST: the package's files, unpacked
     (cd "$work" && apt-get download -q "$1" >/dev/null 2>&1 && dpkg -x ./*.deb "$dest" && rm -f ./*.deb)
 }
 
+cargo_vendor() { # cargo_vendor DIR DEPENDENCY-LINE: the crates.io sources of a dependency
+    [ -d "$1/vendor" ] && return
+    mkdir -p "$1/src"
+    printf '[package]\nname = "corpus"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\n%s\n' "$2" > "$1/Cargo.toml"
+    echo 'fn main() {}' > "$1/src/main.rs"
+    (cd "$1" && cargo vendor -q vendor >/dev/null)
+}
+
 corpus() { # corpus LANG: prints the corpus directory, fetching it on first use
     case $1 in
     js)
@@ -64,21 +74,22 @@ corpus() { # corpus LANG: prints the corpus directory, fetching it on first use
         deb_src golang-1.19-src "$corpora/go-deb"
         echo "$(find "$corpora/go-deb" -maxdepth 4 -type d -name src -path '*go-1.19*' | head -1)/net" ;;
     rust)
-        if [ ! -d "$corpora/rust/vendor" ]; then
-            mkdir -p "$corpora/rust/src"
-            printf '[package]\nname = "corpus"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\ntokio = { version = "=1.35.1", features = ["full"] }\n' \
-                > "$corpora/rust/Cargo.toml"
-            echo 'fn main() {}' > "$corpora/rust/src/main.rs"
-            (cd "$corpora/rust" && cargo vendor -q vendor >/dev/null)
-        fi
+        cargo_vendor "$corpora/rust" 'tokio = { version = "=1.35.1", features = ["full"] }'
         echo "$corpora/rust/vendor/tokio" ;;
-    *) echo "unknown corpus $1 (js ts java go rust)" >&2; exit 2 ;;
+    c)
+        cargo_vendor "$corpora/c" 'zstd-sys = "=2.1.3"'
+        echo "$corpora/c/vendor/zstd-sys" ;;
+    cpp)
+        deb_src googletest "$corpora/googletest"
+        echo "$corpora/googletest/usr/src/googletest" ;;
+    *) echo "unknown corpus $1 (js ts java go rust c cpp)" >&2; exit 2 ;;
     esac
 }
 
 ext_of() { # the extensions counted as the language's lines
     case $1 in
     js) echo 'js|jsx|mjs|cjs' ;; ts) echo 'ts|tsx|mts|cts' ;; java) echo java ;; go) echo go ;; rust) echo rs ;;
+    c) echo 'c|h' ;; cpp) echo 'cc|cpp|cxx|hpp|hh|hxx|h' ;;
     esac
 }
 
@@ -88,11 +99,12 @@ edit_one() { # a file of the language to edit, and the line appended to it
     java) echo "class BenchAdded$2 { int f() { return $2; } }" ;;
     go) echo "func benchAdded$2() int { return $2 }" ;;
     rust) echo "pub fn bench_added_$2() -> u32 { $2 }" ;;
+    c | cpp) echo "int bench_added_$2(void) { return $2; }" ;;
     esac
 }
 
 printf '%-6s %9s %9s %9s %9s %8s %9s %8s %9s\n' lang lines cold_s rss_MiB edit_s idx_MiB ctags_s ratio search_ms
-for lang in "${@:-js ts java go rust}"; do
+for lang in "${@:-js ts java go rust c cpp}"; do
     for l in $lang; do
         dir=$(corpus "$l")
         ext=$(ext_of "$l")

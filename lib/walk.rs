@@ -175,6 +175,10 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
     let mut out = collected.into_inner().unwrap_or_else(|p| p.into_inner());
     out.files.sort_by(|a, b| path_order(&a.rel, &b.rel));
     out.files.dedup_by(|a, b| a.rel == b.rel);
+    let headers = crate::lang::Headers::new(out.files.iter().map(|f| (f.rel.as_slice(), f.lang)));
+    for f in &mut out.files {
+        f.lang = headers.lang(&f.rel, f.lang);
+    }
     out.dirs.sort_by(|a, b| path_order(a, b));
     out.projects.sort_by(|a, b| path_order(&a.rel, &b.rel));
     out.vendored = std::mem::take(&mut *vendored.lock().unwrap_or_else(|p| p.into_inner()));

@@ -27,11 +27,16 @@ pub fn graph_of(files: &[(&str, &str)]) -> (graph::Graph, Vec<String>) {
             text: text.to_string(),
         })
         .collect();
+    // As the walk does: whether a `.h` is C or C++ depends on the repository's sources.
+    let headers = cds::lang::Headers::new(
+        sorted.iter().filter_map(|(rel, _)| Some((rel.as_bytes(), Lang::of_name(rel.as_bytes())?))),
+    );
+    let lang_of = |rel: &str| Some(headers.lang(rel.as_bytes(), Lang::of_name(rel.as_bytes())?));
     let sources: Vec<(&str, Lang)> =
-        sorted.iter().filter_map(|(rel, _)| Some((*rel, Lang::of_name(rel.as_bytes())?))).collect();
+        sorted.iter().filter_map(|(rel, _)| Some((*rel, lang_of(rel)?))).collect();
     let facts: Vec<_> = sorted
         .iter()
-        .filter_map(|(rel, src)| Some(ex.extract(Lang::of_name(rel.as_bytes())?, src.as_bytes())))
+        .filter_map(|(rel, src)| Some(ex.extract(lang_of(rel)?, src.as_bytes())))
         .collect();
     let sources: Vec<Source> = sources
         .iter()

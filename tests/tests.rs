@@ -13,6 +13,8 @@ mod generated;
 mod get;
 mod incremental;
 mod kit;
+mod lang_c;
+mod lang_cpp;
 mod lang_go;
 mod lang_java;
 mod lang_js;

@@ -125,7 +125,9 @@ pub static TOOL: Tool<BuildArgs> = Tool {
     description: "cds-build walks PATH (default: the current directory), parses every source \
 file of the languages it knows with tree-sitter in parallel (Python .py; JavaScript .js .jsx \
 .mjs .cjs; TypeScript .ts .tsx .mts .cts, declaration files included; Java .java; Go .go; Rust \
-.rs; each file by its extension, and one repository may mix them), resolves imports, calls and \
+.rs; C .c .h; C++ .cc .cpp .cxx .c++ .hpp .hh .hxx .h++, and .h in a repository with C++ \
+sources unless they are under a tenth of its C and C++ sources, then only beside them; each \
+file by its extension, and one repository may mix them), resolves imports, calls and \
 inheritance with each language's own rules into a graph of directories, files, classes and \
 functions, and writes a flat-file index into PATH/.cds (or --index DIR). The other cds tools \
 find that index by walking up from the current directory, like git finds .git.
@@ -134,7 +136,7 @@ The walk honours .gitignore, .ignore and .cdsignore files (also outside a git ch
 hidden files and the .git directory, skips dependency directories (node_modules, vendor, \
 target) unless --no-ignore, and skips files over --max-filesize; binary files and unreadable \
 files are reported and skipped. It also reads the project files resolution needs (go.mod, \
-Cargo.toml, package.json, tsconfig.json, jsconfig.json). Files with syntax errors are indexed \
+Cargo.toml, package.json, tsconfig.json, jsconfig.json, compile_commands.json). Files with syntax errors are indexed \
 with what the parser recovers, and counted; minified or generated files (bundles, one-line \
 files) are indexed, counted, and ranked below hand-written code.
 

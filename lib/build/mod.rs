@@ -534,7 +534,7 @@ pub fn build_with(
 /// then supplies its content and cached archive (see [`Memory`]).
 fn remembered(item: &mut Item, mem: &mut Memory, prev: &Previous) {
     let f = &item.found;
-    let Some(c) = prev.lookup(&f.rel) else { return };
+    let Some(c) = prev.lookup(f) else { return };
     let Some(r) = mem.files.get(&f.rel) else { return };
     if !(c.size == f.size && c.mtime_ns == f.mtime_ns && r.size == f.size)
         || r.mtime_ns != f.mtime_ns
@@ -580,7 +580,7 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
     let f = &item.found;
     // Unchanged size and mtime: take everything from the previous generation.
     if let Some(p) = prev
-        && let Some(c) = p.lookup(&f.rel)
+        && let Some(c) = p.lookup(f)
         && c.size == f.size
         && c.mtime_ns == f.mtime_ns
         && p.content(c.index).is_some()
@@ -614,7 +614,7 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
     item.hash = crc32fast::hash(&content);
     item.content = content;
     if let Some(p) = prev
-        && let Some(c) = p.lookup(&f.rel)
+        && let Some(c) = p.lookup(f)
         && c.hash == item.hash
         && c.size == item.content.len() as u64
         && let Some((facts, terms)) = p.facts(c.index)
@@ -710,8 +710,8 @@ struct Previous {
     /// `terms.fst`, checksum verified: copied when the term set did not change.
     terms: Option<Mapped>,
     options: Vec<u8>,
-    /// (rel, size, mtime, hash, index into the cache), sorted by rel.
-    entries: Vec<(Vec<u8>, u64, i64, u32, usize)>,
+    /// (rel, size, mtime, hash, index into the cache, language code), sorted by rel.
+    entries: Vec<(Vec<u8>, u64, i64, u32, usize, u8)>,
 }
 
 struct CacheRef {
@@ -739,12 +739,14 @@ impl Previous {
         } else {
             Vec::new()
         };
-        let mut entries: Vec<(Vec<u8>, u64, i64, u32, usize)> = view
+        let mut entries: Vec<(Vec<u8>, u64, i64, u32, usize, u8)> = view
             .entries()
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                (f.rel.to_vec(), f.size.to_native(), f.mtime_ns.to_native(), f.hash.to_native(), i)
+                let (size, mtime, hash) =
+                    (f.size.to_native(), f.mtime_ns.to_native(), f.hash.to_native());
+                (f.rel.to_vec(), size, mtime, hash, i, f.lang)
             })
             .collect();
         entries.sort_by(|a, b| a.0.cmp(&b.0));
@@ -770,14 +772,19 @@ impl Previous {
         if files.len() != self.entries.len() {
             return false;
         }
-        files.iter().all(|f| {
-            self.lookup(&f.rel).is_some_and(|c| c.size == f.size && c.mtime_ns == f.mtime_ns)
-        })
+        files
+            .iter()
+            .all(|f| self.lookup(f).is_some_and(|c| c.size == f.size && c.mtime_ns == f.mtime_ns))
     }
 
-    fn lookup(&self, rel: &[u8]) -> Option<CacheRef> {
-        let i = self.entries.binary_search_by(|e| e.0.as_slice().cmp(rel)).ok()?;
+    /// The cached entry of a file, when it was indexed in the same language (a `.h` header
+    /// turns C++ when the repository gains C++ sources: its cached C facts are no use).
+    fn lookup(&self, f: &walk::Found) -> Option<CacheRef> {
+        let i = self.entries.binary_search_by(|e| e.0.as_slice().cmp(&f.rel)).ok()?;
         let e = &self.entries[i];
+        if e.5 != f.lang.code() {
+            return None;
+        }
         Some(CacheRef { size: e.1, mtime_ns: e.2, hash: e.3, index: e.4 })
     }
 

@@ -427,6 +427,8 @@ pub fn is_test_path(rel: &[u8], packages: &std::collections::HashSet<&[u8]>) -> 
             let stem = crate::lang::strip_source_ext(c).unwrap_or(c);
             if stem.starts_with(b"test_")
                 || stem.ends_with(b"_test")
+                || stem.ends_with(b"_unittest") // C++ (googletest)
+                || stem.ends_with(b"-test") // C++ (`format-test.cc`)
                 || stem.ends_with(b".test")
                 || stem.ends_with(b".spec")
                 || (stem.len() > 4 && (stem.ends_with(b"Test") || stem.ends_with(b"Tests")))

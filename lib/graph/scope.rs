@@ -137,6 +137,13 @@ pub trait Resolver {
         Vec::new()
     }
 
+    /// The files whose top-level definitions or declarations of `name` file `file` sees by
+    /// textual inclusion (C and C++ `#include`, transitively), from the resolver's own index:
+    /// a lookup, where walking every header a file includes for every name would not scale.
+    fn included(&self, _repo: &Repo, _file: u32, _name: &str) -> Vec<u32> {
+        Vec::new()
+    }
+
     /// Whether an import's module names a class of the files [`Resolver::import_files`] gives,
     /// so the imported name is that class's member (Java `import static a.b.Foo.bar`, and
     /// `import a.b.Outer.Inner` of a nested class).
@@ -534,7 +541,12 @@ impl<'a> Driver<'a> {
                     && let Some(&c) = self.class_of.get(&self.node_of(f, o))
                     && !self.is_named(c, name)
                 {
-                    let m = self.member_of_class(c, name, depth + 1);
+                    let mut m = self.member_of_class(c, name, depth + 1);
+                    if m.is_empty() && d.owner.is_some() {
+                        // A method written outside its class (C++ `void A::f()`) sees the
+                        // class's fields, which its lexical scopes do not hold.
+                        m = self.attr_vals(c, name, depth + 1);
+                    }
                     if !m.is_empty() {
                         return m;
                     }
@@ -590,7 +602,20 @@ impl<'a> Driver<'a> {
                 }
             }
         }
-        Vec::new()
+        self.included_vals(f, name, depth)
+    }
+
+    /// What `name` is in the files `f` includes (C and C++), by their own top-level bindings.
+    fn included_vals(&self, f: u32, name: &str, depth: u32) -> Vals {
+        let mut out = Vec::new();
+        for x in self.r.included(self.repo, f, name) {
+            if x != f
+                && let Some(bs) = self.top.get(&x).and_then(|m| m.get(name))
+            {
+                out.extend(self.bindings(bs, depth + 1));
+            }
+        }
+        cap(out)
     }
 
     /// Files sharing `f`'s package namespace.
@@ -857,7 +882,7 @@ impl<'a> Driver<'a> {
                 }
             }
         }
-        Vec::new()
+        self.included_vals(f, name, depth)
     }
 
     /// A class's member, through its bases.

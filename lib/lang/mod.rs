@@ -7,13 +7,15 @@
 //!   language counts in summaries).
 //! * **Frontends** (`lang/<lang>.rs`, reached through [`Extractors`] from `lib/build` only): the
 //!   grammar, `queries/<lang>/*.scm`, and the Rust that reads the shapes a query cannot express,
-//!   producing the language-neutral [`FileFacts`]. JS, TS and TSX share `js.rs`.
+//!   producing the language-neutral [`FileFacts`]. JS, TS and TSX share `js.rs`; C and C++
+//!   share `c/`.
 //! * **Resolvers** (the same files, behind [`crate::graph::scope::Resolver`]): the language's
 //!   module and scoping rules (where an import leads, which files share a namespace, what the
 //!   receiver of a method is called). The linker's driver does the rest, the same for every
 //!   language; Python keeps its own, older resolution (`graph::link`), which LocAgent parity and
 //!   its tests pin down.
 
+pub mod c;
 pub mod go;
 pub mod java;
 pub mod js;
@@ -42,6 +44,10 @@ pub enum Lang {
     Go = 6,
     /// Rust.
     Rust = 7,
+    /// C (`.c`, and `.h` in a repository without C++ sources).
+    C = 8,
+    /// C++ (`.cc .cpp .cxx .c++ .hpp .hh .hxx .h++`, and `.h` beside C++ sources).
+    Cpp = 9,
 }
 
 /// How resolution groups languages: files of one family see each other's names.
@@ -57,6 +63,8 @@ pub enum Family {
     Go,
     /// Rust.
     Rust,
+    /// C and C++ (one family: they include each other's headers).
+    C,
 }
 
 /// What the tools know of a language without its grammar.
@@ -92,10 +100,17 @@ const JAVA: Spec =
     Spec { name: "java", extensions: &["java"], fence: "java", family: Family::Java };
 const GO: Spec = Spec { name: "go", extensions: &["go"], fence: "go", family: Family::Go };
 const RUST: Spec = Spec { name: "rust", extensions: &["rs"], fence: "rust", family: Family::Rust };
+const C: Spec = Spec { name: "c", extensions: &["c", "h"], fence: "c", family: Family::C };
+const CPP: Spec = Spec {
+    name: "cpp",
+    extensions: &["cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++"],
+    fence: "cpp",
+    family: Family::C,
+};
 
 impl Lang {
     /// Every language, in code order.
-    pub const ALL: [Lang; 7] = [
+    pub const ALL: [Lang; 9] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -103,6 +118,8 @@ impl Lang {
         Lang::Java,
         Lang::Go,
         Lang::Rust,
+        Lang::C,
+        Lang::Cpp,
     ];
 
     /// What the tools know of it.
@@ -115,6 +132,8 @@ impl Lang {
             Lang::Java => &JAVA,
             Lang::Go => &GO,
             Lang::Rust => &RUST,
+            Lang::C => &C,
+            Lang::Cpp => &CPP,
         }
     }
 
@@ -151,6 +170,51 @@ impl Lang {
     }
 }
 
+/// Which language a `.h` header is, decided once the walk has seen every path (the extension
+/// says C or C++ everywhere else; [`Lang::of_name`] goes by the extension alone).
+///
+/// A header is C++ in a repository with C++ sources (DESIGN §8), unless those are a small
+/// minority of its C and C++ sources (under a tenth: a C project's C++ tool or example, such as
+/// the kernel's `scripts/kconfig/qconf.cc` or micropython's C++ user module), where headers stay
+/// C except beside a C++ source (in its directory).
+#[derive(Debug, Default)]
+pub struct Headers {
+    /// C++ sources are not a small minority: every header is C++.
+    all_cpp: bool,
+    /// Directories holding a C++ source.
+    cpp_dirs: std::collections::HashSet<Vec<u8>>,
+}
+
+impl Headers {
+    /// The rule for a repository, from its files' relative paths and languages by extension.
+    pub fn new<'a>(files: impl IntoIterator<Item = (&'a [u8], Lang)>) -> Headers {
+        let (mut c, mut cpp) = (0usize, 0usize);
+        let mut cpp_dirs = std::collections::HashSet::new();
+        for (rel, lang) in files {
+            let header = rel.ends_with(b".h") || rel.ends_with(b".hpp") || rel.ends_with(b".hh");
+            match lang {
+                Lang::C if !header => c += 1,
+                Lang::Cpp if !header && !rel.ends_with(b".hxx") && !rel.ends_with(b".h++") => {
+                    cpp += 1;
+                    let dir = rel.iter().rposition(|&b| b == b'/').map_or(&rel[..0], |i| &rel[..i]);
+                    cpp_dirs.insert(dir.to_vec());
+                }
+                _ => {}
+            }
+        }
+        Headers { all_cpp: cpp > 0 && cpp * 10 >= c + cpp, cpp_dirs }
+    }
+
+    /// The language of file `rel`, whose extension gave `lang`.
+    pub fn lang(&self, rel: &[u8], lang: Lang) -> Lang {
+        if lang != Lang::C || !rel.ends_with(b".h") {
+            return lang;
+        }
+        let dir = rel.iter().rposition(|&b| b == b'/').map_or(&rel[..0], |i| &rel[..i]);
+        if self.all_cpp || self.cpp_dirs.contains(dir) { Lang::Cpp } else { Lang::C }
+    }
+}
+
 /// Strips a source file's language extension: `a/b.py` -> `a/b`, `x.test.ts` -> `x.test`.
 pub fn strip_source_ext(name: &[u8]) -> Option<&[u8]> {
     Lang::of_name(name)?;
@@ -160,8 +224,14 @@ pub fn strip_source_ext(name: &[u8]) -> Option<&[u8]> {
 
 /// Project files that resolvers read (module paths, path aliases, crate names), found by the walk
 /// beside the sources and handed to the linker as text.
-pub const PROJECT_FILES: &[&str] =
-    &["go.mod", "Cargo.toml", "package.json", "tsconfig.json", "jsconfig.json"];
+pub const PROJECT_FILES: &[&str] = &[
+    "go.mod",
+    "Cargo.toml",
+    "package.json",
+    "tsconfig.json",
+    "jsconfig.json",
+    "compile_commands.json",
+];
 
 /// A project file's path and text, for the resolvers.
 #[derive(Debug, Clone, Default)]
@@ -223,6 +293,7 @@ pub struct Extractors {
     java: Option<java::Extractor>,
     go: Option<go::Extractor>,
     rust: Option<rust::Extractor>,
+    c: Option<c::Extractor>,
 }
 
 impl Extractors {
@@ -236,6 +307,7 @@ impl Extractors {
             Lang::Java => self.java.get_or_insert_with(java::Extractor::new).extract(src),
             Lang::Go => self.go.get_or_insert_with(go::Extractor::new).extract(src),
             Lang::Rust => self.rust.get_or_insert_with(rust::Extractor::new).extract(src),
+            Lang::C | Lang::Cpp => self.c.get_or_insert_with(c::Extractor::new).extract(lang, src),
         }
     }
 }
@@ -253,9 +325,29 @@ mod tests {
         assert_eq!(Lang::of_name(b"Foo.java"), Some(Lang::Java));
         assert_eq!(Lang::of_name(b"x_test.go"), Some(Lang::Go));
         assert_eq!(Lang::of_name(b"lib.rs"), Some(Lang::Rust));
+        assert_eq!(Lang::of_name(b"server.c"), Some(Lang::C));
+        assert_eq!(Lang::of_name(b"server.h"), Some(Lang::C));
+        assert_eq!(Lang::of_name(b"os.cc"), Some(Lang::Cpp));
+        assert_eq!(Lang::of_name(b"format.hpp"), Some(Lang::Cpp));
         assert_eq!(Lang::of_name(b"README.md"), None);
         assert_eq!(Lang::of_name(b"Makefile"), None);
         assert_eq!(strip_source_ext(b"pkg/x.test.ts"), Some(&b"pkg/x.test"[..]));
+    }
+
+    #[test]
+    fn headers_follow_the_repository() {
+        let cpp = Headers::new([(&b"src/a.cc"[..], Lang::Cpp), (b"src/b.c", Lang::C)]);
+        assert_eq!(cpp.lang(b"include/x.h", Lang::C), Lang::Cpp);
+        assert_eq!(cpp.lang(b"src/b.c", Lang::C), Lang::C);
+        let c = Headers::new([(&b"src/b.c"[..], Lang::C), (b"x.h", Lang::C)]);
+        assert_eq!(c.lang(b"x.h", Lang::C), Lang::C);
+        // A C project with one C++ tool: its headers stay C, but the tool's own are C++.
+        let mut files: Vec<(Vec<u8>, Lang)> =
+            (0..40).map(|i| (format!("kernel/f{i}.c").into_bytes(), Lang::C)).collect();
+        files.push((b"scripts/kconfig/qconf.cc".to_vec(), Lang::Cpp));
+        let mostly_c = Headers::new(files.iter().map(|(r, l)| (r.as_slice(), *l)));
+        assert_eq!(mostly_c.lang(b"include/linux/list.h", Lang::C), Lang::C);
+        assert_eq!(mostly_c.lang(b"scripts/kconfig/qconf.h", Lang::C), Lang::Cpp);
     }
 
     #[test]

