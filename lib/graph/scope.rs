@@ -143,6 +143,20 @@ pub trait Resolver {
     fn module_is_class(&self, imp: &Import) -> bool {
         imp.form == ImportForm::Static
     }
+
+    /// A language whose names are global (Ruby's constants): what the leading segments of a
+    /// dotted `chain` name at definition `scope` of `file`, as (how many segments, the
+    /// definitions). Some with no definitions: a global name the repository does not define
+    /// (outside it). None: not such a name, looked up as usual.
+    fn constant(
+        &self,
+        _repo: &Repo,
+        _file: u32,
+        _scope: Option<DefIdx>,
+        _chain: &str,
+    ) -> Option<(usize, Vec<(u32, DefIdx)>)> {
+        None
+    }
 }
 
 /// What a name or expression refers to.
@@ -417,9 +431,11 @@ impl<'a> Driver<'a> {
                     push_node(self.owned.entry((f, prefix)).or_default(), last, node);
                 }
             }
-            // A function of a namespace (a Rust inline `mod`) is its member, not a method.
-            let in_namespace =
-                d.owner.is_none() && d.parent.is_some_and(|p| facts.defs[p as usize].namespace);
+            // A function of a namespace (a Rust inline `mod`) is its member, not a method
+            // (unless it has a receiver: a Ruby module's methods).
+            let in_namespace = d.owner.is_none()
+                && d.first_param.is_none()
+                && d.parent.is_some_and(|p| facts.defs[p as usize].namespace);
             for c in classes {
                 push_node(self.members.entry(c).or_default(), &d.name, node);
                 if d.kind == DefKind::Function && !in_namespace {
@@ -513,6 +529,9 @@ impl<'a> Driver<'a> {
     }
 
     fn resolve_name_uncached(&self, f: u32, scope: Option<DefIdx>, name: &str, depth: u32) -> Vals {
+        if let Some((_, defs)) = self.r.constant(self.repo, f, scope, name) {
+            return self.constant_vals(&defs);
+        }
         let facts = self.facts(f);
         let mut s = scope;
         while let Some(o) = s {
@@ -774,7 +793,16 @@ impl<'a> Driver<'a> {
         }
         let mut parts = chain.split('.');
         let head = parts.next().unwrap_or("");
-        let mut vals = self.resolve_name(f, scope, head, depth);
+        let mut vals = match self.r.constant(self.repo, f, scope, chain) {
+            // A global name of several segments (`Foo.Bar`): looked up whole.
+            Some((n, defs)) if n > 1 => {
+                for _ in 1..n {
+                    parts.next();
+                }
+                self.constant_vals(&defs)
+            }
+            _ => self.resolve_name(f, scope, head, depth),
+        };
         for p in parts {
             if vals.is_empty() {
                 break;
@@ -786,6 +814,14 @@ impl<'a> Driver<'a> {
             vals = cap(next);
         }
         vals
+    }
+
+    /// The values of a global name's definitions (none: outside the repository).
+    fn constant_vals(&self, defs: &[(u32, DefIdx)]) -> Vals {
+        if defs.is_empty() {
+            return vec![Val::External];
+        }
+        cap(defs.iter().map(|&(f, d)| Val::Node(self.node_of(f, d))).collect())
     }
 
     /// Member `name` of a value.

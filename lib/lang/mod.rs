@@ -18,6 +18,7 @@ pub mod go;
 pub mod java;
 pub mod js;
 pub mod python;
+pub mod ruby;
 pub mod rust;
 
 use std::path::Path;
@@ -42,6 +43,8 @@ pub enum Lang {
     Go = 6,
     /// Rust.
     Rust = 7,
+    /// Ruby (`.rb .rake .gemspec`, `Rakefile`, `Gemfile`).
+    Ruby = 10,
 }
 
 /// How resolution groups languages: files of one family see each other's names.
@@ -57,6 +60,8 @@ pub enum Family {
     Go,
     /// Rust.
     Rust,
+    /// Ruby.
+    Ruby,
 }
 
 /// What the tools know of a language without its grammar.
@@ -92,10 +97,19 @@ const JAVA: Spec =
     Spec { name: "java", extensions: &["java"], fence: "java", family: Family::Java };
 const GO: Spec = Spec { name: "go", extensions: &["go"], fence: "go", family: Family::Go };
 const RUST: Spec = Spec { name: "rust", extensions: &["rs"], fence: "rust", family: Family::Rust };
+const RUBY: Spec = Spec {
+    name: "ruby",
+    extensions: &["rb", "rake", "gemspec"],
+    fence: "ruby",
+    family: Family::Ruby,
+};
+
+/// Source files known by their whole name, not an extension.
+const BY_NAME: &[(&str, Lang)] = &[("Rakefile", Lang::Ruby), ("Gemfile", Lang::Ruby)];
 
 impl Lang {
     /// Every language, in code order.
-    pub const ALL: [Lang; 7] = [
+    pub const ALL: [Lang; 8] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -103,6 +117,7 @@ impl Lang {
         Lang::Java,
         Lang::Go,
         Lang::Rust,
+        Lang::Ruby,
     ];
 
     /// What the tools know of it.
@@ -115,6 +130,7 @@ impl Lang {
             Lang::Java => &JAVA,
             Lang::Go => &GO,
             Lang::Rust => &RUST,
+            Lang::Ruby => &RUBY,
         }
     }
 
@@ -123,11 +139,25 @@ impl Lang {
         Lang::of_name(path.file_name()?.as_encoded_bytes())
     }
 
-    /// The language of a file name (or `/`-separated relative path), by extension.
+    /// The language of a file name (or `/`-separated relative path), by extension, or by the
+    /// whole name for the few files that have none (`Rakefile`).
     pub fn of_name(name: &[u8]) -> Option<Lang> {
-        let dot = name.iter().rposition(|&c| c == b'.')?;
-        let ext = &name[dot + 1..];
+        let base = name.rsplit(|&c| c == b'/').next().unwrap_or(name);
+        if let Some(&(_, l)) = BY_NAME.iter().find(|(n, _)| n.as_bytes() == base) {
+            return Some(l);
+        }
+        let dot = base.iter().rposition(|&c| c == b'.')?;
+        let ext = &base[dot + 1..];
         Lang::ALL.into_iter().find(|l| l.spec().extensions.iter().any(|e| e.as_bytes() == ext))
+    }
+
+    /// Whether a line (trimmed) closes a body in this language, so a skeleton that hides the
+    /// body keeps it: `}` (`};`, `})`) in brace languages, `end` in Ruby.
+    pub fn closes_block(self, line: &[u8]) -> bool {
+        match self {
+            Lang::Ruby => line == b"end" || line.starts_with(b"end ") || line.starts_with(b"end."),
+            _ => !line.is_empty() && line.len() <= 3 && line[0] == b'}',
+        }
     }
 
     /// Stable code stored in the index's file table.
@@ -155,6 +185,10 @@ impl Lang {
 pub fn strip_source_ext(name: &[u8]) -> Option<&[u8]> {
     Lang::of_name(name)?;
     let dot = name.iter().rposition(|&c| c == b'.')?;
+    // `a.b/Rakefile` has no extension to strip.
+    if name[dot..].contains(&b'/') {
+        return None;
+    }
     Some(&name[..dot])
 }
 
@@ -223,6 +257,7 @@ pub struct Extractors {
     java: Option<java::Extractor>,
     go: Option<go::Extractor>,
     rust: Option<rust::Extractor>,
+    ruby: Option<ruby::Extractor>,
 }
 
 impl Extractors {
@@ -236,6 +271,7 @@ impl Extractors {
             Lang::Java => self.java.get_or_insert_with(java::Extractor::new).extract(src),
             Lang::Go => self.go.get_or_insert_with(go::Extractor::new).extract(src),
             Lang::Rust => self.rust.get_or_insert_with(rust::Extractor::new).extract(src),
+            Lang::Ruby => self.ruby.get_or_insert_with(ruby::Extractor::new).extract(src),
         }
     }
 }
@@ -255,6 +291,12 @@ mod tests {
         assert_eq!(Lang::of_name(b"lib.rs"), Some(Lang::Rust));
         assert_eq!(Lang::of_name(b"README.md"), None);
         assert_eq!(Lang::of_name(b"Makefile"), None);
+        assert_eq!(Lang::of_name(b"lib/a.rb"), Some(Lang::Ruby));
+        assert_eq!(Lang::of_name(b"x/Rakefile"), Some(Lang::Ruby));
+        assert_eq!(Lang::of_name(b"Gemfile"), Some(Lang::Ruby));
+        assert_eq!(Lang::of_name(b"a.b/Gemfile.lock"), None);
+        assert_eq!(Lang::of_name(b"cds.gemspec"), Some(Lang::Ruby));
+        assert_eq!(Lang::of_name(b"lib/tasks/x.rake"), Some(Lang::Ruby));
         assert_eq!(strip_source_ext(b"pkg/x.test.ts"), Some(&b"pkg/x.test"[..]));
     }
 

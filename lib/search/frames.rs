@@ -8,7 +8,9 @@
 //! * Go: a function line `github.com/a/b/pkg.(*Server).Serve(...)` and the next line's
 //!   `\t/path/pkg/server.go:123 +0x1d`;
 //! * Rust: `panicked at src/x.rs:10:5` and backtrace lines `  3: krate::module::func` then
-//!   `at ./src/x.rs:10:5`.
+//!   `at ./src/x.rs:10:5`;
+//! * Ruby: `lib/x.rb:12:in 'm'`, `from lib/x.rb:12:in `block in m'`, Ruby 3.4's
+//!   `in 'Foo::Bar#baz'`, RSpec's `# ./spec/x_spec.rb:3:in ...`.
 
 use crate::search::query::Frame;
 
@@ -22,6 +24,7 @@ pub fn frames(text: &str) -> Vec<Frame> {
             .or_else(|| java_frame(l))
             .or_else(|| go_frame(prev.trim(), line))
             .or_else(|| rust_frame(prev.trim(), l))
+            .or_else(|| ruby_frame(l))
         {
             out.push(f);
         }
@@ -178,6 +181,33 @@ fn rust_frame(prev: &str, l: &str) -> Option<Frame> {
     Some(Frame { file, line, function })
 }
 
+/// `[from ]path.rb:LINE[:in 'FUNC'][: message]`.
+fn ruby_frame(l: &str) -> Option<Frame> {
+    let l = l.strip_prefix("from ").or_else(|| l.strip_prefix("# ")).unwrap_or(l);
+    let i = l.find(".rb:")?;
+    let path = l[..i + 3].rsplit(char::is_whitespace).next()?.trim_start_matches("./");
+    let rest = &l[i + 4..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let line: u32 = rest[..digits].parse().ok()?;
+    let function = rest[digits..]
+        .strip_prefix(":in ")
+        .and_then(|r| r.strip_prefix(['`', '\'']))
+        .and_then(|r| r.split('\'').next())
+        .map(ruby_function)
+        .unwrap_or_default();
+    Some(Frame { file: path.to_string(), line, function })
+}
+
+/// A Ruby frame's method (`block (2 levels) in m`, `Foo::Bar#baz`, `Foo.bar`, `<main>`) -> a
+/// qualified name, or empty at the top level of a file, class or module.
+fn ruby_function(f: &str) -> String {
+    let f = f.rsplit(" in ").next().unwrap_or(f);
+    if f.starts_with('<') {
+        return String::new();
+    }
+    f.replace("::", ".").replace('#', ".")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,6 +268,27 @@ mod tests {
         let f = frames(text);
         assert_eq!(f[0].file, "tokio-util/src/time/delay_queue.rs");
         assert_eq!(f[0].function, "DelayQueue.remove");
+    }
+
+    #[test]
+    fn ruby() {
+        assert_eq!(
+            one("\tfrom lib/fluent/config.rb:12:in 'parse'"),
+            ("lib/fluent/config.rb".into(), 12, "parse".into())
+        );
+        assert_eq!(
+            one("lib/x.rb:7:in `block (2 levels) in run'"),
+            ("lib/x.rb".into(), 7, "run".into())
+        );
+        assert_eq!(
+            one("/usr/lib/gems/foo-1.0/lib/foo/bar.rb:3:in 'Foo::Bar#baz': boom (RuntimeError)"),
+            ("/usr/lib/gems/foo-1.0/lib/foo/bar.rb".into(), 3, "Foo.Bar.baz".into())
+        );
+        assert_eq!(
+            one("     # ./spec/foo_spec.rb:9:in 'block (2 levels) in <top (required)>'"),
+            ("spec/foo_spec.rb".into(), 9, "".into())
+        );
+        assert_eq!(one("bin/x.rb:2:in '<main>'"), ("bin/x.rb".into(), 2, "".into()));
     }
 
     #[test]
