@@ -200,7 +200,7 @@ fn mixins_super_and_implicit_receivers() {
         ),
         (
             "lib/plug/output.rb",
-            "module Plug\n  class Output < Base\n    include Helpers\n    extend ClassMethods\n\n    register :out\n\n    def configure(conf)\n      super\n      retry_state\n      setup\n      start(conf)\n      conf = 1\n      conf\n    end\n\n    def start(c)\n      self.configure(c)\n      write = c\n      write\n    end\n\n    def write; end\n  end\nend\n",
+            "module Plug\n  class Output < Base\n    include Helpers\n    extend ClassMethods\n\n    register :out\n    self.register :out2\n\n    def configure(conf)\n      super\n      retry_state\n      setup\n      start(conf)\n      conf = 1\n      conf\n    end\n\n    def start(c)\n      self.configure(c)\n      write = c\n      write\n    end\n\n    def write; end\n  end\nend\n",
         ),
     ]);
     let out = "lib/plug/output.rb:Plug.Output";

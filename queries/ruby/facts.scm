@@ -18,8 +18,12 @@
 ; `super` and `super(...)`: the same method of an ancestor.
 (super) @super
 
-; Bare names: a local variable, or a call of a method of `self` without arguments.
-(identifier) @ident
+; Bare names: a local variable, or a call of a method of `self` without arguments (the
+; parent tells which: a parameter, an assignment's target, a method's name...).
+(_ (identifier) @ident) @ident.parent
+
+; Comments: a definition's doc is the block of them on the lines right above it.
+(comment) @comment
 
 ; Assignments that type a variable: `x = Foo.new`, `@x ||= Foo::Bar.new`.
 (assignment left: (_) @bind.left right: (call) @bind.right) @bind

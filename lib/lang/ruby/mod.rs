@@ -45,6 +45,7 @@ const MAIN: &[&str] = &[
     "super",
     "ident",
     "bind",
+    "comment",
 ];
 
 /// The tree-sitter language.
@@ -96,7 +97,8 @@ impl Extractor {
         let Some(t) = parsed.as_ref() else { return facts };
         let items =
             tree::captures(query(), &mut self.cursor, t.root_node(), src, |n| MAIN.contains(&n));
-        Builder { src, facts: &mut facts, locals: HashMap::new(), stmt: 0 }.run(&items);
+        Builder { src, facts: &mut facts, locals: HashMap::new(), comments: Vec::new(), stmt: 0 }
+            .run(&items);
         facts
     }
 }
@@ -106,11 +108,13 @@ struct Builder<'s, 'f> {
     src: &'s [u8],
     facts: &'f mut FileFacts,
     /// Local variables seen so far, per scope (the innermost definition; None: top level).
-    locals: HashMap<Option<DefIdx>, HashSet<String>>,
+    locals: HashMap<Option<DefIdx>, HashSet<&'s [u8]>>,
+    /// The comments seen so far that may be docs: (start byte, end byte, first row, last row).
+    comments: Vec<(u32, u32, usize, usize)>,
     stmt: u32,
 }
 
-impl Builder<'_, '_> {
+impl<'s> Builder<'s, '_> {
     fn text(&self, n: Node) -> String {
         tree::text(n, self.src)
     }
@@ -168,8 +172,34 @@ impl Builder<'_, '_> {
                         self.push_call(owner, callee, c.node);
                     }
                 }
-                "ident" => self.ident(c.node, owner),
+                "ident" => {
+                    if let Some(p) = c.get("ident.parent") {
+                        self.ident(c.node, p, owner);
+                    }
+                }
                 "bind" => self.bind(c, owner),
+                "comment" => {
+                    let n = c.node;
+                    let t = &self.src[n.start_byte()..n.end_byte()];
+                    let line_start = self.src[..n.start_byte()]
+                        .iter()
+                        .rposition(|&b| b == b'\n')
+                        .map_or(0, |i| i + 1);
+                    let first_on_line = self.src[line_start..n.start_byte()]
+                        .iter()
+                        .all(|b| b.is_ascii_whitespace());
+                    // Not a shebang or a magic comment (`# frozen_string_literal: true`).
+                    let magic = [&b"frozen_string_literal:"[..], b"encoding:", b"-*-"]
+                        .iter()
+                        .any(|m| t.windows(m.len()).any(|w| w == *m));
+                    let doc = ((t.starts_with(b"#") && !t.starts_with(b"#!"))
+                        || t.starts_with(b"=begin"))
+                        && !magic;
+                    if first_on_line && doc {
+                        let (s, e) = (n.start_position().row, n.end_position().row);
+                        self.comments.push((n.start_byte() as u32, n.end_byte() as u32, s, e));
+                    }
+                }
                 _ => {}
             }
         }
@@ -184,7 +214,7 @@ impl Builder<'_, '_> {
         parent: Option<DefIdx>,
         namespace: bool,
     ) -> DefIdx {
-        let doc = doc_of(node, self.src);
+        let doc = self.doc_of(node);
         let byte_start =
             doc.map_or(node.start_byte() as u32, |d| d.0.min(node.start_byte() as u32));
         let line_start = if doc.is_some() {
@@ -222,6 +252,23 @@ impl Builder<'_, '_> {
         };
         self.facts.defs.push(d);
         (self.facts.defs.len() - 1) as DefIdx
+    }
+
+    /// The `#` comment block (or `=begin`/`=end` block) on the lines directly above a
+    /// definition, each comment first on its line.
+    fn doc_of(&self, node: Node) -> Option<(u32, u32)> {
+        let start = node.start_byte() as u32;
+        let mut row = node.start_position().row;
+        let mut first: Option<(u32, u32)> = None;
+        let before = self.comments.partition_point(|c| c.1 <= start);
+        for &(s, e, r0, r1) in self.comments[..before].iter().rev() {
+            if r1 + 1 != row {
+                break;
+            }
+            first = Some((s, first.map_or(e, |f| f.1)));
+            row = r0;
+        }
+        first
     }
 
     /// Whether the object of `def x.m` / `class << x` is the enclosing class: `self`, or the
@@ -321,17 +368,20 @@ impl Builder<'_, '_> {
             }
             _ => {}
         }
+        let in_method = self.method_of(owner).is_some();
         let Some(r) = recv else {
             // `new(...)` in a class method: `self.new`, which runs `initialize`.
-            let callee = if m == "new" {
-                Callee::Chain("self.initialize".to_string())
-            } else {
-                Callee::Name(m)
+            let callee = match m.as_str() {
+                "new" if in_method => Callee::Chain("self.initialize".to_string()),
+                "new" => return None,
+                _ => Callee::Name(m),
             };
             self.push_call(owner, callee, node);
             return None;
         };
         let callee = match r.kind() {
+            // In a class body `self` is the class: its methods are names there.
+            "self" if !in_method => Callee::Name(m),
             "self" => Callee::Chain(format!("self.{m}")),
             "constant" | "scope_resolution" => match self.const_path(r) {
                 Some(c) if m == "new" => {
@@ -434,8 +484,7 @@ impl Builder<'_, '_> {
 
     /// A bare identifier: a local variable being bound or read, or a call of a method of
     /// `self` (without arguments: with them it is a `call` node).
-    fn ident(&mut self, n: Node, owner: Option<DefIdx>) {
-        let Some(p) = n.parent() else { return };
+    fn ident(&mut self, n: Node, p: Node, owner: Option<DefIdx>) {
         let is = |field: &str| p.child_by_field_name(field).is_some_and(|c| c.id() == n.id());
         let binds = match p.kind() {
             "method" | "singleton_method" | "setter" | "alias" | "undef" => return,
@@ -462,14 +511,16 @@ impl Builder<'_, '_> {
             "in_clause" => is("pattern"),
             _ => false,
         };
-        let name = self.text(n);
-        if name.starts_with("__") && name.ends_with("__") {
+        let src: &'s [u8] = self.src;
+        let name = &src[n.start_byte()..n.end_byte()];
+        if name.starts_with(b"__") && name.ends_with(b"__") {
             return; // `__FILE__`, `__LINE__`
         }
         let set = self.locals.entry(owner).or_default();
         if binds {
             set.insert(name);
-        } else if !set.contains(&name) {
+        } else if !set.contains(name) {
+            let name = String::from_utf8_lossy(name).into_owned();
             self.push_call(owner, Callee::Name(name), n);
         }
     }
@@ -491,18 +542,6 @@ impl Builder<'_, '_> {
 fn named(n: Node) -> Vec<Node> {
     let mut cursor = n.walk();
     n.named_children(&mut cursor).collect()
-}
-
-/// The `#` comment block (or `=begin`/`=end` block) directly above a definition. The first
-/// statement of a body has its comments before the body node, so those are looked at too.
-fn doc_of(node: Node, src: &[u8]) -> Option<(u32, u32)> {
-    let is_doc =
-        |t: &[u8]| (t.starts_with(b"#") && !t.starts_with(b"#!")) || t.starts_with(b"=begin");
-    let anchor = match (node.prev_sibling(), node.parent()) {
-        (None, Some(p)) if p.kind() == "body_statement" => p,
-        _ => node,
-    };
-    tree::doc_before(anchor, src, is_doc)
 }
 
 /// The 1-based line of a byte offset.

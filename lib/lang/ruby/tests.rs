@@ -15,7 +15,9 @@ fn callees(f: &FileFacts) -> Vec<&Callee> {
 #[test]
 fn query_compiles_with_known_captures() {
     let q = Query::new(&language(), FACTS_QUERY).expect("compiles");
-    let known = ["def.name", "def.object", "call.method", "bind.left", "bind.right"];
+    let known =
+        ["def.name", "def.object", "call.method", "bind.left", "bind.right", "ident.parent"];
+    // (`comment` is a main capture.)
     for n in q.capture_names() {
         assert!(MAIN.contains(n) || known.contains(n), "unknown capture @{n}");
     }
@@ -168,6 +170,9 @@ fn spans_doc_and_fold() {
     let n = &f.defs[3];
     assert_eq!(cut(n.doc.unwrap()), "=begin\nblock doc\n=end");
     assert_eq!(f.defs[0].doc, None, "a magic comment a blank line above is no doc");
+    let f =
+        facts("# frozen_string_literal: true\nmodule A\n  x = 1 # trailing\n  def m; end\nend\n");
+    assert_eq!((f.defs[0].doc, f.defs[1].doc), (None, None), "magic and trailing comments");
 }
 
 #[test]
