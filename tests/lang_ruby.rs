@@ -248,7 +248,10 @@ fn singleton_methods_and_new() {
 #[test]
 fn unknown_receivers_are_guesses_among_visible_files() {
     let e = edges(&[
-        ("lib/a/order.rb", "module A\n  class Order\n    def finalize; end\n  end\nend\n"),
+        (
+            "lib/a/order.rb",
+            "module A\n  class Order\n    def finalize; end\n    def ship; end\n  end\nend\n",
+        ),
         ("lib/a/invoice.rb", "module A\n  class Invoice\n    def finalize; end\n  end\nend\n"),
         (
             "lib/b/ledger.rb",
@@ -256,13 +259,15 @@ fn unknown_receivers_are_guesses_among_visible_files() {
         ),
         (
             "lib/flow.rb",
-            "require 'a/order'\nrequire 'a/invoice'\n\nmodule Flow\n  def self.close(doc, items)\n    doc.finalize\n    doc.reconcile_all\n    items.each { |i| i }\n    JSON.parse('x').finalize\n  end\nend\n",
+            "require 'a/order'\nrequire 'a/invoice'\n\nmodule Flow\n  def self.close(doc, items)\n    doc.finalize\n    doc.reconcile_all\n    doc.ship\n    items.each { |i| i }\n    JSON.parse('x').finalize\n  end\nend\n",
         ),
     ]);
     assert_eq!(meta(&e, "lib/flow.rb:Flow.close invoke lib/a/order.rb:A.Order.finalize"), 2);
     assert_eq!(meta(&e, "lib/flow.rb:Flow.close invoke lib/a/invoice.rb:A.Invoice.finalize"), 2);
-    // Not visible from the file, but the only one of its name: a guess.
-    assert_eq!(meta(&e, "lib/flow.rb:Flow.close invoke lib/b/ledger.rb:B.Ledger.reconcile_all"), 1);
+    // Not visible from the file: not linked, even as the only one of its name.
+    assert_lacks(&e, "lib/flow.rb:Flow.close invoke lib/b/ledger.rb:B.Ledger.reconcile_all");
+    // Visible and the only one: a guess.
+    assert_eq!(meta(&e, "lib/flow.rb:Flow.close invoke lib/a/order.rb:A.Order.ship"), 1);
     // Core methods are never guessed.
     assert_lacks(&e, "lib/flow.rb:Flow.close invoke lib/b/ledger.rb:B.Ledger.each");
 }

@@ -148,6 +148,13 @@ pub trait Resolver {
     /// dotted `chain` name at definition `scope` of `file`, as (how many segments, the
     /// definitions). Some with no definitions: a global name the repository does not define
     /// (outside it). None: not such a name, looked up as usual.
+    /// Whether a method of unknown receiver that no visible file defines may still be linked
+    /// to the only method of that name in the family (a guess). Not in dynamically typed
+    /// languages, where most such receivers are library objects (Ruby).
+    fn guess_anywhere(&self) -> bool {
+        true
+    }
+
     fn constant(
         &self,
         _repo: &Repo,
@@ -1153,7 +1160,7 @@ impl<'a> Driver<'a> {
             .collect();
         dedup(&mut near);
         match near.len() {
-            0 if cands.len() == 1 => (cands, META_GUESS),
+            0 if cands.len() == 1 && self.r.guess_anywhere() => (cands, META_GUESS),
             0 => (Vec::new(), META_EXACT),
             1 => (near, META_GUESS),
             n if n <= MAX_ALTS => (near, n.min(255) as u8),

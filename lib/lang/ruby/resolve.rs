@@ -13,6 +13,9 @@
 //!   in several files is a node per file); the file Zeitwerk and Rails would autoload it from
 //!   (`Foo::BarBaz` -> `foo/bar_baz.rb` under a load path) comes first. A constant path that no
 //!   file defines is outside the repository: its methods are never guessed.
+//! * **Guesses.** A method called on a receiver of unknown type is linked (as a guess) only to
+//!   the methods of that name in the caller's file and the files it requires, never to the
+//!   only one of its name elsewhere: most such receivers are library objects.
 
 use std::collections::HashMap;
 
@@ -329,6 +332,11 @@ impl scope::Resolver for Resolver {
 
     fn common_methods(&self) -> &'static [&'static str] {
         COMMON_METHODS
+    }
+
+    /// `node.keyword` on an object of a library: not the one `keyword` method of the tree.
+    fn guess_anywhere(&self) -> bool {
+        false
     }
 
     fn constant(
