@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cds-build on a large real project of each language, against universal-ctags in the same run.
 #
-#   bench/langs.sh [LANG...]         (make bench-build-langs; LANG: js ts java go rust c cpp)
+#   bench/langs.sh [LANG...]         (make bench-build-langs; LANG: js ts java go rust c cpp ruby)
 #
 # Corpora come from package registries on first use and stay in the cache ($CDS_BENCH_CACHE,
 # default ~/.cache/cds/bench); they are never copied into the repository:
@@ -13,6 +13,7 @@
 #   rust  tokio 1.35.1's crate (cargo vendor from crates.io)
 #   c     zstd 1.5.7, as the zstd-sys 2.1.3 crate vendors it (cargo vendor from crates.io)
 #   cpp   googletest 1.12.1 with googlemock (Debian's googletest: /usr/src/googletest)
+#   ruby  rubocop 1.39.0 (Debian's rubocop: the gem's lib/, exe/ and config)
 #
 # Per corpus: lines of code, cold build (median wall and peak RSS), rebuild after editing one
 # file, index size, `ctags -R` on the same tree, and the ratio; then the median of a
@@ -82,7 +83,10 @@ corpus() { # corpus LANG: prints the corpus directory, fetching it on first use
     cpp)
         deb_src googletest "$corpora/googletest"
         echo "$corpora/googletest/usr/src/googletest" ;;
-    *) echo "unknown corpus $1 (js ts java go rust c cpp)" >&2; exit 2 ;;
+    ruby)
+        deb_src rubocop "$corpora/rubocop-deb"
+        echo "$(find "$corpora/rubocop-deb" -maxdepth 6 -type d -name 'rubocop-[0-9]*' | head -1)" ;;
+    *) echo "unknown corpus $1 (js ts java go rust c cpp ruby)" >&2; exit 2 ;;
     esac
 }
 
@@ -90,6 +94,7 @@ ext_of() { # the extensions counted as the language's lines
     case $1 in
     js) echo 'js|jsx|mjs|cjs' ;; ts) echo 'ts|tsx|mts|cts' ;; java) echo java ;; go) echo go ;; rust) echo rs ;;
     c) echo 'c|h' ;; cpp) echo 'cc|cpp|cxx|hpp|hh|hxx|h' ;;
+    ruby) echo rb ;;
     esac
 }
 
@@ -100,11 +105,12 @@ edit_one() { # a file of the language to edit, and the line appended to it
     go) echo "func benchAdded$2() int { return $2 }" ;;
     rust) echo "pub fn bench_added_$2() -> u32 { $2 }" ;;
     c | cpp) echo "int bench_added_$2(void) { return $2; }" ;;
+    ruby) echo "def bench_added_$2 = $2" ;;
     esac
 }
 
 printf '%-6s %9s %9s %9s %9s %8s %9s %8s %9s\n' lang lines cold_s rss_MiB edit_s idx_MiB ctags_s ratio search_ms
-for lang in "${@:-js ts java go rust c cpp}"; do
+for lang in "${@:-js ts java go rust c cpp ruby}"; do
     for l in $lang; do
         dir=$(corpus "$l")
         ext=$(ext_of "$l")

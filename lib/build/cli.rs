@@ -126,7 +126,8 @@ pub static TOOL: Tool<BuildArgs> = Tool {
 file of the languages it knows with tree-sitter in parallel (Python .py; JavaScript .js .jsx \
 .mjs .cjs; TypeScript .ts .tsx .mts .cts, declaration files included; Java .java; Go .go; Rust \
 .rs; C .c .h; C++ .cc .cpp .cxx .c++ .hpp .hh .hxx .h++, and .h in a repository with C++ \
-sources unless they are under a tenth of its C and C++ sources, then only beside them; each \
+sources unless they are under a tenth of its C and C++ sources, then only beside them; Ruby .rb \
+.rake .gemspec, Rakefile and Gemfile; each \
 file by its extension, and one repository may mix them), resolves imports, calls and \
 inheritance with each language's own rules into a graph of directories, files, classes and \
 functions, and writes a flat-file index into PATH/.cds (or --index DIR). The other cds tools \

@@ -469,7 +469,7 @@ fn preview(ix: &Index, n: u32, map: &LineMap, a: u32, b: u32) -> Vec<Piece> {
     match ix.kind(n) {
         NodeKind::Function if lines > PREVIEW_FUNCTION_LINES => {
             let keep = head_end(ix, n, map).saturating_add(PREVIEW_BODY_LINES);
-            let last = body_last_line(map, b);
+            let last = body_last_line(ix, n, map, b);
             if keep < last {
                 hidden.push((keep + 1, last));
             }
@@ -511,11 +511,16 @@ fn head_end(ix: &Index, n: u32, map: &LineMap) -> u32 {
     sig.max(doc).max(ix.head_line(n))
 }
 
-/// The last line of a body to elide: a closing-brace line (`}`, `};`, `})`) stays shown, so a
-/// skeleton of a brace language reads as that language.
-fn body_last_line(map: &LineMap, end: u32) -> u32 {
+/// The last line of a body to elide: the line closing the body (`}`, `};`, `})`; Ruby's `end`)
+/// stays shown, so a skeleton reads as its language.
+fn body_last_line(ix: &Index, n: u32, map: &LineMap, end: u32) -> u32 {
     let line = map.line(end).trim_ascii();
-    if !line.is_empty() && line.len() <= 3 && line[0] == b'}' { end.saturating_sub(1) } else { end }
+    let lang = ix.file_node(n).and_then(|f| crate::lang::Lang::of_name(ix.id(f)));
+    let closes = match lang {
+        Some(l) => l.closes_block(line),
+        None => !line.is_empty() && line.len() <= 3 && line[0] == b'}',
+    };
+    if closes { end.saturating_sub(1) } else { end }
 }
 
 /// Collects the function bodies under node `n` (recursing into classes) as hidden ranges.
@@ -532,7 +537,7 @@ fn skeleton(ix: &Index, n: u32, map: &LineMap, hidden: &mut Vec<(u32, u32)>, dep
             NodeKind::Function => {
                 let (_, end) = ix.lines(e.node);
                 let from = head_end(ix, e.node, map) + 1;
-                let last = body_last_line(map, end);
+                let last = body_last_line(ix, e.node, map, end);
                 if from <= last {
                     hidden.push((from, last));
                 }

@@ -201,6 +201,7 @@ pub fn edges(
             Family::Go => Box::new(crate::lang::go::Resolver::new(&repo)),
             Family::Rust => Box::new(crate::lang::rust::Resolver::new(&repo)),
             Family::C => Box::new(crate::lang::c::Resolver::new(&repo)),
+            Family::Ruby => Box::new(crate::lang::ruby::Resolver::new(&repo)),
         };
         out.extend(scope::edges(g, &repo, defs, family, resolver.as_ref()));
     }

@@ -415,8 +415,8 @@ pub fn package_dirs<'a>(files: &[Source<'a>]) -> std::collections::HashSet<&'a [
 /// directory on it is named `tests` or `__tests__` (or is a `test`, `testing` or `spec`
 /// directory that is not a subpackage of a Python package: `django/test/` and `sympy/testing/`
 /// are libraries, a top-level `testing/` is pytest's suite, Maven's `src/test/java` is tests), or
-/// its file name, without the language extension, is `test_*`, `*_test` (Go, Python), `*.test`
-/// or `*.spec` (JS/TS), `*Test` or `*Tests` (Java), `tests` or `conftest`.
+/// its file name, without the language extension, is `test_*`, `*_test` (Go, Python, Ruby),
+/// `*_spec` (RSpec), `*.test` or `*.spec` (JS/TS), `*Test` or `*Tests` (Java), `tests` or `conftest`.
 pub fn is_test_path(rel: &[u8], packages: &std::collections::HashSet<&[u8]>) -> bool {
     let comps: Vec<&[u8]> = rel.split(|&c| c == b'/').collect();
     let mut end = 0usize;
@@ -431,6 +431,7 @@ pub fn is_test_path(rel: &[u8], packages: &std::collections::HashSet<&[u8]>) -> 
                 || stem.ends_with(b"-test") // C++ (`format-test.cc`)
                 || stem.ends_with(b".test")
                 || stem.ends_with(b".spec")
+                || stem.ends_with(b"_spec")
                 || (stem.len() > 4 && (stem.ends_with(b"Test") || stem.ends_with(b"Tests")))
                 || stem == b"tests"
                 || stem == b"conftest"
@@ -540,6 +541,10 @@ mod tests {
         assert!(is_test_path(b"server/server_test.go", &pk));
         assert!(!is_test_path(b"server/server.go", &pk));
         assert!(is_test_path(b"tests/cli.rs", &pk));
+        assert!(is_test_path(b"spec/models/user_spec.rb", &pk));
+        assert!(is_test_path(b"lib/foo/bar_spec.rb", &pk));
+        assert!(is_test_path(b"test/foo_test.rb", &pk));
+        assert!(!is_test_path(b"lib/rubocop/cop/style/spec.rb", &pk));
     }
 
     #[test]

@@ -150,6 +150,27 @@ pub trait Resolver {
     fn module_is_class(&self, imp: &Import) -> bool {
         imp.form == ImportForm::Static
     }
+
+    /// A language whose names are global (Ruby's constants): what the leading segments of a
+    /// dotted `chain` name at definition `scope` of `file`, as (how many segments, the
+    /// definitions). Some with no definitions: a global name the repository does not define
+    /// (outside it). None: not such a name, looked up as usual.
+    /// Whether a method of unknown receiver that no visible file defines may still be linked
+    /// to the only method of that name in the family (a guess). Not in dynamically typed
+    /// languages, where most such receivers are library objects (Ruby).
+    fn guess_anywhere(&self) -> bool {
+        true
+    }
+
+    fn constant(
+        &self,
+        _repo: &Repo,
+        _file: u32,
+        _scope: Option<DefIdx>,
+        _chain: &str,
+    ) -> Option<(usize, Vec<(u32, DefIdx)>)> {
+        None
+    }
 }
 
 /// What a name or expression refers to.
@@ -424,9 +445,11 @@ impl<'a> Driver<'a> {
                     push_node(self.owned.entry((f, prefix)).or_default(), last, node);
                 }
             }
-            // A function of a namespace (a Rust inline `mod`) is its member, not a method.
-            let in_namespace =
-                d.owner.is_none() && d.parent.is_some_and(|p| facts.defs[p as usize].namespace);
+            // A function of a namespace (a Rust inline `mod`) is its member, not a method
+            // (unless it has a receiver: a Ruby module's methods).
+            let in_namespace = d.owner.is_none()
+                && d.first_param.is_none()
+                && d.parent.is_some_and(|p| facts.defs[p as usize].namespace);
             for c in classes {
                 push_node(self.members.entry(c).or_default(), &d.name, node);
                 if d.kind == DefKind::Function && !in_namespace {
@@ -520,6 +543,9 @@ impl<'a> Driver<'a> {
     }
 
     fn resolve_name_uncached(&self, f: u32, scope: Option<DefIdx>, name: &str, depth: u32) -> Vals {
+        if let Some((_, defs)) = self.r.constant(self.repo, f, scope, name) {
+            return self.constant_vals(&defs);
+        }
         let facts = self.facts(f);
         let mut s = scope;
         while let Some(o) = s {
@@ -799,7 +825,16 @@ impl<'a> Driver<'a> {
         }
         let mut parts = chain.split('.');
         let head = parts.next().unwrap_or("");
-        let mut vals = self.resolve_name(f, scope, head, depth);
+        let mut vals = match self.r.constant(self.repo, f, scope, chain) {
+            // A global name of several segments (`Foo.Bar`): looked up whole.
+            Some((n, defs)) if n > 1 => {
+                for _ in 1..n {
+                    parts.next();
+                }
+                self.constant_vals(&defs)
+            }
+            _ => self.resolve_name(f, scope, head, depth),
+        };
         for p in parts {
             if vals.is_empty() {
                 break;
@@ -811,6 +846,14 @@ impl<'a> Driver<'a> {
             vals = cap(next);
         }
         vals
+    }
+
+    /// The values of a global name's definitions (none: outside the repository).
+    fn constant_vals(&self, defs: &[(u32, DefIdx)]) -> Vals {
+        if defs.is_empty() {
+            return vec![Val::External];
+        }
+        cap(defs.iter().map(|&(f, d)| Val::Node(self.node_of(f, d))).collect())
     }
 
     /// Member `name` of a value.
@@ -1142,7 +1185,7 @@ impl<'a> Driver<'a> {
             .collect();
         dedup(&mut near);
         match near.len() {
-            0 if cands.len() == 1 => (cands, META_GUESS),
+            0 if cands.len() == 1 && self.r.guess_anywhere() => (cands, META_GUESS),
             0 => (Vec::new(), META_EXACT),
             1 => (near, META_GUESS),
             n if n <= MAX_ALTS => (near, n.min(255) as u8),

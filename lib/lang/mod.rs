@@ -20,6 +20,7 @@ pub mod go;
 pub mod java;
 pub mod js;
 pub mod python;
+pub mod ruby;
 pub mod rust;
 
 use std::path::Path;
@@ -48,6 +49,8 @@ pub enum Lang {
     C = 8,
     /// C++ (`.cc .cpp .cxx .c++ .hpp .hh .hxx .h++`, and `.h` beside C++ sources).
     Cpp = 9,
+    /// Ruby (`.rb .rake .gemspec`, `Rakefile`, `Gemfile`).
+    Ruby = 10,
 }
 
 /// How resolution groups languages: files of one family see each other's names.
@@ -65,6 +68,8 @@ pub enum Family {
     Rust,
     /// C and C++ (one family: they include each other's headers).
     C,
+    /// Ruby.
+    Ruby,
 }
 
 /// What the tools know of a language without its grammar.
@@ -108,9 +113,19 @@ const CPP: Spec = Spec {
     family: Family::C,
 };
 
+const RUBY: Spec = Spec {
+    name: "ruby",
+    extensions: &["rb", "rake", "gemspec"],
+    fence: "ruby",
+    family: Family::Ruby,
+};
+
+/// Source files known by their whole name, not an extension.
+const BY_NAME: &[(&str, Lang)] = &[("Rakefile", Lang::Ruby), ("Gemfile", Lang::Ruby)];
+
 impl Lang {
     /// Every language, in code order.
-    pub const ALL: [Lang; 9] = [
+    pub const ALL: [Lang; 10] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -120,6 +135,7 @@ impl Lang {
         Lang::Rust,
         Lang::C,
         Lang::Cpp,
+        Lang::Ruby,
     ];
 
     /// What the tools know of it.
@@ -134,6 +150,7 @@ impl Lang {
             Lang::Rust => &RUST,
             Lang::C => &C,
             Lang::Cpp => &CPP,
+            Lang::Ruby => &RUBY,
         }
     }
 
@@ -142,11 +159,25 @@ impl Lang {
         Lang::of_name(path.file_name()?.as_encoded_bytes())
     }
 
-    /// The language of a file name (or `/`-separated relative path), by extension.
+    /// The language of a file name (or `/`-separated relative path), by extension, or by the
+    /// whole name for the few files that have none (`Rakefile`).
     pub fn of_name(name: &[u8]) -> Option<Lang> {
-        let dot = name.iter().rposition(|&c| c == b'.')?;
-        let ext = &name[dot + 1..];
+        let base = name.rsplit(|&c| c == b'/').next().unwrap_or(name);
+        if let Some(&(_, l)) = BY_NAME.iter().find(|(n, _)| n.as_bytes() == base) {
+            return Some(l);
+        }
+        let dot = base.iter().rposition(|&c| c == b'.')?;
+        let ext = &base[dot + 1..];
         Lang::ALL.into_iter().find(|l| l.spec().extensions.iter().any(|e| e.as_bytes() == ext))
+    }
+
+    /// Whether a line (trimmed) closes a body in this language, so a skeleton that hides the
+    /// body keeps it: `}` (`};`, `})`) in brace languages, `end` in Ruby.
+    pub fn closes_block(self, line: &[u8]) -> bool {
+        match self {
+            Lang::Ruby => line == b"end" || line.starts_with(b"end ") || line.starts_with(b"end."),
+            _ => !line.is_empty() && line.len() <= 3 && line[0] == b'}',
+        }
     }
 
     /// Stable code stored in the index's file table.
@@ -219,6 +250,10 @@ impl Headers {
 pub fn strip_source_ext(name: &[u8]) -> Option<&[u8]> {
     Lang::of_name(name)?;
     let dot = name.iter().rposition(|&c| c == b'.')?;
+    // `a.b/Rakefile` has no extension to strip.
+    if name[dot..].contains(&b'/') {
+        return None;
+    }
     Some(&name[..dot])
 }
 
@@ -294,6 +329,7 @@ pub struct Extractors {
     go: Option<go::Extractor>,
     rust: Option<rust::Extractor>,
     c: Option<c::Extractor>,
+    ruby: Option<ruby::Extractor>,
 }
 
 impl Extractors {
@@ -308,6 +344,7 @@ impl Extractors {
             Lang::Go => self.go.get_or_insert_with(go::Extractor::new).extract(src),
             Lang::Rust => self.rust.get_or_insert_with(rust::Extractor::new).extract(src),
             Lang::C | Lang::Cpp => self.c.get_or_insert_with(c::Extractor::new).extract(lang, src),
+            Lang::Ruby => self.ruby.get_or_insert_with(ruby::Extractor::new).extract(src),
         }
     }
 }
@@ -331,6 +368,12 @@ mod tests {
         assert_eq!(Lang::of_name(b"format.hpp"), Some(Lang::Cpp));
         assert_eq!(Lang::of_name(b"README.md"), None);
         assert_eq!(Lang::of_name(b"Makefile"), None);
+        assert_eq!(Lang::of_name(b"lib/a.rb"), Some(Lang::Ruby));
+        assert_eq!(Lang::of_name(b"x/Rakefile"), Some(Lang::Ruby));
+        assert_eq!(Lang::of_name(b"Gemfile"), Some(Lang::Ruby));
+        assert_eq!(Lang::of_name(b"a.b/Gemfile.lock"), None);
+        assert_eq!(Lang::of_name(b"cds.gemspec"), Some(Lang::Ruby));
+        assert_eq!(Lang::of_name(b"lib/tasks/x.rake"), Some(Lang::Ruby));
         assert_eq!(strip_source_ext(b"pkg/x.test.ts"), Some(&b"pkg/x.test"[..]));
     }
 

@@ -13,6 +13,8 @@
 //!   AddressSanitizer's `#3 0x4f5a2c in ns::A::f(int) /src/x.cc:12:5`, valgrind's
 //!   `at 0x4C2: f (x.c:12)`, and compiler diagnostics `src/x.c:12:5: error: ...` (a C++
 //!   function is named by its last segment: namespaces are not part of cds's names).
+//! * Ruby: `lib/x.rb:12:in 'm'`, `from lib/x.rb:12:in `block in m'`, Ruby 3.4's
+//!   `in 'Foo::Bar#baz'`, RSpec's `# ./spec/x_spec.rb:3:in ...`.
 
 use crate::search::query::Frame;
 
@@ -27,6 +29,7 @@ pub fn frames(text: &str) -> Vec<Frame> {
             .or_else(|| go_frame(prev.trim(), line))
             .or_else(|| rust_frame(prev.trim(), l))
             .or_else(|| c_frame(l))
+            .or_else(|| ruby_frame(l))
         {
             out.push(f);
         }
@@ -246,6 +249,33 @@ fn c_frame(l: &str) -> Option<Frame> {
     Some(Frame { file, line, function: String::new() })
 }
 
+/// `[from ]path.rb:LINE[:in 'FUNC'][: message]`.
+fn ruby_frame(l: &str) -> Option<Frame> {
+    let l = l.strip_prefix("from ").or_else(|| l.strip_prefix("# ")).unwrap_or(l);
+    let i = l.find(".rb:")?;
+    let path = l[..i + 3].rsplit(char::is_whitespace).next()?.trim_start_matches("./");
+    let rest = &l[i + 4..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let line: u32 = rest[..digits].parse().ok()?;
+    let function = rest[digits..]
+        .strip_prefix(":in ")
+        .and_then(|r| r.strip_prefix(['`', '\'']))
+        .and_then(|r| r.split('\'').next())
+        .map(ruby_function)
+        .unwrap_or_default();
+    Some(Frame { file: path.to_string(), line, function })
+}
+
+/// A Ruby frame's method (`block (2 levels) in m`, `Foo::Bar#baz`, `Foo.bar`, `<main>`) -> a
+/// qualified name, or empty at the top level of a file, class or module.
+fn ruby_function(f: &str) -> String {
+    let f = f.rsplit(" in ").next().unwrap_or(f);
+    if f.starts_with('<') {
+        return String::new();
+    }
+    f.replace("::", ".").replace('#', ".")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,6 +364,27 @@ mod tests {
             ("src/jv.c".into(), 12, "".into())
         );
         assert!(frames("#1 is the issue number, see #2 for more").is_empty());
+    }
+
+    #[test]
+    fn ruby() {
+        assert_eq!(
+            one("\tfrom lib/fluent/config.rb:12:in 'parse'"),
+            ("lib/fluent/config.rb".into(), 12, "parse".into())
+        );
+        assert_eq!(
+            one("lib/x.rb:7:in `block (2 levels) in run'"),
+            ("lib/x.rb".into(), 7, "run".into())
+        );
+        assert_eq!(
+            one("/usr/lib/gems/foo-1.0/lib/foo/bar.rb:3:in 'Foo::Bar#baz': boom (RuntimeError)"),
+            ("/usr/lib/gems/foo-1.0/lib/foo/bar.rb".into(), 3, "Foo.Bar.baz".into())
+        );
+        assert_eq!(
+            one("     # ./spec/foo_spec.rb:9:in 'block (2 levels) in <top (required)>'"),
+            ("spec/foo_spec.rb".into(), 9, "".into())
+        );
+        assert_eq!(one("bin/x.rb:2:in '<main>'"), ("bin/x.rb".into(), 2, "".into()));
     }
 
     #[test]
