@@ -16,6 +16,7 @@ mod kit;
 mod lang_go;
 mod lang_java;
 mod lang_js;
+mod lang_php;
 mod lang_rust;
 mod loc;
 mod locagent;

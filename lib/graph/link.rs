@@ -200,6 +200,7 @@ pub fn edges(
             Family::Java => Box::new(crate::lang::java::Resolver::new(&repo)),
             Family::Go => Box::new(crate::lang::go::Resolver::new(&repo)),
             Family::Rust => Box::new(crate::lang::rust::Resolver::new(&repo)),
+            Family::Php => Box::new(crate::lang::php::Resolver::new(&repo)),
         };
         out.extend(scope::edges(g, &repo, defs, family, resolver.as_ref()));
     }

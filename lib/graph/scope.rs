@@ -143,6 +143,13 @@ pub trait Resolver {
     fn module_is_class(&self, imp: &Import) -> bool {
         imp.form == ImportForm::Static
     }
+
+    /// Whether a name that [`Resolver::path_root`] found nowhere in the repository is known to
+    /// be outside it, so nothing else is looked up and calls through it are not guessed (a PHP
+    /// qualified name such as `\DateTime`, whose meaning the frontend has already fixed).
+    fn outside(&self, _name: &str) -> bool {
+        false
+    }
 }
 
 /// What a name or expression refers to.
@@ -550,6 +557,9 @@ impl<'a> Driver<'a> {
         let roots = self.r.path_root(self.repo, f, scope, name);
         if !roots.is_empty() {
             return self.files_as_vals(&roots);
+        }
+        if self.r.outside(name) {
+            return vec![Val::External];
         }
         match name {
             "Self" => {

@@ -17,6 +17,7 @@
 pub mod go;
 pub mod java;
 pub mod js;
+pub mod php;
 pub mod python;
 pub mod rust;
 
@@ -42,6 +43,8 @@ pub enum Lang {
     Go = 6,
     /// Rust.
     Rust = 7,
+    /// PHP (`.php`; HTML around `?>` is text).
+    Php = 11,
 }
 
 /// How resolution groups languages: files of one family see each other's names.
@@ -57,6 +60,8 @@ pub enum Family {
     Go,
     /// Rust.
     Rust,
+    /// PHP.
+    Php,
 }
 
 /// What the tools know of a language without its grammar.
@@ -92,10 +97,11 @@ const JAVA: Spec =
     Spec { name: "java", extensions: &["java"], fence: "java", family: Family::Java };
 const GO: Spec = Spec { name: "go", extensions: &["go"], fence: "go", family: Family::Go };
 const RUST: Spec = Spec { name: "rust", extensions: &["rs"], fence: "rust", family: Family::Rust };
+const PHP: Spec = Spec { name: "php", extensions: &["php"], fence: "php", family: Family::Php };
 
 impl Lang {
     /// Every language, in code order.
-    pub const ALL: [Lang; 7] = [
+    pub const ALL: [Lang; 8] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -103,6 +109,7 @@ impl Lang {
         Lang::Java,
         Lang::Go,
         Lang::Rust,
+        Lang::Php,
     ];
 
     /// What the tools know of it.
@@ -115,6 +122,7 @@ impl Lang {
             Lang::Java => &JAVA,
             Lang::Go => &GO,
             Lang::Rust => &RUST,
+            Lang::Php => &PHP,
         }
     }
 
@@ -161,7 +169,7 @@ pub fn strip_source_ext(name: &[u8]) -> Option<&[u8]> {
 /// Project files that resolvers read (module paths, path aliases, crate names), found by the walk
 /// beside the sources and handed to the linker as text.
 pub const PROJECT_FILES: &[&str] =
-    &["go.mod", "Cargo.toml", "package.json", "tsconfig.json", "jsconfig.json"];
+    &["go.mod", "Cargo.toml", "package.json", "tsconfig.json", "jsconfig.json", "composer.json"];
 
 /// A project file's path and text, for the resolvers.
 #[derive(Debug, Clone, Default)]
@@ -223,6 +231,7 @@ pub struct Extractors {
     java: Option<java::Extractor>,
     go: Option<go::Extractor>,
     rust: Option<rust::Extractor>,
+    php: Option<php::Extractor>,
 }
 
 impl Extractors {
@@ -236,6 +245,7 @@ impl Extractors {
             Lang::Java => self.java.get_or_insert_with(java::Extractor::new).extract(src),
             Lang::Go => self.go.get_or_insert_with(go::Extractor::new).extract(src),
             Lang::Rust => self.rust.get_or_insert_with(rust::Extractor::new).extract(src),
+            Lang::Php => self.php.get_or_insert_with(php::Extractor::new).extract(src),
         }
     }
 }
@@ -253,6 +263,7 @@ mod tests {
         assert_eq!(Lang::of_name(b"Foo.java"), Some(Lang::Java));
         assert_eq!(Lang::of_name(b"x_test.go"), Some(Lang::Go));
         assert_eq!(Lang::of_name(b"lib.rs"), Some(Lang::Rust));
+        assert_eq!(Lang::of_name(b"src/Carbon/Carbon.php"), Some(Lang::Php));
         assert_eq!(Lang::of_name(b"README.md"), None);
         assert_eq!(Lang::of_name(b"Makefile"), None);
         assert_eq!(strip_source_ext(b"pkg/x.test.ts"), Some(&b"pkg/x.test"[..]));
