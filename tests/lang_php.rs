@@ -543,3 +543,83 @@ fn test_files_are_flagged() {
     assert!(flag("src/Component/Foo/Tests/Fixtures/Bar.php"));
     assert!(!flag("src/Component/Foo/Foo.php"));
 }
+
+/// The real binaries on `tests/fixtures/php/ledger` (a small Composer package).
+#[test]
+fn binaries_on_a_php_fixture() {
+    let d = crate::util::Dir::fixture("php-ledger", "php/ledger");
+    let err = d.cmd("cds-build").stderr_of(0);
+    assert!(err.starts_with("cds-build: 9 files (9 parsed), 37 entities"), "{err}");
+    assert!(err.contains("php 9 files 37 entities"), "{err}");
+    eqnice!(
+        "src/Money/Amount.php:Amount\tclass\t9-48\tfinal class Amount implements \\JsonSerializable\n\
+         src/Store/Entry.php:Entry.amount\tfunction\t9-9\tpublic function amount(): Amount;\n\
+         views/balance.php:render_row\tfunction\t8-8\tfunction render_row(\\Ledger\\Store\\Entry $e): string\n",
+        d.cmd("cds-get")
+            .args([
+                "--view",
+                "fold",
+                "src/Money/Amount.php:Amount",
+                "src/Store/Entry.php:Entry.amount",
+                "views/balance.php:render_row",
+            ])
+            .ok()
+    );
+    // The preview of a long class is a PHP skeleton: signatures and braces, bodies elided.
+    let preview = d.cmd("cds-get").args(["--view", "preview", "src/Store/Report.php:Report"]).ok();
+    assert!(
+        preview.contains(
+            "42 |     public function lines(): array\n43 |     {\n   |         ...  # lines 44-52 omitted\n53 |     }\n"
+        ),
+        "{preview}"
+    );
+    // Down from the report: a promoted property's method, a return type, a trait's method.
+    let down =
+        d.cmd("cds-trav").args(["--ids", "-r", "invoke", "src/Store/Report.php:Report.lines"]).ok();
+    for callee in ["src/Store/Book.php:Book.balance", "src/Money/Formats.php:Formats.format"] {
+        assert!(down.lines().any(|l| l == callee), "{callee} in:\n{down}");
+    }
+    // Up from `Amount.plus`: its callers across namespaces, the test's only with --tests.
+    let up = d
+        .cmd("cds-trav")
+        .args(["--ids", "--tests", "-d", "up", "-r", "invoke", "src/Money/Amount.php:Amount.plus"])
+        .ok();
+    for caller in ["src/Store/Book.php:Book.balance", "src/Store/Report.php:Report.collect"] {
+        assert!(up.lines().any(|l| l == caller), "{caller} in:\n{up}");
+    }
+    let subs = d
+        .cmd("cds-trav")
+        .args(["--tests", "-d", "up", "-r", "inherit", "src/Store/Entry.php:Entry"])
+        .ok();
+    assert!(subs.contains("tests/BookTest.php:Sale\tclass\t19-34\tfinal class Sale implements Entry\thop=1 inherits="), "{subs}");
+    // `use function` and a require of a literal path.
+    let imports = d.cmd("cds-trav").args(["--ids", "-r", "import", "views/balance.php"]).ok();
+    assert!(imports.lines().any(|l| l == "src/functions.php"), "{imports}");
+    // A search, one hop out, previews: the three tools in a pipeline.
+    let got = crate::pipeline::sh(&d, "cds-search balance | cds-trav -h1 | cds-get --view fold");
+    let out = String::from_utf8_lossy(&got.stdout);
+    assert!(got.status.success(), "{out}");
+    assert!(
+        out.starts_with(
+            "src/Store/Book.php:Book.balance\tfunction\t28-36\tpublic function balance(): Amount\n"
+        ),
+        "{out}"
+    );
+    for line in [
+        "src/Money/Amount.php:Amount.plus\tfunction\t25-30\tpublic function plus(Amount $other): self\n",
+        "src/Store/Report.php:Report.lines\tfunction\t37-53\tpublic function lines(): array\n",
+    ] {
+        assert!(out.contains(line), "{line} in:\n{out}");
+    }
+    // A PHP stack trace: the frames' functions rank first.
+    let trace = "PHP Fatal error:  Uncaught Ledger\\Money\\CurrencyMismatch: cannot add EUR to USD in /srv/app/src/Money/Amount.php:40\n\
+        Stack trace:\n\
+        #0 /srv/app/src/Money/Amount.php(27): Ledger\\Money\\Amount->assertSameCurrency(Object(Ledger\\Money\\Amount))\n\
+        #1 /srv/app/src/Store/Book.php(32): Ledger\\Money\\Amount->plus(Object(Ledger\\Money\\Amount))\n\
+        #2 {main}\n  thrown in /srv/app/src/Money/Amount.php on line 40\n";
+    let loc = d.cmd("cds-loc").stdin(trace).ok();
+    let funcs = loc.split("# Functions and methods").nth(1).unwrap_or("");
+    let first: Vec<&str> = funcs.lines().filter(|l| !l.trim().is_empty()).take(2).collect();
+    assert!(first[0].contains("src/Money/Amount.php:Amount.assertSameCurrency"), "{loc}");
+    assert!(first[1].contains("src/Money/Amount.php:Amount.plus"), "{loc}");
+}
