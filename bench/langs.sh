@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cds-build on a large real project of each language, against universal-ctags in the same run.
 #
-#   bench/langs.sh [LANG...]         (make bench-build-langs; LANG: js ts java go rust)
+#   bench/langs.sh [LANG...]         (make bench-build-langs; LANG: js ts java go rust php)
 #
 # Corpora come from package registries on first use and stay in the cache ($CDS_BENCH_CACHE,
 # default ~/.cache/cds/bench); they are never copied into the repository:
@@ -11,6 +11,7 @@
 #   java  the JDK 17 sources of `java.util` (Debian's openjdk-17-source)
 #   go    the Go 1.19 standard library's `net` (Debian's golang-1.19-src)
 #   rust  tokio 1.35.1's crate (cargo vendor from crates.io)
+#   php   Doctrine ORM 2.14's library (Debian's php-doctrine-orm)
 #
 # Per corpus: lines of code, cold build (median wall and peak RSS), rebuild after editing one
 # file, index size, `ctags -R` on the same tree, and the ratio; then the median of a
@@ -72,13 +73,17 @@ corpus() { # corpus LANG: prints the corpus directory, fetching it on first use
             (cd "$corpora/rust" && cargo vendor -q vendor >/dev/null)
         fi
         echo "$corpora/rust/vendor/tokio" ;;
-    *) echo "unknown corpus $1 (js ts java go rust)" >&2; exit 2 ;;
+    php)
+        deb_src php-doctrine-orm "$corpora/php-deb"
+        echo "$corpora/php-deb/usr/share/php/Doctrine" ;;
+    *) echo "unknown corpus $1 (js ts java go rust php)" >&2; exit 2 ;;
     esac
 }
 
 ext_of() { # the extensions counted as the language's lines
     case $1 in
     js) echo 'js|jsx|mjs|cjs' ;; ts) echo 'ts|tsx|mts|cts' ;; java) echo java ;; go) echo go ;; rust) echo rs ;;
+    php) echo php ;;
     esac
 }
 
@@ -88,11 +93,12 @@ edit_one() { # a file of the language to edit, and the line appended to it
     java) echo "class BenchAdded$2 { int f() { return $2; } }" ;;
     go) echo "func benchAdded$2() int { return $2 }" ;;
     rust) echo "pub fn bench_added_$2() -> u32 { $2 }" ;;
+    php) echo "function bench_added_$2() { return $2; }" ;;
     esac
 }
 
 printf '%-6s %9s %9s %9s %9s %8s %9s %8s %9s\n' lang lines cold_s rss_MiB edit_s idx_MiB ctags_s ratio search_ms
-for lang in "${@:-js ts java go rust}"; do
+for lang in "${@:-js ts java go rust php}"; do
     for l in $lang; do
         dir=$(corpus "$l")
         ext=$(ext_of "$l")

@@ -125,7 +125,7 @@ pub static TOOL: Tool<BuildArgs> = Tool {
     description: "cds-build walks PATH (default: the current directory), parses every source \
 file of the languages it knows with tree-sitter in parallel (Python .py; JavaScript .js .jsx \
 .mjs .cjs; TypeScript .ts .tsx .mts .cts, declaration files included; Java .java; Go .go; Rust \
-.rs; each file by its extension, and one repository may mix them), resolves imports, calls and \
+.rs; PHP .php; each file by its extension, and one repository may mix them), resolves imports, calls and \
 inheritance with each language's own rules into a graph of directories, files, classes and \
 functions, and writes a flat-file index into PATH/.cds (or --index DIR). The other cds tools \
 find that index by walking up from the current directory, like git finds .git.
