@@ -497,6 +497,41 @@ fn property_assignments_and_instanceof_type_receivers() {
 }
 
 #[test]
+fn phpdoc_types_untyped_properties_and_parameters() {
+    let e = graph_of(&[
+        ("src/Filesystem.php", "<?php\nnamespace Illuminate\\Filesystem;\nclass Filesystem { public function get($p) {} }\n"),
+        (
+            "src/Compiler.php",
+            "<?php\nnamespace Illuminate\\View;\n\
+             use Illuminate\\Filesystem\\Filesystem;\n\
+             class Compiler {\n\
+             \x20   /**\n\
+             \x20    * The filesystem instance.\n\
+             \x20    *\n\
+             \x20    * @var \\Illuminate\\Filesystem\\Filesystem\n\
+             \x20    */\n\
+             \x20   protected $files;\n\
+             \x20   public function compile($path) { return $this->files->get($path); }\n\
+             \x20   /**\n\
+             \x20    * @param  Filesystem  $fs\n\
+             \x20    * @return void\n\
+             \x20    */\n\
+             \x20   public function with($fs) { $fs->get('x'); }\n\
+             }\n",
+        ),
+    ])
+    .1;
+    assert_eq!(
+        meta(&e, "src/Compiler.php:Compiler.compile invoke src/Filesystem.php:Filesystem.get"),
+        0
+    );
+    assert_eq!(
+        meta(&e, "src/Compiler.php:Compiler.with invoke src/Filesystem.php:Filesystem.get"),
+        0
+    );
+}
+
+#[test]
 fn broken_and_mixed_files_keep_their_definitions() {
     let bom_crlf = "\u{feff}<?php\r\nnamespace P;\r\n\r\nclass Ok {\r\n  function a() { $this->b(); }\r\n  function b() {}\r\n}\r\n";
     let broken = "<?php\nnamespace P;\nclass Broken {\n  function good() { Ok::x(); }\n  function bad( {\n}\n";

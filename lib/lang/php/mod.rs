@@ -625,8 +625,12 @@ impl Builder<'_, '_> {
                 let Some(name) = c.get("bind.name").and_then(|n| self.object_chain(n)) else {
                     return;
                 };
-                let Some(t) = c.node.child_by_field_name("type") else { return };
-                for ty in self.type_chains(t) {
+                let types = match c.node.child_by_field_name("type") {
+                    Some(t) => self.type_chains(t),
+                    // `@param Foo $x` in the function's PHPDoc, for an untyped parameter.
+                    None => self.param_doc_types(c.node, &name),
+                };
+                for ty in types {
                     if c.kind == "bind.promoted" {
                         // Also a property of the constructor's class.
                         let class = owner.and_then(|o| self.facts.defs[o as usize].parent);
@@ -639,11 +643,15 @@ impl Builder<'_, '_> {
                 }
             }
             "bind.property" => {
-                let types = c
-                    .node
-                    .child_by_field_name("type")
-                    .map(|t| self.type_chains(t))
-                    .unwrap_or_default();
+                let types = match c.node.child_by_field_name("type") {
+                    Some(t) => self.type_chains(t),
+                    // `/** @var Foo */` above an untyped property.
+                    None => tree::doc_before(c.node, self.src, is_phpdoc)
+                        .map(|(a, b)| {
+                            self.doc_types(&self.src[a as usize..b as usize], "@var", None)
+                        })
+                        .unwrap_or_default(),
+                };
                 for el in
                     named_children(c.node).into_iter().filter(|n| n.kind() == "property_element")
                 {
@@ -697,6 +705,69 @@ impl Builder<'_, '_> {
         for (owner, target, value) in out {
             self.facts.binds.push(Bind { owner, target, value });
         }
+    }
+
+    /// The classes `@param T $name` gives an untyped parameter in its function's PHPDoc.
+    fn param_doc_types(&self, param: Node, name: &str) -> Vec<String> {
+        let Some(func) = param.parent().and_then(|p| p.parent()) else { return Vec::new() };
+        if !matches!(func.kind(), "method_declaration" | "function_definition") {
+            return Vec::new();
+        }
+        match tree::doc_before(func, self.src, is_phpdoc) {
+            Some((a, b)) => self.doc_types(&self.src[a as usize..b as usize], "@param", Some(name)),
+            None => Vec::new(),
+        }
+    }
+
+    /// The classes a PHPDoc tag names (`@var \A\Foo|null`, `@param Foo $x`), as chains: arrays
+    /// (`Foo[]`), built-in and pseudo types are left out, generics are dropped.
+    fn doc_types(&self, doc: &[u8], tag: &str, var: Option<&str>) -> Vec<String> {
+        let doc = String::from_utf8_lossy(doc);
+        let mut out = Vec::new();
+        for line in doc.lines() {
+            let Some(at) = line.find(tag) else { continue };
+            let rest = &line[at + tag.len()..];
+            if !rest.starts_with(char::is_whitespace) {
+                continue; // `@variable`, `@parameters`
+            }
+            // The type runs to the first space outside `<...>` (`Collection<int, Foo>`).
+            let rest = rest.trim_start();
+            let mut depth = 0i32;
+            let end = rest
+                .char_indices()
+                .find(|&(_, ch)| {
+                    match ch {
+                        '<' | '{' | '(' => depth += 1,
+                        '>' | '}' | ')' => depth -= 1,
+                        _ => {}
+                    }
+                    depth <= 0 && ch.is_whitespace()
+                })
+                .map_or(rest.len(), |(i, _)| i);
+            let ty = &rest[..end];
+            if let Some(v) = var
+                && rest[end..].split_whitespace().next() != Some(v)
+            {
+                continue;
+            }
+            for t in ty.split('|') {
+                let t = t.trim_start_matches('?');
+                let t = t.split('<').next().unwrap_or(t);
+                if t.is_empty() || t.ends_with(']') || t.contains(['(', '{', '$', '&']) {
+                    continue;
+                }
+                let lower = t.trim_start_matches('\\').to_ascii_lowercase();
+                if DOC_PSEUDO_TYPES.contains(&lower.as_str()) {
+                    continue;
+                }
+                out.push(match lower.as_str() {
+                    "self" | "static" => "Self".to_string(),
+                    _ => fqn_chain(&self.names.resolve(t, NameKind::Class)),
+                });
+            }
+            break;
+        }
+        out
     }
 
     /// An assigned value that tells its class: `new Foo`, `Foo::make()`, `$this->make()`,
@@ -857,6 +928,42 @@ impl Builder<'_, '_> {
         }
     }
 }
+
+/// Types PHPDoc writes that are no class.
+const DOC_PSEUDO_TYPES: &[&str] = &[
+    "string",
+    "int",
+    "integer",
+    "float",
+    "double",
+    "bool",
+    "boolean",
+    "array",
+    "mixed",
+    "object",
+    "callable",
+    "iterable",
+    "null",
+    "void",
+    "never",
+    "false",
+    "true",
+    "resource",
+    "scalar",
+    "numeric",
+    "number",
+    "class-string",
+    "list",
+    "non-empty-array",
+    "non-empty-list",
+    "non-empty-string",
+    "positive-int",
+    "negative-int",
+    "array-key",
+    "callable-string",
+    "closure",
+    "parent",
+];
 
 /// `use function ...` / `use const ...`: the clause's or declaration's type keyword.
 fn use_kind(n: Node) -> Option<&'static str> {

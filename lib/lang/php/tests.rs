@@ -416,3 +416,36 @@ fn bad_input_never_panics() {
         facts(s);
     }
 }
+
+#[test]
+fn phpdoc_types_untyped_properties_and_parameters() {
+    let f = facts(
+        "<?php\nnamespace N;\nuse X\\Files;\n\
+         class A {\n\
+           /** @var Files */\n\
+           protected $files;\n\
+           /**\n * @var \\Y\\Cache|null the cache\n */\n\
+           private $cache;\n\
+           /** @var string[] */\n\
+           private $names;\n\
+           /** @var Typed */\n\
+           private Real $typed;\n\
+           /**\n * @param  \\Illuminate\\Http\\Request  $request\n * @param  array  $opts\n * @param Other<int, Item> $other\n * @return static\n */\n\
+           public function m($request, $opts, $other, Hinted $h) {}\n\
+         }\n",
+    );
+    let got: Vec<(&str, &BindValue)> =
+        f.binds.iter().map(|b| (b.target.as_str(), &b.value)).collect();
+    let a = |s: &str| BindValue::Annotated(s.to_string());
+    assert_eq!(
+        got,
+        [
+            ("files", &a("\\X\\Files.Files")),
+            ("cache", &a("\\Y\\Cache.Cache")),
+            ("typed", &a("\\N\\Real.Real")),
+            ("$request", &a("\\Illuminate\\Http\\Request.Request")),
+            ("$other", &a("\\N\\Other.Other")),
+            ("$h", &a("\\N\\Hinted.Hinted")),
+        ]
+    );
+}
