@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cds-build on a large real project of each language, against universal-ctags in the same run.
 #
-#   bench/langs.sh [LANG...]         (make bench-build-langs; LANG: js ts java go rust c cpp ruby)
+#   bench/langs.sh [LANG...]         (make bench-build-langs; LANG: js ts java go rust c cpp ruby php)
 #
 # Corpora come from package registries on first use and stay in the cache ($CDS_BENCH_CACHE,
 # default ~/.cache/cds/bench); they are never copied into the repository:
@@ -14,6 +14,7 @@
 #   c     zstd 1.5.7, as the zstd-sys 2.1.3 crate vendors it (cargo vendor from crates.io)
 #   cpp   googletest 1.12.1 with googlemock (Debian's googletest: /usr/src/googletest)
 #   ruby  rubocop 1.39.0 (Debian's rubocop: the gem's lib/, exe/ and config)
+#   php   Doctrine ORM 2.14's library (Debian's php-doctrine-orm)
 #
 # Per corpus: lines of code, cold build (median wall and peak RSS), rebuild after editing one
 # file, index size, `ctags -R` on the same tree, and the ratio; then the median of a
@@ -86,7 +87,10 @@ corpus() { # corpus LANG: prints the corpus directory, fetching it on first use
     ruby)
         deb_src rubocop "$corpora/rubocop-deb"
         echo "$(find "$corpora/rubocop-deb" -maxdepth 6 -type d -name 'rubocop-[0-9]*' | head -1)" ;;
-    *) echo "unknown corpus $1 (js ts java go rust c cpp ruby)" >&2; exit 2 ;;
+    php)
+        deb_src php-doctrine-orm "$corpora/php-deb"
+        echo "$corpora/php-deb/usr/share/php/Doctrine" ;;
+    *) echo "unknown corpus $1 (js ts java go rust c cpp ruby php)" >&2; exit 2 ;;
     esac
 }
 
@@ -95,6 +99,7 @@ ext_of() { # the extensions counted as the language's lines
     js) echo 'js|jsx|mjs|cjs' ;; ts) echo 'ts|tsx|mts|cts' ;; java) echo java ;; go) echo go ;; rust) echo rs ;;
     c) echo 'c|h' ;; cpp) echo 'cc|cpp|cxx|hpp|hh|hxx|h' ;;
     ruby) echo rb ;;
+    php) echo php ;;
     esac
 }
 
@@ -106,11 +111,12 @@ edit_one() { # a file of the language to edit, and the line appended to it
     rust) echo "pub fn bench_added_$2() -> u32 { $2 }" ;;
     c | cpp) echo "int bench_added_$2(void) { return $2; }" ;;
     ruby) echo "def bench_added_$2 = $2" ;;
+    php) echo "function bench_added_$2() { return $2; }" ;;
     esac
 }
 
 printf '%-6s %9s %9s %9s %9s %8s %9s %8s %9s\n' lang lines cold_s rss_MiB edit_s idx_MiB ctags_s ratio search_ms
-for lang in "${@:-js ts java go rust c cpp ruby}"; do
+for lang in "${@:-js ts java go rust c cpp ruby php}"; do
     for l in $lang; do
         dir=$(corpus "$l")
         ext=$(ext_of "$l")

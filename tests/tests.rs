@@ -18,6 +18,7 @@ mod lang_cpp;
 mod lang_go;
 mod lang_java;
 mod lang_js;
+mod lang_php;
 mod lang_ruby;
 mod lang_rust;
 mod loc;

@@ -54,6 +54,8 @@ SPLITS = {
 SOURCE_EXT = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".java",
               ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".rb", ".php")
 IGNORE_FILES = (".gitignore", ".ignore", ".cdsignore")
+# Project files a resolver reads beside the sources (PHP's autoload maps).
+PROJECT_FILES = ("composer.json",)
 
 
 def find_gitdir(root, repo):
@@ -98,7 +100,7 @@ def snapshot(gitdir, commit, dest, shared_snapshot, split_file, iid, repo):
                         capture_output=True)
     if ls.returncode == 0:
         keep = [p for p in ls.stdout.decode("utf-8", "surrogateescape").split("\0")
-                if p.endswith(SOURCE_EXT) or p.rsplit("/", 1)[-1] in IGNORE_FILES]
+                if p.endswith(SOURCE_EXT) or p.rsplit("/", 1)[-1] in IGNORE_FILES + PROJECT_FILES]
         tmp = dest + ".partial"
         shutil.rmtree(tmp, ignore_errors=True)
         os.makedirs(tmp)

@@ -127,7 +127,7 @@ file of the languages it knows with tree-sitter in parallel (Python .py; JavaScr
 .mjs .cjs; TypeScript .ts .tsx .mts .cts, declaration files included; Java .java; Go .go; Rust \
 .rs; C .c .h; C++ .cc .cpp .cxx .c++ .hpp .hh .hxx .h++, and .h in a repository with C++ \
 sources unless they are under a tenth of its C and C++ sources, then only beside them; Ruby .rb \
-.rake .gemspec, Rakefile and Gemfile; each \
+.rake .gemspec, Rakefile and Gemfile; PHP .php; each \
 file by its extension, and one repository may mix them), resolves imports, calls and \
 inheritance with each language's own rules into a graph of directories, files, classes and \
 functions, and writes a flat-file index into PATH/.cds (or --index DIR). The other cds tools \

@@ -504,11 +504,13 @@ fn preview(ix: &Index, n: u32, map: &LineMap, a: u32, b: u32) -> Vec<Piece> {
     pieces
 }
 
-/// The last line of node `n`'s signature and docstring.
+/// The last line of node `n`'s signature and docstring, and of the opening brace when it has a
+/// line of its own (PSR-12's and Allman's style), so an elided body reads `{ ... }`.
 fn head_end(ix: &Index, n: u32, map: &LineMap) -> u32 {
     let sig = map.line_of(ix.sig_span(n).1.saturating_sub(1));
     let doc = ix.doc_span(n).map_or(0, |(_, e)| map.line_of(e.saturating_sub(1)));
-    sig.max(doc).max(ix.head_line(n))
+    let end = sig.max(doc).max(ix.head_line(n));
+    if end < map.count() && map.line(end + 1).trim_ascii() == b"{" { end + 1 } else { end }
 }
 
 /// The last line of a body to elide: the line closing the body (`}`, `};`, `})`; Ruby's `end`)

@@ -202,6 +202,7 @@ pub fn edges(
             Family::Rust => Box::new(crate::lang::rust::Resolver::new(&repo)),
             Family::C => Box::new(crate::lang::c::Resolver::new(&repo)),
             Family::Ruby => Box::new(crate::lang::ruby::Resolver::new(&repo)),
+            Family::Php => Box::new(crate::lang::php::Resolver::new(&repo)),
         };
         out.extend(scope::edges(g, &repo, defs, family, resolver.as_ref()));
     }

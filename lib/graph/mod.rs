@@ -412,11 +412,11 @@ pub fn package_dirs<'a>(files: &[Source<'a>]) -> std::collections::HashSet<&'a [
 }
 
 /// cds's test rule, each ecosystem's conventions in one place. A path is a test when a
-/// directory on it is named `tests` or `__tests__` (or is a `test`, `testing` or `spec`
+/// directory on it is named `tests`, `Tests` (Symfony's components) or `__tests__` (or is a `test`, `testing` or `spec`
 /// directory that is not a subpackage of a Python package: `django/test/` and `sympy/testing/`
 /// are libraries, a top-level `testing/` is pytest's suite, Maven's `src/test/java` is tests), or
 /// its file name, without the language extension, is `test_*`, `*_test` (Go, Python, Ruby),
-/// `*_spec` (RSpec), `*.test` or `*.spec` (JS/TS), `*Test` or `*Tests` (Java), `tests` or `conftest`.
+/// `*_spec` (RSpec), `*.test` or `*.spec` (JS/TS), `*Test` or `*Tests` (Java, PHP), `tests` or `conftest`.
 pub fn is_test_path(rel: &[u8], packages: &std::collections::HashSet<&[u8]>) -> bool {
     let comps: Vec<&[u8]> = rel.split(|&c| c == b'/').collect();
     let mut end = 0usize;
@@ -440,7 +440,7 @@ pub fn is_test_path(rel: &[u8], packages: &std::collections::HashSet<&[u8]>) -> 
             }
         } else {
             match *c {
-                b"tests" | b"__tests__" => return true,
+                b"tests" | b"Tests" | b"__tests__" => return true,
                 b"test" | b"testing" | b"spec" => {
                     let parent = if end == 0 { &rel[..0] } else { &rel[..end - 1] };
                     if !packages.contains(parent) || end == 0 {
@@ -545,6 +545,9 @@ mod tests {
         assert!(is_test_path(b"lib/foo/bar_spec.rb", &pk));
         assert!(is_test_path(b"test/foo_test.rb", &pk));
         assert!(!is_test_path(b"lib/rubocop/cop/style/spec.rb", &pk));
+        assert!(is_test_path(b"tests/Unit/CarbonTest.php", &pk));
+        assert!(is_test_path(b"src/Symfony/Component/Yaml/Tests/Fixtures/x.php", &pk));
+        assert!(is_test_path(b"src/Foo/BarTest.php", &pk));
     }
 
     #[test]

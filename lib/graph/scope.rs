@@ -151,10 +151,6 @@ pub trait Resolver {
         imp.form == ImportForm::Static
     }
 
-    /// A language whose names are global (Ruby's constants): what the leading segments of a
-    /// dotted `chain` name at definition `scope` of `file`, as (how many segments, the
-    /// definitions). Some with no definitions: a global name the repository does not define
-    /// (outside it). None: not such a name, looked up as usual.
     /// Whether a method of unknown receiver that no visible file defines may still be linked
     /// to the only method of that name in the family (a guess). Not in dynamically typed
     /// languages, where most such receivers are library objects (Ruby).
@@ -162,6 +158,10 @@ pub trait Resolver {
         true
     }
 
+    /// A language whose names are global (Ruby's constants): what the leading segments of a
+    /// dotted `chain` name at definition `scope` of `file`, as (how many segments, the
+    /// definitions). Some with no definitions: a global name the repository does not define
+    /// (outside it). None: not such a name, looked up as usual.
     fn constant(
         &self,
         _repo: &Repo,
@@ -170,6 +170,13 @@ pub trait Resolver {
         _chain: &str,
     ) -> Option<(usize, Vec<(u32, DefIdx)>)> {
         None
+    }
+
+    /// Whether a name that [`Resolver::path_root`] found nowhere in the repository is known to
+    /// be outside it, so nothing else is looked up and calls through it are not guessed (a PHP
+    /// qualified name such as `\DateTime`, whose meaning the frontend has already fixed).
+    fn outside(&self, _name: &str) -> bool {
+        false
     }
 }
 
@@ -588,6 +595,9 @@ impl<'a> Driver<'a> {
         let roots = self.r.path_root(self.repo, f, scope, name);
         if !roots.is_empty() {
             return self.files_as_vals(&roots);
+        }
+        if self.r.outside(name) {
+            return vec![Val::External];
         }
         match name {
             "Self" => {

@@ -19,6 +19,7 @@ pub mod c;
 pub mod go;
 pub mod java;
 pub mod js;
+pub mod php;
 pub mod python;
 pub mod ruby;
 pub mod rust;
@@ -51,6 +52,8 @@ pub enum Lang {
     Cpp = 9,
     /// Ruby (`.rb .rake .gemspec`, `Rakefile`, `Gemfile`).
     Ruby = 10,
+    /// PHP (`.php`; HTML around `?>` is text).
+    Php = 11,
 }
 
 /// How resolution groups languages: files of one family see each other's names.
@@ -70,6 +73,8 @@ pub enum Family {
     C,
     /// Ruby.
     Ruby,
+    /// PHP.
+    Php,
 }
 
 /// What the tools know of a language without its grammar.
@@ -122,10 +127,11 @@ const RUBY: Spec = Spec {
 
 /// Source files known by their whole name, not an extension.
 const BY_NAME: &[(&str, Lang)] = &[("Rakefile", Lang::Ruby), ("Gemfile", Lang::Ruby)];
+const PHP: Spec = Spec { name: "php", extensions: &["php"], fence: "php", family: Family::Php };
 
 impl Lang {
     /// Every language, in code order.
-    pub const ALL: [Lang; 10] = [
+    pub const ALL: [Lang; 11] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -136,6 +142,7 @@ impl Lang {
         Lang::C,
         Lang::Cpp,
         Lang::Ruby,
+        Lang::Php,
     ];
 
     /// What the tools know of it.
@@ -151,6 +158,7 @@ impl Lang {
             Lang::C => &C,
             Lang::Cpp => &CPP,
             Lang::Ruby => &RUBY,
+            Lang::Php => &PHP,
         }
     }
 
@@ -266,6 +274,7 @@ pub const PROJECT_FILES: &[&str] = &[
     "tsconfig.json",
     "jsconfig.json",
     "compile_commands.json",
+    "composer.json",
 ];
 
 /// A project file's path and text, for the resolvers.
@@ -330,6 +339,7 @@ pub struct Extractors {
     rust: Option<rust::Extractor>,
     c: Option<c::Extractor>,
     ruby: Option<ruby::Extractor>,
+    php: Option<php::Extractor>,
 }
 
 impl Extractors {
@@ -345,6 +355,7 @@ impl Extractors {
             Lang::Rust => self.rust.get_or_insert_with(rust::Extractor::new).extract(src),
             Lang::C | Lang::Cpp => self.c.get_or_insert_with(c::Extractor::new).extract(lang, src),
             Lang::Ruby => self.ruby.get_or_insert_with(ruby::Extractor::new).extract(src),
+            Lang::Php => self.php.get_or_insert_with(php::Extractor::new).extract(src),
         }
     }
 }
@@ -366,6 +377,7 @@ mod tests {
         assert_eq!(Lang::of_name(b"server.h"), Some(Lang::C));
         assert_eq!(Lang::of_name(b"os.cc"), Some(Lang::Cpp));
         assert_eq!(Lang::of_name(b"format.hpp"), Some(Lang::Cpp));
+        assert_eq!(Lang::of_name(b"src/Carbon/Carbon.php"), Some(Lang::Php));
         assert_eq!(Lang::of_name(b"README.md"), None);
         assert_eq!(Lang::of_name(b"Makefile"), None);
         assert_eq!(Lang::of_name(b"lib/a.rb"), Some(Lang::Ruby));

@@ -15,6 +15,10 @@
 //!   function is named by its last segment: namespaces are not part of cds's names).
 //! * Ruby: `lib/x.rb:12:in 'm'`, `from lib/x.rb:12:in `block in m'`, Ruby 3.4's
 //!   `in 'Foo::Bar#baz'`, RSpec's `# ./spec/x_spec.rb:3:in ...`.
+//! * PHP: stack traces `#0 /path/X.php(42): App\Foo->bar()` (the line is in the function the
+//!   next frame calls), errors `PHP Fatal error: ... in /path/X.php on line 12`,
+//!   `... in /path/X.php:12` and `thrown in X.php on line 12` (in the function frame `#0`
+//!   calls), PHPUnit's `/path/FooTest.php:42`.
 
 use crate::search::query::Frame;
 
@@ -22,6 +26,7 @@ use crate::search::query::Frame;
 pub fn frames(text: &str) -> Vec<Frame> {
     let mut out = Vec::new();
     let mut prev = "";
+    let mut php = PhpTrace::default();
     for line in text.lines() {
         let l = line.trim();
         if let Some(f) = js_frame(l)
@@ -30,12 +35,135 @@ pub fn frames(text: &str) -> Vec<Frame> {
             .or_else(|| rust_frame(prev.trim(), l))
             .or_else(|| c_frame(l))
             .or_else(|| ruby_frame(l))
+            .or_else(|| php.frame(l, out.len()))
         {
             out.push(f);
         }
         prev = line;
     }
+    php.name_functions(&mut out);
     out
+}
+
+/// PHP's frames while reading a text: a trace line names the function it calls, not the one it
+/// is in, so functions are filled in once the next line is known.
+#[derive(Default)]
+struct PhpTrace {
+    /// (frame index, the `#N` number, the function it calls), in order.
+    calls: Vec<(usize, u32, String)>,
+    /// Error locations (`in X.php on line 12`) waiting for the `#0` frame after them.
+    errors: Vec<usize>,
+    /// (error frame, the function `#0` calls).
+    error_functions: Vec<(usize, String)>,
+    /// The function the last `#0` frame calls.
+    last_zero: Option<String>,
+}
+
+impl PhpTrace {
+    fn frame(&mut self, l: &str, index: usize) -> Option<Frame> {
+        if let Some((n, at, callee)) = php_trace_line(l) {
+            if n == 0 {
+                for e in self.errors.drain(..) {
+                    self.error_functions.push((e, callee.clone()));
+                }
+                self.last_zero = Some(callee.clone());
+            }
+            // `#2 [internal function]: f()` has no place, but names the function of `#1`.
+            self.calls.push((if at.is_some() { index } else { usize::MAX }, n, callee));
+            let (file, line) = at?;
+            return Some(Frame { file, line, function: String::new() });
+        }
+        if let Some((file, line)) = php_error_line(l) {
+            // `thrown in X.php on line 12` closes the trace it belongs to.
+            match &self.last_zero {
+                Some(f) if l.starts_with("thrown in ") => {
+                    self.error_functions.push((index, f.clone()))
+                }
+                _ => self.errors.push(index),
+            }
+            return Some(Frame { file, line, function: String::new() });
+        }
+        // PHPUnit's failure locations: a path and a line alone on theirs.
+        if !l.contains(char::is_whitespace)
+            && let Some((file, line)) = path_line(l)
+            && crate::lang::Lang::of_name(file.as_bytes()) == Some(crate::lang::Lang::Php)
+        {
+            return Some(Frame { file, line, function: String::new() });
+        }
+        None
+    }
+
+    fn name_functions(self, out: &mut [Frame]) {
+        for w in self.calls.windows(2) {
+            let ((i, n, _), (_, m, callee)) = (&w[0], &w[1]);
+            if *m == n + 1 && *i != usize::MAX {
+                out[*i].function = callee.clone();
+            }
+        }
+        for (i, f) in self.error_functions {
+            out[i].function = f;
+        }
+    }
+}
+
+/// `#3 /app/src/Foo.php(42): App\Bar->baz('x')` -> (3, (path, 42), `Bar.baz`);
+/// `#4 [internal function]: f()` -> (4, None, `f`).
+type PhpTraceLine = (u32, Option<(String, u32)>, String);
+
+fn php_trace_line(l: &str) -> Option<PhpTraceLine> {
+    let rest = l.strip_prefix('#')?;
+    let (n, rest) = rest.split_once(' ')?;
+    let n: u32 = n.parse().ok()?;
+    if let Some(call) = rest.strip_prefix("[internal function]: ") {
+        return Some((n, None, php_function(call)));
+    }
+    let (loc, call) = rest.split_once("): ")?;
+    let (file, line) = loc.rsplit_once('(')?;
+    let line: u32 = line.parse().ok()?;
+    if crate::lang::Lang::of_name(file.as_bytes()) != Some(crate::lang::Lang::Php) {
+        return None;
+    }
+    Some((n, Some((file.to_string(), line)), php_function(call)))
+}
+
+/// A PHP call as traces print it (`App\Foo->bar(...)`, `Foo::bar()`, `helper()`,
+/// `{closure}()`, `require_once()`) -> a qualified name, or empty.
+fn php_function(call: &str) -> String {
+    let f = call.split('(').next().unwrap_or("");
+    let (class, method) = match f.split_once("->").or_else(|| f.split_once("::")) {
+        Some((c, m)) => (c.rsplit('\\').next().unwrap_or(c), m),
+        None => ("", f.rsplit('\\').next().unwrap_or(f)),
+    };
+    if method.contains(['{', '@', ' '])
+        || method.is_empty()
+        || (class.is_empty()
+            && matches!(method, "include" | "include_once" | "require" | "require_once"))
+    {
+        return String::new();
+    }
+    if class.is_empty() || class.contains(['{', '@', ' ']) {
+        method.to_string()
+    } else {
+        format!("{class}.{method}")
+    }
+}
+
+/// `... in /app/x.php on line 12`, `... in /app/x.php:12`.
+fn php_error_line(l: &str) -> Option<(String, u32)> {
+    let at = l.rfind(" in ")?;
+    let rest = l[at + 4..].trim_end_matches('.');
+    let (file, line) = match rest.split_once(" on line ") {
+        Some((f, n)) => (f, n),
+        None => rest.rsplit_once(':')?,
+    };
+    let line: u32 = line.trim().parse().ok()?;
+    let file = file.trim();
+    if file.contains(' ')
+        || crate::lang::Lang::of_name(file.as_bytes()) != Some(crate::lang::Lang::Php)
+    {
+        return None;
+    }
+    Some((file.to_string(), line))
 }
 
 /// `path:line[:col]` -> (path, line), for a path of a JavaScript or TypeScript source.
@@ -385,6 +513,43 @@ mod tests {
             ("spec/foo_spec.rb".into(), 9, "".into())
         );
         assert_eq!(one("bin/x.rb:2:in '<main>'"), ("bin/x.rb".into(), 2, "".into()));
+    }
+
+    #[test]
+    fn php() {
+        let text = "PHP Fatal error:  Uncaught InvalidArgumentException: Unknown unit in /app/src/Carbon/Traits/Units.php:204\n\
+            Stack trace:\n\
+            #0 /app/src/Carbon/Traits/Date.php(1523): Carbon\\Carbon->addUnit('x', 1)\n\
+            #1 /app/tests/CarbonTest.php(12): Carbon\\Carbon::parse('now')\n\
+            #2 [internal function]: Tests\\CarbonTest->testParse()\n\
+            #3 /app/vendor/bin/phpunit(107): {closure}()\n\
+            #4 {main}\n\
+            \x20 thrown in /app/src/Carbon/Traits/Units.php on line 204\n";
+        let got: Vec<(String, u32, String)> =
+            frames(text).into_iter().map(|f| (f.file, f.line, f.function)).collect();
+        let units = "/app/src/Carbon/Traits/Units.php".to_string();
+        assert_eq!(
+            got,
+            [
+                (units.clone(), 204, "Carbon.addUnit".into()),
+                ("/app/src/Carbon/Traits/Date.php".into(), 1523, "Carbon.parse".into()),
+                ("/app/tests/CarbonTest.php".into(), 12, "CarbonTest.testParse".into()),
+                (units, 204, "Carbon.addUnit".into()),
+            ]
+        );
+        assert_eq!(
+            one("PHP Warning:  Undefined variable $x in /var/www/index.php on line 7"),
+            ("/var/www/index.php".into(), 7, "".into())
+        );
+        assert_eq!(
+            one("Parse error: syntax error, unexpected '}' in src/Foo.php on line 3."),
+            ("src/Foo.php".into(), 3, "".into())
+        );
+        let phpunit = "1) Tests\\FooTest::testBar\nFailed asserting that false is true.\n\n/repo/tests/FooTest.php:42\n";
+        assert_eq!(one(phpunit), ("/repo/tests/FooTest.php".into(), 42, "".into()));
+        assert_eq!(php_function("require_once()"), "");
+        assert_eq!(php_function("App\\helper()"), "helper");
+        assert_eq!(php_function("class@anonymous->go()"), "go");
     }
 
     #[test]
