@@ -62,8 +62,8 @@ echo "cds-build: ${cold} s wall, ${user} s user, ${rss} MiB peak RSS; ctags -R: 
 echo "index: $(du -sm "$gen" | cut -f1) MiB ($(cd "$gen" && du -m -- * | sort -rn | awk '{printf "%s%s %s MiB", s, $2, $1; s=", "}'))"
 
 # Queries: a function name ctags found, and its cds ID.
-name=$(awk -F'\t' '$4 == "f" && $1 ~ /^[a-z][a-z0-9_]{6,}$/ {print $1; exit}' "$work/tags")
-id=$("$bin/cds-search" --index "$idx" -n 1 "$name" | head -1)
+name=$(awk '/;"\tf(\t|$)/ && $1 ~ /^[a-z][a-z0-9_]*$/ && length($1) > 6 {print $1; exit}' "$work/tags")
+id=$("$bin/cds-search" --index "$idx" -n 1 "$name" | head -1 | cut -f1)
 hyperfine -N -i -w 3 -r 30 --export-json "$work/h.json" \
     "$bin/cds-search --index $idx -n 5 $name" \
     "$bin/cds-get --index $idx $id" \

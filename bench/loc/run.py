@@ -52,10 +52,14 @@ SPLITS = {
 }
 # Source files cds-build indexes, and the ignore files its walk honours.
 SOURCE_EXT = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".java",
-              ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".rb", ".php")
+              ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++",
+              ".rb", ".rake", ".gemspec", ".php")
 IGNORE_FILES = (".gitignore", ".ignore", ".cdsignore")
-# Project files a resolver reads beside the sources (PHP's autoload maps).
-PROJECT_FILES = ("composer.json",)
+# Files known by name: Ruby sources without an extension, and the project files resolvers read
+# beside the sources (lib/lang/mod.rs's PROJECT_FILES: Go's module path, Rust crate names, JS
+# path aliases and workspaces, C include paths, PHP's autoload maps).
+PROJECT_FILES = ("Rakefile", "Gemfile", "go.mod", "Cargo.toml", "package.json", "tsconfig.json",
+                 "jsconfig.json", "compile_commands.json", "composer.json")
 
 
 def find_gitdir(root, repo):

@@ -134,10 +134,14 @@ pub enum Event {
 }
 
 /// Options that shape the file set, as canonical text (stored in the index).
+/// Which extractors wrote a generation's cached facts (a fingerprint of their sources, made by
+/// `build.rs`): a cds-build whose frontends differ parses every file again.
+const FACTS: &str = concat!("facts=", env!("CDS_FACTS_FINGERPRINT"));
+
 fn options_text(opts: &BuildOptions) -> Vec<u8> {
     let w = &opts.walk;
     format!(
-        "mode={} hidden={} no_ignore={} follow={} max_filesize={} exclude={:?}",
+        "mode={} hidden={} no_ignore={} follow={} max_filesize={} exclude={:?} {FACTS}",
         opts.mode.name(),
         w.hidden,
         w.no_ignore,
@@ -259,6 +263,8 @@ pub fn build_with(
 
     // The previous generation: its cache, and whether anything changed at all.
     let previous = if opts.force { None } else { Previous::load(&index_dir) };
+    // Facts cached by other extractors are not reused: the file would index differently now.
+    let previous = previous.filter(|p| p.options.ends_with(FACTS.as_bytes()));
     if let Some(prev) = &previous
         && prev.options == options
         && prev.same_files(&walked.files)
@@ -624,7 +630,8 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
         item.cached = Some(c.index);
         return false;
     }
-    let facts = ex.extract(f.lang, &item.content);
+    let mut facts = ex.extract(f.lang, &item.content);
+    facts.shrink_to_fit();
     item.terms = Some(bm25::file_terms(&item.content, &facts));
     item.facts = Some(facts);
     true
