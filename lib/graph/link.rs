@@ -1247,6 +1247,20 @@ impl<'l, 'a> Flow<'l, 'a> {
         };
         fl.index();
         let debug = std::env::var_os("CDS_FLOW_DEBUG").is_some();
+        if debug {
+            let (mut ex, mut li, mut tx, mut st, mut en, mut ce, mut pa) = (0, 0, 0, 0, 0, 0, 0);
+            for f in lx.files {
+                let fl = &f.facts.flow;
+                ex += fl.exprs.len();
+                li += fl.lists.len();
+                tx += fl.text.len();
+                en += fl.ends.len();
+                st += fl.stmts.len();
+                ce += fl.call_exprs.len();
+                pa += fl.params.len();
+            }
+            eprintln!("flow sizes: exprs {ex} lists {li} text {tx} strs {en} stmts {st} calls {ce} params {pa}");
+        }
         let t0 = std::time::Instant::now();
         for r in 0..MAX_ROUNDS {
             let mut n = 0;
@@ -1310,12 +1324,13 @@ impl<'l, 'a> Flow<'l, 'a> {
     /// one caller's values from flowing to every other caller.
     fn returns_param(&self, fi: usize, d: u32, e: u32) -> Option<usize> {
         let flow = self.facts(fi);
-        let Some(PyExpr::Name(n)) = flow.exprs.get(e as usize) else { return None };
+        let Some(&PyExpr::Name(n)) = flow.exprs.get(e as usize) else { return None };
         if flow.owners[e as usize] != d {
             return None;
         }
-        let ps = flow.params.get(d as usize)?;
-        let i = ps.iter().position(|p| p == n)?;
+        let n = flow.str(n);
+        let ps = flow.params(d)?;
+        let i = ps.iter().position(|&p| flow.str(p) == n)?;
         let def = &self.lx.files[fi].facts.defs[d as usize];
         let method = def.parent.is_some_and(|p| {
             self.lx.files[fi].facts.defs[p as usize].kind == DefKind::Class && !is_static(def)
@@ -1325,7 +1340,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
         // Only while nothing else is assigned to it.
         let node = self.lx.defs[fi][d as usize];
-        (!self.reassigned.contains(&(node, n.as_str()))).then_some(i)
+        (!self.reassigned.contains(&(node, n))).then_some(i)
     }
 
     /// Starts evaluating file `fi` (expressions are memoized per file and round).
@@ -1347,10 +1362,10 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             let facts = lx.files[fi].facts;
             let flow = &facts.flow;
-            for (di, ps) in flow.params.iter().enumerate() {
+            for (di, &ps) in flow.params.iter().enumerate() {
                 let n = lx.defs[fi][di];
-                for p in ps {
-                    self.bound.insert((n, p.as_str()));
+                for &p in flow.list(ps) {
+                    self.bound.insert((n, flow.str(p)));
                 }
             }
             for st in &flow.stmts {
@@ -1365,8 +1380,8 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     FlowStmt::Global(d, names) => {
                         let n = lx.defs[fi][*d as usize];
-                        for x in names {
-                            self.globals.insert((n, x.as_str()));
+                        for &x in flow.list(*names) {
+                            self.globals.insert((n, flow.str(x)));
                         }
                     }
                     FlowStmt::Deco(d, _) => {
@@ -1402,13 +1417,14 @@ impl<'l, 'a> Flow<'l, 'a> {
         match e {
             PyExpr::Name(n) => {
                 let s = self.owner_node(fi, flow.owners[t as usize]);
-                self.bound.insert((s, n.as_str()));
+                let n = flow.str(*n);
+                self.bound.insert((s, n));
                 if body {
-                    self.reassigned.insert((s, n.as_str()));
+                    self.reassigned.insert((s, n));
                 }
             }
             PyExpr::Coll(ts) if depth < 8 => {
-                for &x in ts {
+                for &x in flow.list(*ts) {
                     self.bind_targets(fi, x, depth + 1, body);
                 }
             }
@@ -1571,7 +1587,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     PyExpr::Coll(items) => {
                         let mut vals = Vec::new();
-                        for &i in items {
+                        for &i in flow.list(*items) {
                             vals.extend(self.eval(fi, i, 0));
                         }
                         self.add(Key::Elem(fi as u32, e as u32), &cap_pts(vals));
@@ -1681,11 +1697,12 @@ impl<'l, 'a> Flow<'l, 'a> {
         let src = self.owner_node(fi, owner);
         match x {
             PyExpr::Name(n) => {
+                let n = flow.str(*n);
                 let slot = self.name_slot[fi].get(e as usize).copied().unwrap_or(NO_EXPR);
                 let slot = if slot != NO_EXPR {
                     slot
                 } else {
-                    let key = (src, n.as_str());
+                    let key = (src, n);
                     let slot = match self.names.get(&key) {
                         Some(&i) => i,
                         None => {
@@ -1709,9 +1726,12 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             PyExpr::Attr(o, a) => {
                 let ov = self.eval(fi, *o, depth + 1);
-                self.attr_of(fi, src, &ov, a)
+                self.attr_of(fi, src, &ov, flow.str(*a))
             }
-            PyExpr::Call(f, args, kn, kv) => {
+            PyExpr::Call(f, ops) => {
+                let (args, kn, kv) = flow.call_args(*ops);
+                let kn: Vec<&'a str> = kn.iter().map(|&k| flow.str(k)).collect();
+                let kn = &kn[..];
                 let fv = self.eval(fi, *f, depth + 1);
                 let argv: Vec<Option<Vals>> = args
                     .iter()
@@ -1744,12 +1764,13 @@ impl<'l, 'a> Flow<'l, 'a> {
             PyExpr::Coll(_) => vec![Val::Coll(fi as u32, e)],
             PyExpr::Union(xs) => {
                 let mut out = Vec::new();
-                for &i in xs {
+                for &i in flow.list(*xs) {
                     out.extend(self.eval(fi, i, depth + 1));
                 }
                 out
             }
             PyExpr::Op(o, m) => {
+                let m = flow.str(*m);
                 let ov = self.eval(fi, *o, depth + 1);
                 let mut out = Vec::new();
                 for v in &ov {
@@ -1930,22 +1951,23 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// Binds a call's arguments to the parameters of function `f` (`skip` receiver slots).
-    fn bind(&mut self, f: u32, argv: &[Option<Vals>], kn: &[String], kwv: &[Vals], skip: usize) {
+    fn bind(&mut self, f: u32, argv: &[Option<Vals>], kn: &[&str], kwv: &[Vals], skip: usize) {
         let lx = self.lx;
         let node = &lx.g.nodes[f as usize];
-        let fi = node.file as usize;
-        let Some(ps) = lx.files[fi].facts.flow.params.get(node.def as usize) else { return };
+        let flow = &lx.files[node.file as usize].facts.flow;
+        let Some(ps) = flow.params(node.def) else { return };
         for (i, a) in argv.iter().enumerate() {
             let Some(a) = a else { break };
-            let Some(p) = ps.get(i + skip) else { break };
+            let Some(&p) = ps.get(i + skip) else { break };
+            let p = flow.str(p);
             if p.starts_with('*') {
                 break;
             }
-            self.add(Key::Var(f, p.as_str()), a);
+            self.add(Key::Var(f, p), a);
         }
         for (k, v) in kn.iter().zip(kwv) {
-            if let Some(p) = ps.iter().find(|p| *p == k) {
-                self.add(Key::Var(f, p.as_str()), v);
+            if let Some(&p) = ps.iter().find(|&&p| flow.str(p) == *k) {
+                self.add(Key::Var(f, flow.str(p)), v);
             }
         }
     }
@@ -1959,7 +1981,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         fv: &[Val],
         fexpr: Option<u32>,
         argv: &[Option<Vals>],
-        kn: &[String],
+        kn: &[&str],
         kwv: &[Vals],
     ) -> Vals {
         let lx = self.lx;
@@ -1982,13 +2004,13 @@ impl<'l, 'a> Flow<'l, 'a> {
                     self.bind(n, argv, kn, kwv, skip);
                     out.extend(self.get(&Key::Ret(n)));
                     if let Some(ps) = self.ret_params.get(&n) {
-                        let names =
-                            &lx.files[node.file as usize].facts.flow.params[node.def as usize];
+                        let flow = &lx.files[node.file as usize].facts.flow;
+                        let names = flow.params(node.def).unwrap_or(&[]);
                         for &i in ps {
                             if let Some(Some(a)) = i.checked_sub(skip).and_then(|j| argv.get(j)) {
                                 out.extend(a.iter().copied());
                             }
-                            if let Some(k) = kn.iter().position(|k| *k == names[i]) {
+                            if let Some(k) = kn.iter().position(|k| *k == flow.str(names[i])) {
                                 out.extend(kwv[k].iter().copied());
                             }
                         }
@@ -2028,20 +2050,20 @@ impl<'l, 'a> Flow<'l, 'a> {
         owner: u32,
         f: u32,
         argv: &[Option<Vals>],
-        kn: &[String],
+        kn: &[&str],
         kwv: &[Vals],
         depth: u32,
     ) -> Vals {
         let lx = self.lx;
         let flow = self.facts(fi);
         let (name, recv) = match &flow.exprs[f as usize] {
-            PyExpr::Name(n) => (n.as_str(), None),
-            PyExpr::Attr(o, a) => (a.as_str(), Some(*o)),
+            PyExpr::Name(n) => (flow.str(*n), None),
+            PyExpr::Attr(o, a) => (flow.str(*a), Some(*o)),
             _ => return Vec::new(),
         };
         let arg = |i: usize| argv.get(i).and_then(|a| a.clone()).unwrap_or_default();
         let kw =
-            |k: &str| kn.iter().position(|x| x == k).map(|i| kwv[i].clone()).unwrap_or_default();
+            |k: &str| kn.iter().position(|x| *x == k).map(|i| kwv[i].clone()).unwrap_or_default();
         let me = (fi as u32, e);
         if let Some(o) = recv {
             let ov = self.eval(fi, o, depth + 1);
@@ -2114,7 +2136,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             "getattr" => match argv.get(1) {
                 Some(Some(_)) => {
                     let lit = match &flow.exprs.get(self.arg_expr(fi, e, 1) as usize) {
-                        Some(PyExpr::Str(s)) => Some(s.as_str()),
+                        Some(PyExpr::Str(s)) => Some(flow.str(*s)),
                         _ => None,
                     };
                     match lit {
@@ -2135,7 +2157,9 @@ impl<'l, 'a> Flow<'l, 'a> {
     /// The expression of positional argument `i` of call expression `e`.
     fn arg_expr(&self, fi: usize, e: u32, i: usize) -> u32 {
         match &self.facts(fi).exprs[e as usize] {
-            PyExpr::Call(_, args, ..) => args.get(i).copied().unwrap_or(NO_EXPR),
+            PyExpr::Call(_, ops) => {
+                self.facts(fi).call_args(*ops).0.get(i).copied().unwrap_or(NO_EXPR)
+            }
             _ => NO_EXPR,
         }
     }
@@ -2143,8 +2167,12 @@ impl<'l, 'a> Flow<'l, 'a> {
     /// `importlib.import_module("a.b")`: the module, when the name is a literal.
     fn import_literal(&mut self, fi: usize, e: u32) -> Vals {
         let a = self.arg_expr(fi, e, 0);
-        match self.facts(fi).exprs.get(a as usize) {
-            Some(PyExpr::Str(s)) if !s.starts_with('.') => self
+        let flow = self.facts(fi);
+        match flow.exprs.get(a as usize).map(|x| match x {
+            PyExpr::Str(s) => flow.str(*s),
+            _ => ".",
+        }) {
+            Some(s) if !s.starts_with('.') => self
                 .lx
                 .absolute_module(fi, s)
                 .into_iter()
@@ -2177,10 +2205,11 @@ impl<'l, 'a> Flow<'l, 'a> {
         let owner = flow.owners[t as usize];
         match x {
             PyExpr::Name(n) => {
-                let k = self.name_key(fi, owner, n);
+                let k = self.name_key(fi, owner, flow.str(*n));
                 self.add(k, vals);
             }
             PyExpr::Attr(o, a) => {
+                let a = flow.str(*a);
                 let ov = self.eval(fi, *o, 0);
                 for v in ov {
                     match v {
@@ -2203,8 +2232,9 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
             }
             PyExpr::Coll(ts) => {
+                let ts = flow.list(*ts);
                 let pair = match value.and_then(|v| flow.exprs.get(v as usize)) {
-                    Some(PyExpr::Coll(vs)) if vs.len() == ts.len() => Some(vs),
+                    Some(PyExpr::Coll(vs)) if vs.len == ts.len() as u32 => Some(flow.list(*vs)),
                     _ => None,
                 };
                 match pair {

@@ -12,7 +12,7 @@ use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, FlowStmt, Import,
-    ImportForm, NO_EXPR, PyExpr, STAR_ARG, tree,
+    ImportForm, NO_EXPR, PyExpr, STAR_ARG, Span, tree,
 };
 
 /// The facts query, compiled into the binary.
@@ -170,10 +170,13 @@ impl Extractor {
             stack: tree::Nest::default(),
             call_nodes: Vec::new(),
             call_expr_of: HashMap::new(),
+            strs: fxhash::FxHashMap::default(),
+            scratch: Vec::new(),
+            kw_scratch: Vec::new(),
         };
         b.collect_defs(&items);
         b.collect_rest(&items);
-        b.facts.flow.params = vec![Vec::new(); b.facts.defs.len()];
+        b.facts.flow.params = vec![Span::default(); b.facts.defs.len()];
         b.walk(root, NO_EXPR, 0);
         b.facts.flow.call_exprs = b
             .call_nodes
@@ -196,11 +199,23 @@ struct Builder<'s> {
     call_nodes: Vec<usize>,
     /// tree-sitter node id of a call -> its flow expression.
     call_expr_of: HashMap<usize, u32>,
+    /// The flow's string table: string -> id.
+    strs: fxhash::FxHashMap<&'s str, u32>,
+    /// Operands being collected (a stack: each expression uses the part above where it began).
+    scratch: Vec<u32>,
+    /// Keyword arguments being collected, as (name, value) pairs (a stack like `scratch`).
+    kw_scratch: Vec<u32>,
 }
 
 impl<'s> Builder<'s> {
     fn text(&self, n: Node) -> String {
         String::from_utf8_lossy(&self.src[n.start_byte()..n.end_byte()]).into_owned()
+    }
+
+    /// A node's text borrowed from the source ("" when it is not UTF-8).
+    fn raw(&self, n: Node) -> &'s str {
+        let src: &'s [u8] = self.src;
+        std::str::from_utf8(&src[n.start_byte()..n.end_byte()]).unwrap_or("")
     }
 
     /// Pops the definitions that end before `start`; the top is then the owner.
@@ -577,6 +592,42 @@ impl<'s> Builder<'s> {
 const MAX_NEST: u32 = 200;
 
 impl<'s> Builder<'s> {
+    /// The id of string `s` in the flow's string table.
+    fn intern(&mut self, s: &'s str) -> u32 {
+        if let Some(&i) = self.strs.get(s) {
+            return i;
+        }
+        let i = self.push_str(s);
+        self.strs.insert(s, i);
+        i
+    }
+
+    /// Appends a string to the flow's string table (not shared).
+    fn push_str(&mut self, s: &str) -> u32 {
+        let f = &mut self.facts.flow;
+        f.text.push_str(s);
+        f.ends.push(f.text.len() as u32);
+        (f.ends.len() - 1) as u32
+    }
+
+    /// The string id of a node's text.
+    fn text_id(&mut self, n: Node) -> u32 {
+        let src: &'s [u8] = self.src;
+        match String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]) {
+            std::borrow::Cow::Borrowed(s) => self.intern(s),
+            std::borrow::Cow::Owned(s) => self.push_str(&s),
+        }
+    }
+
+    /// Moves `scratch[base..]` into the flow's lists.
+    fn span_from(&mut self, base: usize) -> Span {
+        let f = &mut self.facts.flow;
+        let start = f.lists.len() as u32;
+        f.lists.extend_from_slice(&self.scratch[base..]);
+        self.scratch.truncate(base);
+        Span { start, len: f.lists.len() as u32 - start }
+    }
+
     fn push_expr(&mut self, owner: u32, e: PyExpr) -> u32 {
         let f = &mut self.facts.flow;
         f.exprs.push(e);
@@ -650,7 +701,8 @@ impl<'s> Builder<'s> {
                     let op = n.child_by_field_name("operator").map(|o| self.text(o));
                     if let Some(m) = op.and_then(|o| dunder(o.trim_end_matches('='))) {
                         let lhs = self.ex(*l, owner, depth + 1);
-                        self.push_expr(owner, PyExpr::Op(lhs, m.to_string()));
+                        let m = self.intern(m);
+                        self.push_expr(owner, PyExpr::Op(lhs, m));
                     }
                 }
                 for t in targets {
@@ -705,11 +757,14 @@ impl<'s> Builder<'s> {
                     return;
                 }
                 let mut cur = n.walk();
-                let names: Vec<String> = n
-                    .named_children(&mut cur)
-                    .filter(|c| c.kind() == "identifier")
-                    .map(|c| self.text(c))
-                    .collect();
+                let kids: Vec<Node> =
+                    n.named_children(&mut cur).filter(|c| c.kind() == "identifier").collect();
+                let base = self.scratch.len();
+                for c in kids {
+                    let id = self.text_id(c);
+                    self.scratch.push(id);
+                }
+                let names = self.span_from(base);
                 self.stmt(FlowStmt::Global(owner, names));
             }
             "import_statement"
@@ -734,19 +789,19 @@ impl<'s> Builder<'s> {
 
     /// Parameter names of definition `d`, and their defaults as assignments.
     fn flow_params(&mut self, d: DefIdx, ps: Node, outer: u32, depth: u32) {
-        let mut names = Vec::new();
+        let mut names: Vec<u32> = Vec::new();
         let mut cur = ps.walk();
         let kids: Vec<Node> = ps.named_children(&mut cur).collect();
         for p in kids {
             let (name, default) = match p.kind() {
-                "identifier" => (Some(self.text(p)), None),
+                "identifier" => (Some(self.text_id(p)), None),
                 "typed_parameter" => {
                     let inner = p.named_child(0);
                     match inner {
-                        Some(i) if i.kind() == "identifier" => (Some(self.text(i)), None),
-                        Some(i) if i.kind() == "list_splat_pattern" => (Some("*".into()), None),
+                        Some(i) if i.kind() == "identifier" => (Some(self.text_id(i)), None),
+                        Some(i) if i.kind() == "list_splat_pattern" => (Some(self.intern("*")), None),
                         Some(i) if i.kind() == "dictionary_splat_pattern" => {
-                            (Some("**".into()), None)
+                            (Some(self.intern("**")), None)
                         }
                         _ => (None, None),
                     }
@@ -754,24 +809,27 @@ impl<'s> Builder<'s> {
                 "default_parameter" | "typed_default_parameter" => (
                     p.child_by_field_name("name")
                         .filter(|c| c.kind() == "identifier")
-                        .map(|n| self.text(n)),
+                        .map(|n| self.text_id(n)),
                     p.child_by_field_name("value"),
                 ),
-                "list_splat_pattern" | "keyword_separator" => (Some("*".into()), None),
-                "dictionary_splat_pattern" => (Some("**".into()), None),
+                "list_splat_pattern" | "keyword_separator" => (Some(self.intern("*")), None),
+                "dictionary_splat_pattern" => (Some(self.intern("**")), None),
                 _ => (None, None),
             };
             let Some(name) = name else { continue };
             if let Some(v) = default {
                 let e = self.ex(v, outer, depth + 1);
                 if e != NO_EXPR {
-                    let t = self.push_expr(d, PyExpr::Name(name.clone()));
+                    let t = self.push_expr(d, PyExpr::Name(name));
                     self.stmt(FlowStmt::Assign(t, e));
                 }
             }
             names.push(name);
         }
-        self.facts.flow.params[d as usize] = names;
+        let f = &mut self.facts.flow;
+        let start = f.lists.len() as u32;
+        f.lists.extend_from_slice(&names);
+        f.params[d as usize] = Span { start, len: names.len() as u32 };
     }
 
     /// An assignment target.
@@ -780,7 +838,10 @@ impl<'s> Builder<'s> {
             return NO_EXPR;
         }
         match n.kind() {
-            "identifier" => self.push_expr(owner, PyExpr::Name(self.text(n))),
+            "identifier" => {
+                let id = self.text_id(n);
+                self.push_expr(owner, PyExpr::Name(id))
+            }
             "attribute" => {
                 let (Some(o), Some(a)) =
                     (n.child_by_field_name("object"), n.child_by_field_name("attribute"))
@@ -791,7 +852,7 @@ impl<'s> Builder<'s> {
                 if oe == NO_EXPR {
                     return NO_EXPR;
                 }
-                let a = self.text(a);
+                let a = self.text_id(a);
                 self.push_expr(owner, PyExpr::Attr(oe, a))
             }
             "subscript" => {
@@ -811,8 +872,12 @@ impl<'s> Builder<'s> {
             | "expression_list" => {
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                let items: Vec<u32> =
-                    kids.into_iter().map(|k| self.target(k, owner, depth + 1)).collect();
+                let base = self.scratch.len();
+                for k in kids {
+                    let t = self.target(k, owner, depth + 1);
+                    self.scratch.push(t);
+                }
+                let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Coll(items))
             }
             "parenthesized_expression" => match n.named_child(0) {
@@ -830,7 +895,10 @@ impl<'s> Builder<'s> {
         }
         let d = depth + 1;
         match n.kind() {
-            "identifier" => self.push_expr(owner, PyExpr::Name(self.text(n))),
+            "identifier" => {
+                let id = self.text_id(n);
+                self.push_expr(owner, PyExpr::Name(id))
+            }
             "attribute" => {
                 let (Some(o), Some(a)) =
                     (n.child_by_field_name("object"), n.child_by_field_name("attribute"))
@@ -841,19 +909,20 @@ impl<'s> Builder<'s> {
                 if oe == NO_EXPR {
                     return NO_EXPR;
                 }
-                let a = self.text(a);
+                let a = self.text_id(a);
                 self.push_expr(owner, PyExpr::Attr(oe, a))
             }
             "call" => {
                 let f = n.child_by_field_name("function").map_or(NO_EXPR, |f| self.ex(f, owner, d));
-                let mut args = Vec::new();
-                let mut kn = Vec::new();
-                let mut kv = Vec::new();
+                // Positional arguments on `scratch`, keyword (name, value) pairs on `kw_scratch`.
+                let base = self.scratch.len();
+                let kw_base = self.kw_scratch.len();
                 if let Some(al) = n.child_by_field_name("arguments") {
                     let mut cur = al.walk();
                     let kids: Vec<Node> = al.named_children(&mut cur).collect();
                     if al.kind() == "generator_expression" {
-                        args.push(self.ex(al, owner, d));
+                        let g = self.ex(al, owner, d);
+                        self.scratch.push(g);
                     }
                     for a in kids {
                         if al.kind() == "generator_expression" {
@@ -861,13 +930,12 @@ impl<'s> Builder<'s> {
                         }
                         match a.kind() {
                             "keyword_argument" => {
-                                let name = a.child_by_field_name("name").map(|x| self.text(x));
+                                let name = a.child_by_field_name("name").map(|x| self.text_id(x));
                                 let v = a
                                     .child_by_field_name("value")
                                     .map_or(NO_EXPR, |v| self.ex(v, owner, d));
                                 if let Some(name) = name {
-                                    kn.push(name);
-                                    kv.push(v);
+                                    self.kw_scratch.extend([name, v]);
                                 }
                             }
                             "list_splat" | "dictionary_splat" => {
@@ -875,18 +943,34 @@ impl<'s> Builder<'s> {
                                     self.ex(i, owner, d);
                                 }
                                 if a.kind() == "list_splat" {
-                                    args.push(STAR_ARG);
+                                    self.scratch.push(STAR_ARG);
                                 }
                             }
                             "comment" => {}
-                            _ => args.push(self.ex(a, owner, d)),
+                            _ => {
+                                let x = self.ex(a, owner, d);
+                                self.scratch.push(x);
+                            }
                         }
                     }
                 }
                 if f == NO_EXPR {
+                    self.scratch.truncate(base);
+                    self.kw_scratch.truncate(kw_base);
                     return NO_EXPR;
                 }
-                let e = self.push_expr(owner, PyExpr::Call(f, args, kn, kv));
+                // The operands: [positional count, positional..., names..., values...].
+                let fl = &mut self.facts.flow;
+                let start = fl.lists.len() as u32;
+                fl.lists.push((self.scratch.len() - base) as u32);
+                fl.lists.extend_from_slice(&self.scratch[base..]);
+                let kw = &self.kw_scratch[kw_base..];
+                fl.lists.extend(kw.iter().step_by(2));
+                fl.lists.extend(kw.iter().skip(1).step_by(2));
+                let ops = Span { start, len: fl.lists.len() as u32 - start };
+                self.scratch.truncate(base);
+                self.kw_scratch.truncate(kw_base);
+                let e = self.push_expr(owner, PyExpr::Call(f, ops));
                 self.call_expr_of.insert(n.id(), e);
                 e
             }
@@ -905,28 +989,30 @@ impl<'s> Builder<'s> {
             "list" | "tuple" | "set" | "expression_list" => {
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                let mut items = Vec::new();
+                let base = self.scratch.len();
                 for k in kids {
                     if k.kind() == "list_splat" {
                         if let Some(i) = k.named_child(0) {
                             let ie = self.ex(i, owner, d);
                             if ie != NO_EXPR {
-                                items.push(self.push_expr(owner, PyExpr::Item(ie)));
+                                let x = self.push_expr(owner, PyExpr::Item(ie));
+                                self.scratch.push(x);
                             }
                         }
                         continue;
                     }
                     let e = self.ex(k, owner, d);
                     if e != NO_EXPR {
-                        items.push(e);
+                        self.scratch.push(e);
                     }
                 }
+                let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Coll(items))
             }
             "dictionary" => {
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                let mut items = Vec::new();
+                let base = self.scratch.len();
                 for k in kids {
                     if k.kind() == "pair" {
                         if let Some(key) = k.child_by_field_name("key") {
@@ -935,13 +1021,14 @@ impl<'s> Builder<'s> {
                         if let Some(v) = k.child_by_field_name("value") {
                             let e = self.ex(v, owner, d);
                             if e != NO_EXPR {
-                                items.push(e);
+                                self.scratch.push(e);
                             }
                         }
                     } else {
                         self.ex(k, owner, d);
                     }
                 }
+                let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Coll(items))
             }
             "list_comprehension"
@@ -973,7 +1060,11 @@ impl<'s> Builder<'s> {
                     b => b,
                 };
                 let e = body.map_or(NO_EXPR, |b| self.ex(b, owner, d));
-                let items = if e == NO_EXPR { Vec::new() } else { vec![e] };
+                let base = self.scratch.len();
+                if e != NO_EXPR {
+                    self.scratch.push(e);
+                }
+                let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Coll(items))
             }
             "parenthesized_expression" | "await" => match n.named_child(0) {
@@ -984,20 +1075,21 @@ impl<'s> Builder<'s> {
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
                 let cond = n.kind() == "conditional_expression";
-                let mut items = Vec::new();
+                let base = self.scratch.len();
                 for (i, k) in kids.into_iter().enumerate() {
                     let e = self.ex(k, owner, d);
                     if e != NO_EXPR && !(cond && i == 1) {
-                        items.push(e);
+                        self.scratch.push(e);
                     }
                 }
+                let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Union(items))
             }
             "binary_operator" | "comparison_operator" => {
-                let op = n.child_by_field_name("operator").map(|o| self.text(o)).or_else(|| {
+                let op = n.child_by_field_name("operator").map(|o| self.raw(o)).or_else(|| {
                     let mut cur = n.walk();
-                    let kids: Vec<Node> = n.children(&mut cur).filter(|c| !c.is_named()).collect();
-                    kids.first().map(|c| self.text(*c))
+                    let first = n.children(&mut cur).find(|c| !c.is_named());
+                    first.map(|c| self.raw(c))
                 });
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
@@ -1008,9 +1100,10 @@ impl<'s> Builder<'s> {
                         first = e;
                     }
                 }
-                match op.as_deref().and_then(dunder) {
+                match op.and_then(dunder) {
                     Some(m) if first != NO_EXPR => {
-                        self.push_expr(owner, PyExpr::Op(first, m.to_string()))
+                        let m = self.intern(m);
+                        self.push_expr(owner, PyExpr::Op(first, m))
                     }
                     _ => NO_EXPR,
                 }
@@ -1020,7 +1113,8 @@ impl<'s> Builder<'s> {
                 if let Some(name) = n.child_by_field_name("name")
                     && v != NO_EXPR
                 {
-                    let t = self.push_expr(owner, PyExpr::Name(self.text(name)));
+                    let id = self.text_id(name);
+                    let t = self.push_expr(owner, PyExpr::Name(id));
                     self.stmt(FlowStmt::Assign(t, v));
                 }
                 v
@@ -1031,18 +1125,40 @@ impl<'s> Builder<'s> {
                 if let Some(i) = inner {
                     let e = self.ex(i, owner, d);
                     if e != NO_EXPR && owner != NO_EXPR {
-                        let v = if from { e } else { self.push_expr(owner, PyExpr::Coll(vec![e])) };
+                        let v = if from {
+                            e
+                        } else {
+                            let base = self.scratch.len();
+                            self.scratch.push(e);
+                            let items = self.span_from(base);
+                            self.push_expr(owner, PyExpr::Coll(items))
+                        };
                         self.stmt(FlowStmt::Return(owner, v));
                     }
                 }
                 NO_EXPR
             }
             "string" => {
-                let t = self.text(n);
+                // Replacing invalid UTF-8 never shortens a text: a long literal stays long.
+                if n.end_byte() - n.start_byte() >= 120 {
+                    return NO_EXPR;
+                }
+                let src: &'s [u8] = self.src;
+                let t = String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]);
                 if t.len() < 120 && !t.contains('{') && !t.contains('\\') {
-                    let s = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
-                    let s = s.trim_matches(|c| c == '"' || c == '\'');
-                    self.push_expr(owner, PyExpr::Str(s.to_string()))
+                    let trim = |t: &'s str| -> &'s str {
+                        let s = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+                        s.trim_matches(|c| c == '"' || c == '\'')
+                    };
+                    let id = match t {
+                        std::borrow::Cow::Borrowed(t) => self.intern(trim(t)),
+                        std::borrow::Cow::Owned(t) => {
+                            let s = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+                            let s = s.trim_matches(|c| c == '"' || c == '\'').to_string();
+                            self.push_str(&s)
+                        }
+                    };
+                    self.push_expr(owner, PyExpr::Str(id))
                 } else {
                     NO_EXPR
                 }
