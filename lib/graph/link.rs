@@ -1178,13 +1178,21 @@ enum Key<'a> {
     Elem(u32, u32),
 }
 
+/// A value-flow variable's values, and the (file, definition) pairs that read them.
+#[derive(Default)]
+struct Cell {
+    pts: Vals,
+    readers: Vec<(u32, u32)>,
+}
+
 /// The inter-procedural, flow-insensitive points-to analysis of Python's value flow: every
 /// assignment, argument, return, decorator, `for` and `with` moves sets of values between
 /// [`Key`]s until nothing changes (or [`MAX_ROUNDS`]); names the flow does not bind fall back
 /// to the scope-based resolution of [`Linker`].
 struct Flow<'l, 'a> {
     lx: &'l Linker<'a>,
-    pts: HashMap<Key<'a>, Vals>,
+    /// What each key may point to, and who reads it.
+    pts: HashMap<Key<'a>, Cell>,
     /// Values of expressions in the current round.
     memo: Vec<Option<Vals>>,
     /// Per file, per expression: its entry in `name_tab` (`NO_EXPR` until resolved).
@@ -1208,7 +1216,6 @@ struct Flow<'l, 'a> {
     cur_file: u32,
     /// The definition (or `NO_EXPR`: module level) whose statements are being evaluated.
     cur_owner: u32,
-    readers: HashMap<Key<'a>, Vec<(u32, u32)>>,
     /// (file -> definitions) to evaluate again in the next round.
     dirty: HashMap<u32, HashSet<u32>>,
     implicit_seen: HashSet<(u32, u32)>,
@@ -1238,7 +1245,6 @@ impl<'l, 'a> Flow<'l, 'a> {
             mro: RefCell::new(HashMap::default()),
             cur_file: 0,
             cur_owner: NO_EXPR,
-            readers: HashMap::default(),
             dirty: HashMap::default(),
             implicit_seen: HashSet::default(),
             calls: HashMap::default(),
@@ -1433,19 +1439,29 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     fn get(&mut self, k: &Key<'a>) -> Vals {
-        let r = self.readers.entry(*k).or_default();
+        let mut out = Vec::new();
+        self.get_into(k, &mut out);
+        out
+    }
+
+    /// Appends what key `k` points to to `out` (and records the current definition as a
+    /// reader of `k`).
+    fn get_into(&mut self, k: &Key<'a>, out: &mut Vals) {
         let me = (self.cur_file, self.cur_owner);
+        let c = self.pts.entry(*k).or_default();
+        let r = &mut c.readers;
         if r.last() != Some(&me) && (r.len() > 16 || !r.contains(&me)) {
             r.push(me);
         }
-        self.pts.get(k).cloned().unwrap_or_default()
+        out.extend_from_slice(&c.pts);
     }
 
     fn add(&mut self, k: Key<'a>, vals: &[Val]) {
         if vals.is_empty() {
             return;
         }
-        let e = self.pts.entry(k).or_default();
+        let c = self.pts.entry(k).or_default();
+        let e = &mut c.pts;
         let mut changed = false;
         for v in vals {
             if e.len() >= MAX_PTS {
@@ -1456,8 +1472,8 @@ impl<'l, 'a> Flow<'l, 'a> {
                 changed = true;
             }
         }
-        if changed && let Some(rs) = self.readers.get(&k) {
-            for &(f, o) in rs {
+        if changed {
+            for &(f, o) in &c.readers {
                 self.dirty.entry(f).or_default().insert(o);
             }
         }
@@ -1527,14 +1543,14 @@ impl<'l, 'a> Flow<'l, 'a> {
                                 Val::Inst(c) => {
                                     for m in self.method(c, "__enter__") {
                                         self.edge(src, m);
-                                        got.extend(self.get(&Key::Ret(m)));
+                                        self.get_into(&Key::Ret(m), &mut got);
                                     }
                                     for m in self.method(c, "__exit__") {
                                         self.edge(src, m);
                                     }
                                 }
                                 // A generator-based context manager: what it yields.
-                                Val::Coll(f, x) => got.extend(self.get(&Key::Elem(f, x))),
+                                Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut got),
                                 _ => {}
                             }
                         }
@@ -1721,7 +1737,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 };
                 let (v, k) = &self.name_tab[slot as usize];
                 let (mut out, k) = (v.clone(), *k);
-                out.extend(self.get(&k));
+                self.get_into(&k, &mut out);
                 out
             }
             PyExpr::Attr(o, a) => {
@@ -1749,11 +1765,11 @@ impl<'l, 'a> Flow<'l, 'a> {
                 let mut out = Vec::new();
                 for v in &ov {
                     match *v {
-                        Val::Coll(f, x) => out.extend(self.get(&Key::Elem(f, x))),
+                        Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                         Val::Inst(c) => {
                             for m in self.method(c, "__getitem__") {
                                 self.edge(src, m);
-                                out.extend(self.get(&Key::Ret(m)));
+                                self.get_into(&Key::Ret(m), &mut out);
                             }
                         }
                         _ => {}
@@ -1777,7 +1793,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     if let Val::Inst(c) = *v {
                         for t in self.method(c, m) {
                             self.edge(src, t);
-                            out.extend(self.get(&Key::Ret(t)));
+                            self.get_into(&Key::Ret(t), &mut out);
                         }
                     }
                 }
@@ -1818,7 +1834,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     v
                 }
             };
-            out.extend(self.get(&Key::Attr(k, name)));
+            self.get_into(&Key::Attr(k, name), &mut out);
             if !out.is_empty() {
                 return out;
             }
@@ -1892,7 +1908,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                                     && def_name(lx, f) == a =>
                             {
                                 self.edge(src, f);
-                                out.extend(self.get(&Key::Ret(f)));
+                                self.get_into(&Key::Ret(f), &mut out);
                             }
                             other => out.push(other),
                         }
@@ -1902,9 +1918,9 @@ impl<'l, 'a> Flow<'l, 'a> {
                     NodeKind::Class => out.extend(self.class_member(n, a, 0)),
                     NodeKind::File => {
                         out.extend(lx.attr(*v, a, 0));
-                        out.extend(self.get(&Key::Var(n, a)));
+                        self.get_into(&Key::Var(n, a), &mut out);
                     }
-                    NodeKind::Function => out.extend(self.get(&Key::Attr(n, a))),
+                    NodeKind::Function => self.get_into(&Key::Attr(n, a), &mut out),
                     NodeKind::Directory => out.extend(lx.attr(*v, a, 0)),
                 },
                 Val::Super(c) => out.extend(self.class_member(c, a, 1)),
@@ -1920,17 +1936,17 @@ impl<'l, 'a> Flow<'l, 'a> {
         let mut out = Vec::new();
         for v in vals {
             match *v {
-                Val::Coll(f, x) => out.extend(self.get(&Key::Elem(f, x))),
+                Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                 Val::Inst(c) => {
                     for m in self.method(c, "__iter__") {
                         self.edge(src, m);
                         for r in self.get(&Key::Ret(m)) {
                             match r {
-                                Val::Coll(f, x) => out.extend(self.get(&Key::Elem(f, x))),
+                                Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                                 Val::Inst(it) => {
                                     for n in self.method(it, "__next__") {
                                         self.edge(src, n);
-                                        out.extend(self.get(&Key::Ret(n)));
+                                        self.get_into(&Key::Ret(n), &mut out);
                                     }
                                 }
                                 _ => {}
@@ -1940,7 +1956,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     if self.method(c, "__iter__").is_empty() {
                         for n in self.method(c, "__next__") {
                             self.edge(src, n);
-                            out.extend(self.get(&Key::Ret(n)));
+                            self.get_into(&Key::Ret(n), &mut out);
                         }
                     }
                 }
@@ -2002,7 +2018,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     let method = lx.kind(node.parent) == NodeKind::Class && !is_static(def);
                     let skip = usize::from(method && (is_classmethod(def) || through_instance));
                     self.bind(n, argv, kn, kwv, skip);
-                    out.extend(self.get(&Key::Ret(n)));
+                    self.get_into(&Key::Ret(n), &mut out);
                     if let Some(ps) = self.ret_params.get(&n) {
                         let flow = &lx.files[node.file as usize].facts.flow;
                         let names = flow.params(node.def).unwrap_or(&[]);
@@ -2029,7 +2045,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 Val::Inst(c) => {
                     for m in self.method(c, "__call__") {
                         self.bind(m, argv, kn, kwv, 1);
-                        out.extend(self.get(&Key::Ret(m)));
+                        self.get_into(&Key::Ret(m), &mut out);
                     }
                 }
                 _ => {}
@@ -2080,7 +2096,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     let k = Key::Elem(a, b);
                     match name {
                         "get" | "pop" | "setdefault" | "popitem" | "__getitem__" => {
-                            out.extend(self.get(&k));
+                            self.get_into(&k, &mut out);
                             if name == "setdefault" {
                                 self.add(k, &arg(1));
                             }
@@ -2189,7 +2205,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             self.edge(src, t);
             if self.lx.kind(t) == NodeKind::Function {
                 self.bind(t, &[Some(args.to_vec())], &[], &[], 0);
-                out.extend(self.get(&Key::Ret(t)));
+                self.get_into(&Key::Ret(t), &mut out);
             }
         }
         out

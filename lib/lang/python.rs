@@ -50,7 +50,7 @@ enum Item<'t> {
     Def { node: Node<'t>, kind: DefKind, name: Node<'t>, extra: DefNodes<'t> },
     Decorator(Node<'t>),
     Import(Node<'t>),
-    Call { callee: Node<'t> },
+    Call { callee: Node<'t>, call: Node<'t> },
     Bind { left: Node<'t>, ty: Option<Node<'t>>, right: Option<Node<'t>> },
     Py2(Node<'t>),
 }
@@ -145,7 +145,7 @@ impl Extractor {
                 "decorator" => Item::Decorator(node),
                 "import" => Item::Import(node),
                 "call" => match sub.get("call.callee") {
-                    Some(&callee) => Item::Call { callee },
+                    Some(&callee) => Item::Call { callee, call: node },
                     None => continue,
                 },
                 "bind" => match sub.get("bind.left") {
@@ -323,9 +323,9 @@ impl<'s> Builder<'s> {
                     self.import(*node, owner, direct, stmt);
                     stmt += 1;
                 }
-                Item::Call { callee: node } => {
+                Item::Call { callee: node, call } => {
                     let callee = self.callee(*node);
-                    self.call_nodes.push(node.parent().map_or(usize::MAX, |p| p.id()));
+                    self.call_nodes.push(call.id());
                     self.facts.calls.push(Call {
                         owner,
                         deco_of: deco.last().map(|&(_, d)| d),
