@@ -1165,13 +1165,16 @@ const MAX_ROUNDS: u32 = 16;
 /// Deepest expression nesting evaluated.
 const MAX_EVAL_DEPTH: u32 = 96;
 
+/// A name interned by the value flow ([`Flow::sym`]): names are compared and hashed as numbers.
+type Sym = u32;
+
 /// What a value-flow variable is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Key<'a> {
+enum Key {
     /// A name bound in a scope (function, class body or file node).
-    Var(u32, &'a str),
+    Var(u32, Sym),
     /// An attribute of a class (through its instances) or of a function object.
-    Attr(u32, &'a str),
+    Attr(u32, Sym),
     /// What a function returns (a generator: a one-element collection of what it yields).
     Ret(u32),
     /// The elements of a collection made at an expression of a file.
@@ -1192,24 +1195,24 @@ struct Cell {
 struct Flow<'l, 'a> {
     lx: &'l Linker<'a>,
     /// What each key may point to, and who reads it.
-    pts: HashMap<Key<'a>, Cell>,
+    pts: HashMap<Key, Cell>,
     /// Values of expressions in the current round.
     memo: Vec<Option<Vals>>,
     /// Per file, per expression: its entry in `name_tab` (`NO_EXPR` until resolved).
     name_slot: Vec<Vec<u32>>,
-    name_tab: Vec<(Vals, Key<'a>)>,
+    name_tab: Vec<(Vals, Key)>,
     /// (class node, name) -> the class's own member as the scope rules resolve it.
-    own: HashMap<(u32, &'a str), Vals>,
+    own: HashMap<(u32, Sym), Vals>,
     /// (scope node, name) -> what the scope rules resolve it to, and its flow key.
-    names: HashMap<(u32, &'a str), u32>,
+    names: HashMap<(u32, Sym), u32>,
     /// (scope node, name) bound by the value flow (assignments, parameters, decorated defs).
-    bound: HashSet<(u32, &'a str)>,
+    bound: HashSet<(u32, Sym)>,
     /// (function node, name) assigned in the function's body (not only a parameter).
-    reassigned: HashSet<(u32, &'a str)>,
+    reassigned: HashSet<(u32, Sym)>,
     /// Function node -> parameter positions it returns as they are.
     ret_params: HashMap<u32, Vec<usize>>,
     /// (scope node, name) declared `global` / `nonlocal` there.
-    globals: HashSet<(u32, &'a str)>,
+    globals: HashSet<(u32, Sym)>,
     mro: RefCell<HashMap<u32, std::rc::Rc<Vec<u32>>>>,
     /// The file being evaluated, and which files read each key (to evaluate again when it
     /// changes).
@@ -1226,6 +1229,26 @@ struct Flow<'l, 'a> {
     wrapped: HashSet<u32>,
     /// Implicit calls: (caller, callee).
     implicit: Vec<(u32, u32)>,
+    /// Interned names: name -> symbol, symbol -> name.
+    sym_of: HashMap<&'a str, Sym>,
+    sym_str: Vec<&'a str>,
+    /// Per file, per string of its flow's string table: the symbol.
+    file_syms: Vec<Vec<Sym>>,
+    /// The dunder methods the analysis calls implicitly.
+    du: Dunders,
+}
+
+/// Symbols of the methods Python calls implicitly.
+#[derive(Default)]
+struct Dunders {
+    enter: Sym,
+    exit: Sym,
+    getitem: Sym,
+    iter: Sym,
+    next: Sym,
+    init: Sym,
+    new: Sym,
+    call: Sym,
 }
 
 impl<'l, 'a> Flow<'l, 'a> {
@@ -1250,7 +1273,28 @@ impl<'l, 'a> Flow<'l, 'a> {
             calls: HashMap::default(),
             wrapped: HashSet::default(),
             implicit: Vec::new(),
+            sym_of: HashMap::default(),
+            sym_str: Vec::new(),
+            file_syms: vec![Vec::new(); lx.files.len()],
+            du: Dunders::default(),
         };
+        fl.du = Dunders {
+            enter: fl.sym("__enter__"),
+            exit: fl.sym("__exit__"),
+            getitem: fl.sym("__getitem__"),
+            iter: fl.sym("__iter__"),
+            next: fl.sym("__next__"),
+            init: fl.sym("__init__"),
+            new: fl.sym("__new__"),
+            call: fl.sym("__call__"),
+        };
+        for fi in 0..lx.files.len() {
+            if lx.files[fi].lang == Lang::Python {
+                let flow = &lx.files[fi].facts.flow;
+                let syms = (0..flow.ends.len() as u32).map(|i| fl.sym(flow.str(i))).collect();
+                fl.file_syms[fi] = syms;
+            }
+        }
         fl.index();
         let debug = std::env::var_os("CDS_FLOW_DEBUG").is_some();
         if debug {
@@ -1265,7 +1309,9 @@ impl<'l, 'a> Flow<'l, 'a> {
                 ce += fl.call_exprs.len();
                 pa += fl.params.len();
             }
-            eprintln!("flow sizes: exprs {ex} lists {li} text {tx} strs {en} stmts {st} calls {ce} params {pa}");
+            eprintln!(
+                "flow sizes: exprs {ex} lists {li} text {tx} strs {en} stmts {st} calls {ce} params {pa}"
+            );
         }
         let t0 = std::time::Instant::now();
         for r in 0..MAX_ROUNDS {
@@ -1316,6 +1362,27 @@ impl<'l, 'a> Flow<'l, 'a> {
         &self.lx.files[fi].facts.flow
     }
 
+    /// The symbol of a name.
+    fn sym(&mut self, s: &'a str) -> Sym {
+        if let Some(&y) = self.sym_of.get(s) {
+            return y;
+        }
+        let y = self.sym_str.len() as Sym;
+        self.sym_str.push(s);
+        self.sym_of.insert(s, y);
+        y
+    }
+
+    /// The symbol of string `id` of file `fi`'s flow.
+    fn fsym(&self, fi: usize, id: u32) -> Sym {
+        self.file_syms[fi][id as usize]
+    }
+
+    /// The name of a symbol.
+    fn name(&self, y: Sym) -> &'a str {
+        self.sym_str[y as usize]
+    }
+
     /// The definition node of an owner, None at module level.
     fn scope(&self, fi: usize, owner: u32) -> Option<u32> {
         (owner != NO_EXPR).then(|| self.lx.defs[fi][owner as usize])
@@ -1334,9 +1401,9 @@ impl<'l, 'a> Flow<'l, 'a> {
         if flow.owners[e as usize] != d {
             return None;
         }
-        let n = flow.str(n);
+        let n = self.fsym(fi, n);
         let ps = flow.params(d)?;
-        let i = ps.iter().position(|&p| flow.str(p) == n)?;
+        let i = ps.iter().position(|&p| self.fsym(fi, p) == n)?;
         let def = &self.lx.files[fi].facts.defs[d as usize];
         let method = def.parent.is_some_and(|p| {
             self.lx.files[fi].facts.defs[p as usize].kind == DefKind::Class && !is_static(def)
@@ -1371,7 +1438,8 @@ impl<'l, 'a> Flow<'l, 'a> {
             for (di, &ps) in flow.params.iter().enumerate() {
                 let n = lx.defs[fi][di];
                 for &p in flow.list(ps) {
-                    self.bound.insert((n, flow.str(p)));
+                    let y = self.fsym(fi, p);
+                    self.bound.insert((n, y));
                 }
             }
             for st in &flow.stmts {
@@ -1387,14 +1455,16 @@ impl<'l, 'a> Flow<'l, 'a> {
                     FlowStmt::Global(d, names) => {
                         let n = lx.defs[fi][*d as usize];
                         for &x in flow.list(*names) {
-                            self.globals.insert((n, flow.str(x)));
+                            let y = self.fsym(fi, x);
+                            self.globals.insert((n, y));
                         }
                     }
                     FlowStmt::Deco(d, _) => {
                         let def = &facts.defs[*d as usize];
                         let parent =
                             def.parent.map_or(lx.file_node[fi], |p| lx.defs[fi][p as usize]);
-                        self.bound.insert((parent, def.name.as_str()));
+                        let y = self.sym(def.name.as_str());
+                        self.bound.insert((parent, y));
                     }
                     FlowStmt::Return(..) => {}
                 }
@@ -1423,7 +1493,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         match e {
             PyExpr::Name(n) => {
                 let s = self.owner_node(fi, flow.owners[t as usize]);
-                let n = flow.str(*n);
+                let n = self.fsym(fi, *n);
                 self.bound.insert((s, n));
                 if body {
                     self.reassigned.insert((s, n));
@@ -1438,7 +1508,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
     }
 
-    fn get(&mut self, k: &Key<'a>) -> Vals {
+    fn get(&mut self, k: &Key) -> Vals {
         let mut out = Vec::new();
         self.get_into(k, &mut out);
         out
@@ -1446,7 +1516,7 @@ impl<'l, 'a> Flow<'l, 'a> {
 
     /// Appends what key `k` points to to `out` (and records the current definition as a
     /// reader of `k`).
-    fn get_into(&mut self, k: &Key<'a>, out: &mut Vals) {
+    fn get_into(&mut self, k: &Key, out: &mut Vals) {
         let me = (self.cur_file, self.cur_owner);
         let c = self.pts.entry(*k).or_default();
         let r = &mut c.readers;
@@ -1456,7 +1526,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         out.extend_from_slice(&c.pts);
     }
 
-    fn add(&mut self, k: Key<'a>, vals: &[Val]) {
+    fn add(&mut self, k: Key, vals: &[Val]) {
         if vals.is_empty() {
             return;
         }
@@ -1541,11 +1611,11 @@ impl<'l, 'a> Flow<'l, 'a> {
                         for v in &vals {
                             match *v {
                                 Val::Inst(c) => {
-                                    for m in self.method(c, "__enter__") {
+                                    for m in self.method(c, self.du.enter) {
                                         self.edge(src, m);
                                         self.get_into(&Key::Ret(m), &mut got);
                                     }
-                                    for m in self.method(c, "__exit__") {
+                                    for m in self.method(c, self.du.exit) {
                                         self.edge(src, m);
                                     }
                                 }
@@ -1624,9 +1694,10 @@ impl<'l, 'a> Flow<'l, 'a> {
         self.wrapped.insert(n);
         let def = &lx.files[fi].facts.defs[d as usize];
         let parent = def.parent.map_or(lx.file_node[fi], |p| lx.defs[fi][p as usize]);
-        self.add(Key::Var(parent, def.name.as_str()), vals);
+        let y = self.sym(def.name.as_str());
+        self.add(Key::Var(parent, y), vals);
         if lx.kind(parent) == NodeKind::Class {
-            self.add(Key::Attr(parent, def.name.as_str()), vals);
+            self.add(Key::Attr(parent, y), vals);
         }
     }
 
@@ -1666,7 +1737,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// The key a name used in `owner` is bound at.
-    fn name_key(&self, fi: usize, owner: u32, name: &'a str) -> Key<'a> {
+    fn name_key(&self, fi: usize, owner: u32, name: Sym) -> Key {
         let lx = self.lx;
         let mut cur = self.scope(fi, owner);
         let mut first = true;
@@ -1713,7 +1784,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         let src = self.owner_node(fi, owner);
         match x {
             PyExpr::Name(n) => {
-                let n = flow.str(*n);
+                let n = self.fsym(fi, *n);
                 let slot = self.name_slot[fi].get(e as usize).copied().unwrap_or(NO_EXPR);
                 let slot = if slot != NO_EXPR {
                     slot
@@ -1722,7 +1793,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     let slot = match self.names.get(&key) {
                         Some(&i) => i,
                         None => {
-                            let v = lx.resolve_name(fi, self.scope(fi, owner), n, 0);
+                            let v = lx.resolve_name(fi, self.scope(fi, owner), self.name(n), 0);
                             let k = self.name_key(fi, owner, n);
                             self.name_tab.push((v, k));
                             let i = (self.name_tab.len() - 1) as u32;
@@ -1742,11 +1813,11 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             PyExpr::Attr(o, a) => {
                 let ov = self.eval(fi, *o, depth + 1);
-                self.attr_of(fi, src, &ov, flow.str(*a))
+                self.attr_of(fi, src, &ov, self.fsym(fi, *a))
             }
             PyExpr::Call(f, ops) => {
                 let (args, kn, kv) = flow.call_args(*ops);
-                let kn: Vec<&'a str> = kn.iter().map(|&k| flow.str(k)).collect();
+                let kn: Vec<Sym> = kn.iter().map(|&k| self.fsym(fi, k)).collect();
                 let kn = &kn[..];
                 let fv = self.eval(fi, *f, depth + 1);
                 let argv: Vec<Option<Vals>> = args
@@ -1767,7 +1838,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     match *v {
                         Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                         Val::Inst(c) => {
-                            for m in self.method(c, "__getitem__") {
+                            for m in self.method(c, self.du.getitem) {
                                 self.edge(src, m);
                                 self.get_into(&Key::Ret(m), &mut out);
                             }
@@ -1786,7 +1857,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 out
             }
             PyExpr::Op(o, m) => {
-                let m = flow.str(*m);
+                let m = self.fsym(fi, *m);
                 let ov = self.eval(fi, *o, depth + 1);
                 let mut out = Vec::new();
                 for v in &ov {
@@ -1804,7 +1875,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// Functions named `name` found on class `c` through its MRO.
-    fn method(&mut self, c: u32, name: &'a str) -> Vec<u32> {
+    fn method(&mut self, c: u32, name: Sym) -> Vec<u32> {
         let vals = self.class_member(c, name, 0);
         self.lx
             .callables(&vals)
@@ -1814,7 +1885,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// Member `name` of class `c` looked up along its C3 MRO, starting at position `skip`.
-    fn class_member(&mut self, c: u32, name: &'a str, skip: usize) -> Vals {
+    fn class_member(&mut self, c: u32, name: Sym, skip: usize) -> Vals {
         let lx = self.lx;
         let mro = self.mro(c);
         for &k in mro.iter().skip(skip) {
@@ -1822,9 +1893,10 @@ impl<'l, 'a> Flow<'l, 'a> {
                 Some(v) => v.clone(),
                 None => {
                     let mut v = Vec::new();
-                    if let Some(&m) = lx.children.get(&(k, name)) {
+                    let s = self.name(name);
+                    if let Some(&m) = lx.children.get(&(k, s)) {
                         v.push(Val::Node(m));
-                    } else if let Some(bs) = lx.attrs.get(&(k, name)) {
+                    } else if let Some(bs) = lx.attrs.get(&(k, s)) {
                         for b in bs {
                             v.extend(lx.resolve_binding(*b, 0));
                         }
@@ -1891,7 +1963,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// Attribute `a` of each value; reading a property calls its getter.
-    fn attr_of(&mut self, fi: usize, src: u32, vals: &[Val], a: &'a str) -> Vals {
+    fn attr_of(&mut self, fi: usize, src: u32, vals: &[Val], a: Sym) -> Vals {
         let lx = self.lx;
         let _ = fi;
         let mut out = Vec::new();
@@ -1905,7 +1977,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                             Val::Node(f)
                                 if lx.kind(f) == NodeKind::Function
                                     && is_property(lx, f)
-                                    && def_name(lx, f) == a =>
+                                    && def_name(lx, f) == self.name(a) =>
                             {
                                 self.edge(src, f);
                                 self.get_into(&Key::Ret(f), &mut out);
@@ -1917,11 +1989,11 @@ impl<'l, 'a> Flow<'l, 'a> {
                 Val::Node(n) => match lx.kind(n) {
                     NodeKind::Class => out.extend(self.class_member(n, a, 0)),
                     NodeKind::File => {
-                        out.extend(lx.attr(*v, a, 0));
+                        out.extend(lx.attr(*v, self.name(a), 0));
                         self.get_into(&Key::Var(n, a), &mut out);
                     }
                     NodeKind::Function => self.get_into(&Key::Attr(n, a), &mut out),
-                    NodeKind::Directory => out.extend(lx.attr(*v, a, 0)),
+                    NodeKind::Directory => out.extend(lx.attr(*v, self.name(a), 0)),
                 },
                 Val::Super(c) => out.extend(self.class_member(c, a, 1)),
                 Val::External => out.push(Val::External),
@@ -1938,13 +2010,13 @@ impl<'l, 'a> Flow<'l, 'a> {
             match *v {
                 Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                 Val::Inst(c) => {
-                    for m in self.method(c, "__iter__") {
+                    for m in self.method(c, self.du.iter) {
                         self.edge(src, m);
                         for r in self.get(&Key::Ret(m)) {
                             match r {
                                 Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                                 Val::Inst(it) => {
-                                    for n in self.method(it, "__next__") {
+                                    for n in self.method(it, self.du.next) {
                                         self.edge(src, n);
                                         self.get_into(&Key::Ret(n), &mut out);
                                     }
@@ -1953,8 +2025,8 @@ impl<'l, 'a> Flow<'l, 'a> {
                             }
                         }
                     }
-                    if self.method(c, "__iter__").is_empty() {
-                        for n in self.method(c, "__next__") {
+                    if self.method(c, self.du.iter).is_empty() {
+                        for n in self.method(c, self.du.next) {
                             self.edge(src, n);
                             self.get_into(&Key::Ret(n), &mut out);
                         }
@@ -1967,23 +2039,23 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// Binds a call's arguments to the parameters of function `f` (`skip` receiver slots).
-    fn bind(&mut self, f: u32, argv: &[Option<Vals>], kn: &[&str], kwv: &[Vals], skip: usize) {
+    fn bind(&mut self, f: u32, argv: &[Option<Vals>], kn: &[Sym], kwv: &[Vals], skip: usize) {
         let lx = self.lx;
         let node = &lx.g.nodes[f as usize];
-        let flow = &lx.files[node.file as usize].facts.flow;
+        let fi = node.file as usize;
+        let flow = &lx.files[fi].facts.flow;
         let Some(ps) = flow.params(node.def) else { return };
         for (i, a) in argv.iter().enumerate() {
             let Some(a) = a else { break };
             let Some(&p) = ps.get(i + skip) else { break };
-            let p = flow.str(p);
-            if p.starts_with('*') {
+            if flow.str(p).starts_with('*') {
                 break;
             }
-            self.add(Key::Var(f, p), a);
+            self.add(Key::Var(f, self.fsym(fi, p)), a);
         }
         for (k, v) in kn.iter().zip(kwv) {
-            if let Some(&p) = ps.iter().find(|&&p| flow.str(p) == *k) {
-                self.add(Key::Var(f, flow.str(p)), v);
+            if let Some(&p) = ps.iter().find(|&&p| self.fsym(fi, p) == *k) {
+                self.add(Key::Var(f, self.fsym(fi, p)), v);
             }
         }
     }
@@ -1997,7 +2069,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         fv: &[Val],
         fexpr: Option<u32>,
         argv: &[Option<Vals>],
-        kn: &[&str],
+        kn: &[Sym],
         kwv: &[Vals],
     ) -> Vals {
         let lx = self.lx;
@@ -2020,13 +2092,14 @@ impl<'l, 'a> Flow<'l, 'a> {
                     self.bind(n, argv, kn, kwv, skip);
                     self.get_into(&Key::Ret(n), &mut out);
                     if let Some(ps) = self.ret_params.get(&n) {
-                        let flow = &lx.files[node.file as usize].facts.flow;
-                        let names = flow.params(node.def).unwrap_or(&[]);
+                        let nfi = node.file as usize;
+                        let names = lx.files[nfi].facts.flow.params(node.def).unwrap_or(&[]);
                         for &i in ps {
                             if let Some(Some(a)) = i.checked_sub(skip).and_then(|j| argv.get(j)) {
                                 out.extend(a.iter().copied());
                             }
-                            if let Some(k) = kn.iter().position(|k| *k == flow.str(names[i])) {
+                            if let Some(k) = kn.iter().position(|k| *k == self.fsym(nfi, names[i]))
+                            {
                                 out.extend(kwv[k].iter().copied());
                             }
                         }
@@ -2035,7 +2108,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 Val::Node(c) if lx.kind(c) == NodeKind::Class => {
                     out.push(Val::Inst(c));
-                    for init in ["__init__", "__new__"] {
+                    for init in [self.du.init, self.du.new] {
                         for m in self.method(c, init) {
                             self.edge(src, m);
                             self.bind(m, argv, kn, kwv, 1);
@@ -2043,7 +2116,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                 }
                 Val::Inst(c) => {
-                    for m in self.method(c, "__call__") {
+                    for m in self.method(c, self.du.call) {
                         self.bind(m, argv, kn, kwv, 1);
                         self.get_into(&Key::Ret(m), &mut out);
                     }
@@ -2066,7 +2139,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         owner: u32,
         f: u32,
         argv: &[Option<Vals>],
-        kn: &[&str],
+        kn: &[Sym],
         kwv: &[Vals],
         depth: u32,
     ) -> Vals {
@@ -2078,8 +2151,12 @@ impl<'l, 'a> Flow<'l, 'a> {
             _ => return Vec::new(),
         };
         let arg = |i: usize| argv.get(i).and_then(|a| a.clone()).unwrap_or_default();
-        let kw =
-            |k: &str| kn.iter().position(|x| *x == k).map(|i| kwv[i].clone()).unwrap_or_default();
+        // The `key=` keyword argument.
+        let key_sym = self.sym_of.get("key").copied();
+        let key_kw = || -> Vals {
+            let i = key_sym.and_then(|y| kn.iter().position(|&x| x == y));
+            i.map(|i| kwv[i].clone()).unwrap_or_default()
+        };
         let me = (fi as u32, e);
         if let Some(o) = recv {
             let ov = self.eval(fi, o, depth + 1);
@@ -2121,7 +2198,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 "import_module" if module_ok(&ov) => return self.import_literal(fi, e),
                 "sort" => {
                     let el = self.iter_vals(src, &ov);
-                    self.callback(src, &kw("key"), &el);
+                    self.callback(src, &key_kw(), &el);
                 }
                 _ => {}
             }
@@ -2142,7 +2219,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             "sorted" | "min" | "max" => {
                 let el = self.iter_vals(src, &arg(0));
-                self.callback(src, &kw("key"), &el);
+                self.callback(src, &key_kw(), &el);
                 if name == "sorted" { arg(0) } else { el }
             }
             "list" | "tuple" | "set" | "frozenset" | "reversed" | "iter" => arg(0),
@@ -2152,7 +2229,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             "getattr" => match argv.get(1) {
                 Some(Some(_)) => {
                     let lit = match &flow.exprs.get(self.arg_expr(fi, e, 1) as usize) {
-                        Some(PyExpr::Str(s)) => Some(flow.str(*s)),
+                        Some(PyExpr::Str(s)) => Some(self.fsym(fi, *s)),
                         _ => None,
                     };
                     match lit {
@@ -2221,11 +2298,11 @@ impl<'l, 'a> Flow<'l, 'a> {
         let owner = flow.owners[t as usize];
         match x {
             PyExpr::Name(n) => {
-                let k = self.name_key(fi, owner, flow.str(*n));
+                let k = self.name_key(fi, owner, self.fsym(fi, *n));
                 self.add(k, vals);
             }
             PyExpr::Attr(o, a) => {
-                let a = flow.str(*a);
+                let a = self.fsym(fi, *a);
                 let ov = self.eval(fi, *o, 0);
                 for v in ov {
                     match v {

@@ -799,7 +799,9 @@ impl<'s> Builder<'s> {
                     let inner = p.named_child(0);
                     match inner {
                         Some(i) if i.kind() == "identifier" => (Some(self.text_id(i)), None),
-                        Some(i) if i.kind() == "list_splat_pattern" => (Some(self.intern("*")), None),
+                        Some(i) if i.kind() == "list_splat_pattern" => {
+                            (Some(self.intern("*")), None)
+                        }
                         Some(i) if i.kind() == "dictionary_splat_pattern" => {
                             (Some(self.intern("**")), None)
                         }
