@@ -18,6 +18,56 @@ use crate::extract::{
 /// The facts query, compiled into the binary.
 pub const FACTS_QUERY: &str = include_str!("../../queries/python/facts.scm");
 
+/// The grammar's field ids, looked up once: `child_by_field_name` searches the field names
+/// on every call, and the value-flow walk asks for fields of most nodes.
+struct Fields {
+    alias: u16,
+    arguments: u16,
+    attribute: u16,
+    body: u16,
+    definition: u16,
+    function: u16,
+    key: u16,
+    left: u16,
+    module_name: u16,
+    name: u16,
+    object: u16,
+    operator: u16,
+    parameters: u16,
+    right: u16,
+    superclasses: u16,
+    r#type: u16,
+    value: u16,
+}
+
+fn fields() -> &'static Fields {
+    static F: OnceLock<Fields> = OnceLock::new();
+    F.get_or_init(|| {
+        let l = language();
+        // 0 (no such field: every lookup finds nothing) cannot happen with the linked grammar.
+        let id = |n: &str| l.field_id_for_name(n).map_or(0, |f| f.get());
+        Fields {
+            alias: id("alias"),
+            arguments: id("arguments"),
+            attribute: id("attribute"),
+            body: id("body"),
+            definition: id("definition"),
+            function: id("function"),
+            key: id("key"),
+            left: id("left"),
+            module_name: id("module_name"),
+            name: id("name"),
+            object: id("object"),
+            operator: id("operator"),
+            parameters: id("parameters"),
+            right: id("right"),
+            superclasses: id("superclasses"),
+            r#type: id("type"),
+            value: id("value"),
+        }
+    })
+}
+
 /// The tree-sitter language.
 pub fn language() -> tree_sitter::Language {
     tree_sitter_python::LANGUAGE.into()
@@ -304,7 +354,7 @@ impl<'s> Builder<'s> {
                 Item::Decorator(node) => {
                     let target = node
                         .parent()
-                        .and_then(|p| p.child_by_field_name("definition"))
+                        .and_then(|p| p.child_by_field_id(fields().definition))
                         .and_then(|d| self.def_of_node.get(&d.id()).copied());
                     if let Some(t) = target {
                         if let Some(e) = node.named_child(0) {
@@ -372,7 +422,7 @@ impl<'s> Builder<'s> {
             }
             _ => {
                 // import_from_statement / future_import_statement
-                let (module, level) = match node.child_by_field_name("module_name") {
+                let (module, level) = match node.child_by_field_id(fields().module_name) {
                     Some(m) if m.kind() == "relative_import" => {
                         let mut level = 0;
                         let mut module = String::new();
@@ -418,8 +468,8 @@ impl<'s> Builder<'s> {
     /// `a.b` or `a.b as c`.
     fn aliased(&self, n: Node) -> (String, Option<String>) {
         if n.kind() == "aliased_import" {
-            let name = n.child_by_field_name("name").map(|x| dotted_text(x, self.src));
-            let alias = n.child_by_field_name("alias").map(|x| self.text(x));
+            let name = n.child_by_field_id(fields().name).map(|x| dotted_text(x, self.src));
+            let alias = n.child_by_field_id(fields().alias).map(|x| self.text(x));
             (name.unwrap_or_default(), alias)
         } else {
             (dotted_text(n, self.src), None)
@@ -430,15 +480,18 @@ impl<'s> Builder<'s> {
         match f.kind() {
             "identifier" => Callee::Name(self.text(f)),
             "attribute" => {
-                let attr = f.child_by_field_name("attribute").map(|a| self.text(a));
+                let attr = f.child_by_field_id(fields().attribute).map(|a| self.text(a));
                 let Some(attr) = attr else { return Callee::Other };
                 if let Some(chain) = chain(f, self.src) {
                     return Callee::Chain(chain);
                 }
-                let obj = f.child_by_field_name("object");
+                let obj = f.child_by_field_id(fields().object);
                 match obj {
                     Some(o) if o.kind() == "call" => {
-                        match o.child_by_field_name("function").and_then(|g| chain(g, self.src)) {
+                        match o
+                            .child_by_field_id(fields().function)
+                            .and_then(|g| chain(g, self.src))
+                        {
                             Some(inner) => Callee::OnCall(inner, attr),
                             None => Callee::Attr(attr),
                         }
@@ -456,15 +509,20 @@ impl<'s> Builder<'s> {
             return Expr::Dotted(c);
         }
         match e.kind() {
-            "call" => match e.child_by_field_name("function").and_then(|f| chain(f, self.src)) {
+            "call" => match e.child_by_field_id(fields().function).and_then(|f| chain(f, self.src))
+            {
                 Some(c) => Expr::Call(c),
                 None => Expr::Other(None),
             },
-            "subscript" => match e.child_by_field_name("value").and_then(|v| chain(v, self.src)) {
-                Some(c) => Expr::Subscript(c),
-                None => Expr::Other(None),
-            },
-            "attribute" => Expr::Other(e.child_by_field_name("attribute").map(|a| self.text(a))),
+            "subscript" => {
+                match e.child_by_field_id(fields().value).and_then(|v| chain(v, self.src)) {
+                    Some(c) => Expr::Subscript(c),
+                    None => Expr::Other(None),
+                }
+            }
+            "attribute" => {
+                Expr::Other(e.child_by_field_id(fields().attribute).map(|a| self.text(a)))
+            }
             _ => Expr::Other(None),
         }
     }
@@ -479,8 +537,10 @@ impl<'s> Builder<'s> {
         let mut todo = vec![e];
         while let Some(n) = todo.pop() {
             let name = match n.kind() {
-                "call" => n.child_by_field_name("function").filter(|f| f.kind() == "identifier"),
-                "attribute" => n.child_by_field_name("attribute"),
+                "call" => {
+                    n.child_by_field_id(fields().function).filter(|f| f.kind() == "identifier")
+                }
+                "attribute" => n.child_by_field_id(fields().attribute),
                 _ => None,
             };
             out.extend(name.map(|x| self.text(x)));
@@ -506,11 +566,12 @@ impl<'s> Builder<'s> {
                 "identifier" => (Some(self.text(p)), None),
                 "typed_parameter" => {
                     let name = p.named_child(0).filter(|c| c.kind() == "identifier");
-                    (name.map(|n| self.text(n)), p.child_by_field_name("type"))
+                    (name.map(|n| self.text(n)), p.child_by_field_id(fields().r#type))
                 }
                 "default_parameter" | "typed_default_parameter" => {
-                    let name = p.child_by_field_name("name").filter(|c| c.kind() == "identifier");
-                    (name.map(|n| self.text(n)), p.child_by_field_name("type"))
+                    let name =
+                        p.child_by_field_id(fields().name).filter(|c| c.kind() == "identifier");
+                    (name.map(|n| self.text(n)), p.child_by_field_id(fields().r#type))
                 }
                 _ => (None, None),
             };
@@ -573,7 +634,7 @@ impl<'s> Builder<'s> {
             let Some(r) = right else { return };
             match r.kind() {
                 "call" => {
-                    match r.child_by_field_name("function").and_then(|f| chain(f, self.src)) {
+                    match r.child_by_field_id(fields().function).and_then(|f| chain(f, self.src)) {
                         Some(c) => BindValue::CallOf(c),
                         None => return,
                     }
@@ -648,19 +709,19 @@ impl<'s> Builder<'s> {
             "function_definition" | "class_definition" => {
                 let Some(&d) = self.def_of_node.get(&n.id()) else { return };
                 if n.kind() == "function_definition"
-                    && let Some(ps) = n.child_by_field_name("parameters")
+                    && let Some(ps) = n.child_by_field_id(fields().parameters)
                 {
                     self.flow_params(d, ps, owner, depth);
                 }
-                if let Some(bases) = n.child_by_field_name("superclasses") {
+                if let Some(bases) = n.child_by_field_id(fields().superclasses) {
                     self.walk(bases, owner, depth + 1);
                 }
-                if let Some(body) = n.child_by_field_name("body") {
+                if let Some(body) = n.child_by_field_id(fields().body) {
                     self.walk(body, d, depth + 1);
                 }
             }
             "decorated_definition" => {
-                let def = n.child_by_field_name("definition");
+                let def = n.child_by_field_id(fields().definition);
                 let target = def.and_then(|d| self.def_of_node.get(&d.id()).copied());
                 let mut decos = Vec::new();
                 let mut cur = n.walk();
@@ -684,10 +745,10 @@ impl<'s> Builder<'s> {
                 let mut targets = Vec::new();
                 let mut cur = n;
                 let value = loop {
-                    if let Some(l) = cur.child_by_field_name("left") {
+                    if let Some(l) = cur.child_by_field_id(fields().left) {
                         targets.push(l);
                     }
-                    match cur.child_by_field_name("right") {
+                    match cur.child_by_field_id(fields().right) {
                         Some(r) if r.kind() == "assignment" => cur = r,
                         Some(r) => break Some(r),
                         None => break None,
@@ -698,7 +759,7 @@ impl<'s> Builder<'s> {
                 if n.kind() == "augmented_assignment"
                     && let Some(l) = targets.first()
                 {
-                    let op = n.child_by_field_name("operator").map(|o| self.text(o));
+                    let op = n.child_by_field_id(fields().operator).map(|o| self.text(o));
                     if let Some(m) = op.and_then(|o| dunder(o.trim_end_matches('='))) {
                         let lhs = self.ex(*l, owner, depth + 1);
                         let m = self.intern(m);
@@ -721,8 +782,9 @@ impl<'s> Builder<'s> {
                 }
             }
             "for_statement" => {
-                let it = n.child_by_field_name("right").map(|r| self.ex(r, owner, depth + 1));
-                let t = n.child_by_field_name("left").map(|l| self.target(l, owner, depth + 1));
+                let it = n.child_by_field_id(fields().right).map(|r| self.ex(r, owner, depth + 1));
+                let t =
+                    n.child_by_field_id(fields().left).map(|l| self.target(l, owner, depth + 1));
                 if let (Some(t), Some(it)) = (t, it)
                     && it != NO_EXPR
                 {
@@ -736,9 +798,9 @@ impl<'s> Builder<'s> {
                 }
             }
             "with_item" => {
-                let Some(v) = n.child_by_field_name("value") else { return };
+                let Some(v) = n.child_by_field_id(fields().value) else { return };
                 let (val, tgt) = if v.kind() == "as_pattern" {
-                    let t = v.child_by_field_name("alias").and_then(|a| {
+                    let t = v.child_by_field_id(fields().alias).and_then(|a| {
                         if a.kind() == "as_pattern_target" { a.named_child(0) } else { Some(a) }
                     });
                     (v.named_child(0), t)
@@ -809,10 +871,10 @@ impl<'s> Builder<'s> {
                     }
                 }
                 "default_parameter" | "typed_default_parameter" => (
-                    p.child_by_field_name("name")
+                    p.child_by_field_id(fields().name)
                         .filter(|c| c.kind() == "identifier")
                         .map(|n| self.text_id(n)),
-                    p.child_by_field_name("value"),
+                    p.child_by_field_id(fields().value),
                 ),
                 "list_splat_pattern" | "keyword_separator" => (Some(self.intern("*")), None),
                 "dictionary_splat_pattern" => (Some(self.intern("**")), None),
@@ -846,7 +908,7 @@ impl<'s> Builder<'s> {
             }
             "attribute" => {
                 let (Some(o), Some(a)) =
-                    (n.child_by_field_name("object"), n.child_by_field_name("attribute"))
+                    (n.child_by_field_id(fields().object), n.child_by_field_id(fields().attribute))
                 else {
                     return NO_EXPR;
                 };
@@ -858,7 +920,7 @@ impl<'s> Builder<'s> {
                 self.push_expr(owner, PyExpr::Attr(oe, a))
             }
             "subscript" => {
-                let Some(v) = n.child_by_field_name("value") else { return NO_EXPR };
+                let Some(v) = n.child_by_field_id(fields().value) else { return NO_EXPR };
                 let oe = self.ex(v, owner, depth + 1);
                 let mut cur = n.walk();
                 let subs: Vec<Node> = n.children_by_field_name("subscript", &mut cur).collect();
@@ -903,7 +965,7 @@ impl<'s> Builder<'s> {
             }
             "attribute" => {
                 let (Some(o), Some(a)) =
-                    (n.child_by_field_name("object"), n.child_by_field_name("attribute"))
+                    (n.child_by_field_id(fields().object), n.child_by_field_id(fields().attribute))
                 else {
                     return NO_EXPR;
                 };
@@ -915,11 +977,13 @@ impl<'s> Builder<'s> {
                 self.push_expr(owner, PyExpr::Attr(oe, a))
             }
             "call" => {
-                let f = n.child_by_field_name("function").map_or(NO_EXPR, |f| self.ex(f, owner, d));
+                let f = n
+                    .child_by_field_id(fields().function)
+                    .map_or(NO_EXPR, |f| self.ex(f, owner, d));
                 // Positional arguments on `scratch`, keyword (name, value) pairs on `kw_scratch`.
                 let base = self.scratch.len();
                 let kw_base = self.kw_scratch.len();
-                if let Some(al) = n.child_by_field_name("arguments") {
+                if let Some(al) = n.child_by_field_id(fields().arguments) {
                     let mut cur = al.walk();
                     let kids: Vec<Node> = al.named_children(&mut cur).collect();
                     if al.kind() == "generator_expression" {
@@ -932,9 +996,10 @@ impl<'s> Builder<'s> {
                         }
                         match a.kind() {
                             "keyword_argument" => {
-                                let name = a.child_by_field_name("name").map(|x| self.text_id(x));
+                                let name =
+                                    a.child_by_field_id(fields().name).map(|x| self.text_id(x));
                                 let v = a
-                                    .child_by_field_name("value")
+                                    .child_by_field_id(fields().value)
                                     .map_or(NO_EXPR, |v| self.ex(v, owner, d));
                                 if let Some(name) = name {
                                     self.kw_scratch.extend([name, v]);
@@ -977,7 +1042,8 @@ impl<'s> Builder<'s> {
                 e
             }
             "subscript" => {
-                let v = n.child_by_field_name("value").map_or(NO_EXPR, |v| self.ex(v, owner, d));
+                let v =
+                    n.child_by_field_id(fields().value).map_or(NO_EXPR, |v| self.ex(v, owner, d));
                 let mut cur = n.walk();
                 let subs: Vec<Node> = n.children_by_field_name("subscript", &mut cur).collect();
                 for s in subs {
@@ -1017,10 +1083,10 @@ impl<'s> Builder<'s> {
                 let base = self.scratch.len();
                 for k in kids {
                     if k.kind() == "pair" {
-                        if let Some(key) = k.child_by_field_name("key") {
+                        if let Some(key) = k.child_by_field_id(fields().key) {
                             self.ex(key, owner, d);
                         }
-                        if let Some(v) = k.child_by_field_name("value") {
+                        if let Some(v) = k.child_by_field_id(fields().value) {
                             let e = self.ex(v, owner, d);
                             if e != NO_EXPR {
                                 self.scratch.push(e);
@@ -1042,10 +1108,10 @@ impl<'s> Builder<'s> {
                 for k in &kids {
                     if k.kind() == "for_in_clause" {
                         let it = k
-                            .child_by_field_name("right")
+                            .child_by_field_id(fields().right)
                             .map_or(NO_EXPR, |r| self.ex(r, owner, d));
                         let t = k
-                            .child_by_field_name("left")
+                            .child_by_field_id(fields().left)
                             .map_or(NO_EXPR, |l| self.target(l, owner, d));
                         if it != NO_EXPR && t != NO_EXPR {
                             self.stmt(FlowStmt::For(t, it));
@@ -1056,9 +1122,9 @@ impl<'s> Builder<'s> {
                         self.ex(c, owner, d);
                     }
                 }
-                let body = n.child_by_field_name("body");
+                let body = n.child_by_field_id(fields().body);
                 let body = match body {
-                    Some(b) if b.kind() == "pair" => b.child_by_field_name("value"),
+                    Some(b) if b.kind() == "pair" => b.child_by_field_id(fields().value),
                     b => b,
                 };
                 let e = body.map_or(NO_EXPR, |b| self.ex(b, owner, d));
@@ -1088,11 +1154,12 @@ impl<'s> Builder<'s> {
                 self.push_expr(owner, PyExpr::Union(items))
             }
             "binary_operator" | "comparison_operator" => {
-                let op = n.child_by_field_name("operator").map(|o| self.raw(o)).or_else(|| {
-                    let mut cur = n.walk();
-                    let first = n.children(&mut cur).find(|c| !c.is_named());
-                    first.map(|c| self.raw(c))
-                });
+                let op =
+                    n.child_by_field_id(fields().operator).map(|o| self.raw(o)).or_else(|| {
+                        let mut cur = n.walk();
+                        let first = n.children(&mut cur).find(|c| !c.is_named());
+                        first.map(|c| self.raw(c))
+                    });
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
                 let mut first = NO_EXPR;
@@ -1111,8 +1178,9 @@ impl<'s> Builder<'s> {
                 }
             }
             "named_expression" => {
-                let v = n.child_by_field_name("value").map_or(NO_EXPR, |v| self.ex(v, owner, d));
-                if let Some(name) = n.child_by_field_name("name")
+                let v =
+                    n.child_by_field_id(fields().value).map_or(NO_EXPR, |v| self.ex(v, owner, d));
+                if let Some(name) = n.child_by_field_id(fields().name)
                     && v != NO_EXPR
                 {
                     let id = self.text_id(name);
@@ -1167,7 +1235,7 @@ impl<'s> Builder<'s> {
             }
             "lambda" => {
                 // Calls made in a lambda belong to its enclosing definition.
-                if let Some(b) = n.child_by_field_name("body") {
+                if let Some(b) = n.child_by_field_id(fields().body) {
                     self.ex(b, owner, d);
                 }
                 NO_EXPR
@@ -1253,7 +1321,7 @@ fn chain(n: Node, src: &[u8]) -> Option<String> {
             }
             "attribute" => {
                 let (Some(o), Some(a)) =
-                    (n.child_by_field_name("object"), n.child_by_field_name("attribute"))
+                    (n.child_by_field_id(fields().object), n.child_by_field_id(fields().attribute))
                 else {
                     return false;
                 };
