@@ -68,6 +68,19 @@ fn fields() -> &'static Fields {
     })
 }
 
+/// A node's kind, as `Node::kind` gives it, from a table made once (`Node::kind` measures and
+/// checks the grammar's C string on every call, and the value-flow walk asks every node).
+fn kind_of<'t>(n: impl std::borrow::Borrow<Node<'t>>) -> &'static str {
+    static KINDS: OnceLock<Vec<String>> = OnceLock::new();
+    let kinds = KINDS.get_or_init(|| {
+        let l = language();
+        (0..l.node_kind_count())
+            .map(|i| l.node_kind_for_id(i as u16).unwrap_or("").to_string())
+            .collect()
+    });
+    kinds.get(n.borrow().kind_id() as usize).map_or("", |k| k.as_str())
+}
+
 /// The tree-sitter language.
 pub fn language() -> tree_sitter::Language {
     tree_sitter_python::LANGUAGE.into()
@@ -280,16 +293,16 @@ impl<'s> Builder<'s> {
             let parent = self.owner_at(*start);
             let idx = self.facts.defs.len() as DefIdx;
             let outer = match node.parent() {
-                Some(p) if p.kind() == "decorated_definition" => p,
+                Some(p) if kind_of(p) == "decorated_definition" => p,
                 _ => *node,
             };
             let end_node = last_token_end(*node);
             // Direct: the (decorated) definition sits in the module, or in the body block of
             // its parent definition, not in an `if` / `try` / `with` inside it.
             let direct = match (outer.parent(), parent) {
-                (Some(p), None) => p.kind() == "module",
+                (Some(p), None) => kind_of(p) == "module",
                 (Some(p), Some(pi)) => {
-                    p.kind() == "block"
+                    kind_of(p) == "block"
                         && p.parent()
                             .is_some_and(|d| self.def_of_node.get(&d.id()).copied() == Some(pi))
                 }
@@ -297,14 +310,14 @@ impl<'s> Builder<'s> {
             };
             let sig_end = node
                 .children(&mut node.walk())
-                .filter(|c| c.kind() == ":")
+                .filter(|c| kind_of(c) == ":")
                 .last()
                 .map_or(end_node.0, |c| c.end_byte());
             let def = Def {
                 kind: *kind,
                 name: self.text(*name),
                 parent,
-                is_async: node.child(0).is_some_and(|c| c.kind() == "async"),
+                is_async: node.child(0).is_some_and(|c| kind_of(c) == "async"),
                 direct,
                 line_start: outer.start_position().row as u32 + 1,
                 line_head: node.start_position().row as u32 + 1,
@@ -397,9 +410,9 @@ impl<'s> Builder<'s> {
     fn is_direct(&self, stmt: Node, owner: Option<DefIdx>) -> bool {
         let Some(parent) = stmt.parent() else { return false };
         match owner {
-            None => parent.kind() == "module",
+            None => kind_of(parent) == "module",
             Some(o) => {
-                parent.kind() == "block"
+                kind_of(parent) == "block"
                     && parent
                         .parent()
                         .is_some_and(|d| self.def_of_node.get(&d.id()).copied() == Some(o))
@@ -413,7 +426,7 @@ impl<'s> Builder<'s> {
         // (module, level, name, alias) per imported name.
         let mut names: Vec<(String, u32, Option<String>, Option<String>)> = Vec::new();
         let mut cur = node.walk();
-        match node.kind() {
+        match kind_of(node) {
             "import_statement" => {
                 for n in node.children_by_field_name("name", &mut cur) {
                     let (name, alias) = self.aliased(n);
@@ -423,11 +436,11 @@ impl<'s> Builder<'s> {
             _ => {
                 // import_from_statement / future_import_statement
                 let (module, level) = match node.child_by_field_id(fields().module_name) {
-                    Some(m) if m.kind() == "relative_import" => {
+                    Some(m) if kind_of(m) == "relative_import" => {
                         let mut level = 0;
                         let mut module = String::new();
                         for c in m.children(&mut m.walk()) {
-                            match c.kind() {
+                            match kind_of(c) {
                                 "import_prefix" => level = (c.end_byte() - c.start_byte()) as u32,
                                 "dotted_name" => module = dotted_text(c, self.src),
                                 _ => {}
@@ -443,7 +456,7 @@ impl<'s> Builder<'s> {
                     names.push((module.clone(), level, Some(name), alias));
                 }
                 if names.is_empty()
-                    && node.children(&mut node.walk()).any(|c| c.kind() == "wildcard_import")
+                    && node.children(&mut node.walk()).any(|c| kind_of(c) == "wildcard_import")
                 {
                     names.push((module, level, Some("*".to_string()), None));
                 }
@@ -467,7 +480,7 @@ impl<'s> Builder<'s> {
 
     /// `a.b` or `a.b as c`.
     fn aliased(&self, n: Node) -> (String, Option<String>) {
-        if n.kind() == "aliased_import" {
+        if kind_of(n) == "aliased_import" {
             let name = n.child_by_field_id(fields().name).map(|x| dotted_text(x, self.src));
             let alias = n.child_by_field_id(fields().alias).map(|x| self.text(x));
             (name.unwrap_or_default(), alias)
@@ -477,7 +490,7 @@ impl<'s> Builder<'s> {
     }
 
     fn callee(&self, f: Node) -> Callee {
-        match f.kind() {
+        match kind_of(f) {
             "identifier" => Callee::Name(self.text(f)),
             "attribute" => {
                 let attr = f.child_by_field_id(fields().attribute).map(|a| self.text(a));
@@ -487,7 +500,7 @@ impl<'s> Builder<'s> {
                 }
                 let obj = f.child_by_field_id(fields().object);
                 match obj {
-                    Some(o) if o.kind() == "call" => {
+                    Some(o) if kind_of(o) == "call" => {
                         match o
                             .child_by_field_id(fields().function)
                             .and_then(|g| chain(g, self.src))
@@ -508,7 +521,7 @@ impl<'s> Builder<'s> {
         if let Some(c) = chain(e, self.src) {
             return Expr::Dotted(c);
         }
-        match e.kind() {
+        match kind_of(e) {
             "call" => match e.child_by_field_id(fields().function).and_then(|f| chain(f, self.src))
             {
                 Some(c) => Expr::Call(c),
@@ -530,15 +543,15 @@ impl<'s> Builder<'s> {
     /// LocAgent's decorator names: a bare name, else (`ast.walk` over the expression) every
     /// attribute name and the name of every call whose callee is a plain name.
     fn deco_names(&self, e: Node, out: &mut Vec<String>) {
-        if e.kind() == "identifier" {
+        if kind_of(e) == "identifier" {
             out.push(self.text(e));
             return;
         }
         let mut todo = vec![e];
         while let Some(n) = todo.pop() {
-            let name = match n.kind() {
+            let name = match kind_of(n) {
                 "call" => {
-                    n.child_by_field_id(fields().function).filter(|f| f.kind() == "identifier")
+                    n.child_by_field_id(fields().function).filter(|f| kind_of(f) == "identifier")
                 }
                 "attribute" => n.child_by_field_id(fields().attribute),
                 _ => None,
@@ -552,7 +565,7 @@ impl<'s> Builder<'s> {
     fn bases(&self, list: Node) -> Vec<Expr> {
         let mut cur = list.walk();
         list.named_children(&mut cur)
-            .filter(|c| !matches!(c.kind(), "keyword_argument" | "comment"))
+            .filter(|c| !matches!(kind_of(c), "keyword_argument" | "comment"))
             .map(|c| self.expr(c))
             .collect()
     }
@@ -562,20 +575,20 @@ impl<'s> Builder<'s> {
         let mut cur = params.walk();
         let mut first = true;
         for p in params.named_children(&mut cur) {
-            let (name, ty) = match p.kind() {
+            let (name, ty) = match kind_of(p) {
                 "identifier" => (Some(self.text(p)), None),
                 "typed_parameter" => {
-                    let name = p.named_child(0).filter(|c| c.kind() == "identifier");
+                    let name = p.named_child(0).filter(|c| kind_of(c) == "identifier");
                     (name.map(|n| self.text(n)), p.child_by_field_id(fields().r#type))
                 }
                 "default_parameter" | "typed_default_parameter" => {
                     let name =
-                        p.child_by_field_id(fields().name).filter(|c| c.kind() == "identifier");
+                        p.child_by_field_id(fields().name).filter(|c| kind_of(c) == "identifier");
                     (name.map(|n| self.text(n)), p.child_by_field_id(fields().r#type))
                 }
                 _ => (None, None),
             };
-            if first && p.kind() != "comment" {
+            if first && kind_of(p) != "comment" {
                 self.facts.defs[def as usize].first_param = name.clone();
                 first = false;
             }
@@ -593,11 +606,11 @@ impl<'s> Builder<'s> {
 
     /// A type annotation as a dotted name: `Foo`, `a.Foo`, `"Foo"`, `Optional[Foo]`.
     fn type_name(&self, ty: Node) -> Option<String> {
-        let e = if ty.kind() == "type" { ty.named_child(0)? } else { ty };
+        let e = if kind_of(ty) == "type" { ty.named_child(0)? } else { ty };
         if let Some(c) = chain(e, self.src) {
             return Some(c);
         }
-        match e.kind() {
+        match kind_of(e) {
             "string" => {
                 let t = self.text(e);
                 let t = t.trim_matches(|c| c == '"' || c == '\'');
@@ -609,7 +622,7 @@ impl<'s> Builder<'s> {
                 if head == "Optional" || head.ends_with(".Optional") {
                     let arg = e.named_child(1)?;
                     let arg =
-                        if arg.kind() == "type_parameter" { arg.named_child(0)? } else { arg };
+                        if kind_of(arg) == "type_parameter" { arg.named_child(0)? } else { arg };
                     self.type_name(arg)
                 } else {
                     None
@@ -620,7 +633,7 @@ impl<'s> Builder<'s> {
     }
 
     fn bind(&mut self, owner: Option<DefIdx>, left: Node, ty: Option<Node>, right: Option<Node>) {
-        let target = match left.kind() {
+        let target = match kind_of(left) {
             "identifier" => self.text(left),
             "attribute" => match chain(left, self.src) {
                 Some(c) if c.matches('.').count() == 1 => c,
@@ -632,7 +645,7 @@ impl<'s> Builder<'s> {
             BindValue::Annotated(t)
         } else {
             let Some(r) = right else { return };
-            match r.kind() {
+            match kind_of(r) {
                 "call" => {
                     match r.child_by_field_id(fields().function).and_then(|f| chain(f, self.src)) {
                         Some(c) => BindValue::CallOf(c),
@@ -705,10 +718,10 @@ impl<'s> Builder<'s> {
         if depth > MAX_NEST {
             return;
         }
-        match n.kind() {
+        match kind_of(n) {
             "function_definition" | "class_definition" => {
                 let Some(&d) = self.def_of_node.get(&n.id()) else { return };
-                if n.kind() == "function_definition"
+                if kind_of(n) == "function_definition"
                     && let Some(ps) = n.child_by_field_id(fields().parameters)
                 {
                     self.flow_params(d, ps, owner, depth);
@@ -726,7 +739,7 @@ impl<'s> Builder<'s> {
                 let mut decos = Vec::new();
                 let mut cur = n.walk();
                 for c in n.named_children(&mut cur) {
-                    if c.kind() == "decorator"
+                    if kind_of(c) == "decorator"
                         && let Some(e) = c.named_child(0)
                     {
                         decos.push(self.ex(e, owner, depth + 1));
@@ -749,14 +762,14 @@ impl<'s> Builder<'s> {
                         targets.push(l);
                     }
                     match cur.child_by_field_id(fields().right) {
-                        Some(r) if r.kind() == "assignment" => cur = r,
+                        Some(r) if kind_of(r) == "assignment" => cur = r,
                         Some(r) => break Some(r),
                         None => break None,
                     }
                 };
                 let Some(value) = value else { return };
                 let v = self.ex(value, owner, depth + 1);
-                if n.kind() == "augmented_assignment"
+                if kind_of(n) == "augmented_assignment"
                     && let Some(l) = targets.first()
                 {
                     let op = n.child_by_field_id(fields().operator).map(|o| self.text(o));
@@ -792,16 +805,16 @@ impl<'s> Builder<'s> {
                 }
                 let mut cur = n.walk();
                 for c in n.named_children(&mut cur) {
-                    if matches!(c.kind(), "block" | "else_clause") {
+                    if matches!(kind_of(c), "block" | "else_clause") {
                         self.walk(c, owner, depth + 1);
                     }
                 }
             }
             "with_item" => {
                 let Some(v) = n.child_by_field_id(fields().value) else { return };
-                let (val, tgt) = if v.kind() == "as_pattern" {
+                let (val, tgt) = if kind_of(v) == "as_pattern" {
                     let t = v.child_by_field_id(fields().alias).and_then(|a| {
-                        if a.kind() == "as_pattern_target" { a.named_child(0) } else { Some(a) }
+                        if kind_of(a) == "as_pattern_target" { a.named_child(0) } else { Some(a) }
                     });
                     (v.named_child(0), t)
                 } else {
@@ -820,7 +833,7 @@ impl<'s> Builder<'s> {
                 }
                 let mut cur = n.walk();
                 let kids: Vec<Node> =
-                    n.named_children(&mut cur).filter(|c| c.kind() == "identifier").collect();
+                    n.named_children(&mut cur).filter(|c| kind_of(c) == "identifier").collect();
                 let base = self.scratch.len();
                 for c in kids {
                     let id = self.text_id(c);
@@ -840,10 +853,15 @@ impl<'s> Builder<'s> {
                 self.ex(n, owner, depth + 1);
             }
             _ => {
+                // The children through a cursor of their own (no list of them to allocate).
                 let mut cur = n.walk();
-                let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                for c in kids {
-                    self.walk(c, owner, depth + 1);
+                let mut more = cur.goto_first_child();
+                while more {
+                    let c = cur.node();
+                    if c.is_named() {
+                        self.walk(c, owner, depth + 1);
+                    }
+                    more = cur.goto_next_sibling();
                 }
             }
         }
@@ -855,16 +873,16 @@ impl<'s> Builder<'s> {
         let mut cur = ps.walk();
         let kids: Vec<Node> = ps.named_children(&mut cur).collect();
         for p in kids {
-            let (name, default) = match p.kind() {
+            let (name, default) = match kind_of(p) {
                 "identifier" => (Some(self.text_id(p)), None),
                 "typed_parameter" => {
                     let inner = p.named_child(0);
                     match inner {
-                        Some(i) if i.kind() == "identifier" => (Some(self.text_id(i)), None),
-                        Some(i) if i.kind() == "list_splat_pattern" => {
+                        Some(i) if kind_of(i) == "identifier" => (Some(self.text_id(i)), None),
+                        Some(i) if kind_of(i) == "list_splat_pattern" => {
                             (Some(self.intern("*")), None)
                         }
-                        Some(i) if i.kind() == "dictionary_splat_pattern" => {
+                        Some(i) if kind_of(i) == "dictionary_splat_pattern" => {
                             (Some(self.intern("**")), None)
                         }
                         _ => (None, None),
@@ -872,7 +890,7 @@ impl<'s> Builder<'s> {
                 }
                 "default_parameter" | "typed_default_parameter" => (
                     p.child_by_field_id(fields().name)
-                        .filter(|c| c.kind() == "identifier")
+                        .filter(|c| kind_of(c) == "identifier")
                         .map(|n| self.text_id(n)),
                     p.child_by_field_id(fields().value),
                 ),
@@ -901,7 +919,7 @@ impl<'s> Builder<'s> {
         if depth > MAX_NEST {
             return NO_EXPR;
         }
-        match n.kind() {
+        match kind_of(n) {
             "identifier" => {
                 let id = self.text_id(n);
                 self.push_expr(owner, PyExpr::Name(id))
@@ -958,7 +976,7 @@ impl<'s> Builder<'s> {
             return NO_EXPR;
         }
         let d = depth + 1;
-        match n.kind() {
+        match kind_of(n) {
             "identifier" => {
                 let id = self.text_id(n);
                 self.push_expr(owner, PyExpr::Name(id))
@@ -986,15 +1004,15 @@ impl<'s> Builder<'s> {
                 if let Some(al) = n.child_by_field_id(fields().arguments) {
                     let mut cur = al.walk();
                     let kids: Vec<Node> = al.named_children(&mut cur).collect();
-                    if al.kind() == "generator_expression" {
+                    if kind_of(al) == "generator_expression" {
                         let g = self.ex(al, owner, d);
                         self.scratch.push(g);
                     }
                     for a in kids {
-                        if al.kind() == "generator_expression" {
+                        if kind_of(al) == "generator_expression" {
                             break;
                         }
-                        match a.kind() {
+                        match kind_of(a) {
                             "keyword_argument" => {
                                 let name =
                                     a.child_by_field_id(fields().name).map(|x| self.text_id(x));
@@ -1009,7 +1027,7 @@ impl<'s> Builder<'s> {
                                 if let Some(i) = a.named_child(0) {
                                     self.ex(i, owner, d);
                                 }
-                                if a.kind() == "list_splat" {
+                                if kind_of(a) == "list_splat" {
                                     self.scratch.push(STAR_ARG);
                                 }
                             }
@@ -1059,7 +1077,7 @@ impl<'s> Builder<'s> {
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
                 let base = self.scratch.len();
                 for k in kids {
-                    if k.kind() == "list_splat" {
+                    if kind_of(k) == "list_splat" {
                         if let Some(i) = k.named_child(0) {
                             let ie = self.ex(i, owner, d);
                             if ie != NO_EXPR {
@@ -1082,7 +1100,7 @@ impl<'s> Builder<'s> {
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
                 let base = self.scratch.len();
                 for k in kids {
-                    if k.kind() == "pair" {
+                    if kind_of(k) == "pair" {
                         if let Some(key) = k.child_by_field_id(fields().key) {
                             self.ex(key, owner, d);
                         }
@@ -1106,7 +1124,7 @@ impl<'s> Builder<'s> {
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
                 for k in &kids {
-                    if k.kind() == "for_in_clause" {
+                    if kind_of(k) == "for_in_clause" {
                         let it = k
                             .child_by_field_id(fields().right)
                             .map_or(NO_EXPR, |r| self.ex(r, owner, d));
@@ -1116,7 +1134,7 @@ impl<'s> Builder<'s> {
                         if it != NO_EXPR && t != NO_EXPR {
                             self.stmt(FlowStmt::For(t, it));
                         }
-                    } else if k.kind() == "if_clause"
+                    } else if kind_of(k) == "if_clause"
                         && let Some(c) = k.named_child(0)
                     {
                         self.ex(c, owner, d);
@@ -1124,7 +1142,7 @@ impl<'s> Builder<'s> {
                 }
                 let body = n.child_by_field_id(fields().body);
                 let body = match body {
-                    Some(b) if b.kind() == "pair" => b.child_by_field_id(fields().value),
+                    Some(b) if kind_of(b) == "pair" => b.child_by_field_id(fields().value),
                     b => b,
                 };
                 let e = body.map_or(NO_EXPR, |b| self.ex(b, owner, d));
@@ -1142,7 +1160,7 @@ impl<'s> Builder<'s> {
             "conditional_expression" | "boolean_operator" => {
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                let cond = n.kind() == "conditional_expression";
+                let cond = kind_of(n) == "conditional_expression";
                 let base = self.scratch.len();
                 for (i, k) in kids.into_iter().enumerate() {
                     let e = self.ex(k, owner, d);
@@ -1191,7 +1209,7 @@ impl<'s> Builder<'s> {
             }
             "yield" => {
                 let inner = n.named_child(0);
-                let from = n.child(1).is_some_and(|c| c.kind() == "from");
+                let from = n.child(1).is_some_and(|c| kind_of(c) == "from");
                 if let Some(i) = inner {
                     let e = self.ex(i, owner, d);
                     if e != NO_EXPR && owner != NO_EXPR {
@@ -1242,9 +1260,13 @@ impl<'s> Builder<'s> {
             }
             _ => {
                 let mut cur = n.walk();
-                let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                for k in kids {
-                    self.ex(k, owner, d);
+                let mut more = cur.goto_first_child();
+                while more {
+                    let k = cur.node();
+                    if k.is_named() {
+                        self.ex(k, owner, d);
+                    }
+                    more = cur.goto_next_sibling();
                 }
                 NO_EXPR
             }
@@ -1314,7 +1336,7 @@ fn chain(n: Node, src: &[u8]) -> Option<String> {
         if depth > 64 {
             return false;
         }
-        match n.kind() {
+        match kind_of(n) {
             "identifier" => {
                 out.push_str(&String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]));
                 true
@@ -1344,7 +1366,7 @@ fn dotted_text(n: Node, src: &[u8]) -> String {
     let mut out = String::new();
     let mut cur = n.walk();
     for c in n.named_children(&mut cur) {
-        if c.kind() == "identifier" {
+        if kind_of(c) == "identifier" {
             if !out.is_empty() {
                 out.push('.');
             }
@@ -1373,7 +1395,7 @@ fn last_token_end(mut n: Node) -> (usize, u32) {
         let mut next = None;
         for i in (0..count).rev() {
             if let Some(c) = n.child(i)
-                && c.kind() != "comment"
+                && kind_of(c) != "comment"
                 && c.end_byte() > c.start_byte()
             {
                 next = Some(c);
@@ -1394,8 +1416,8 @@ fn last_token_end(mut n: Node) -> (usize, u32) {
 /// Whether a `@py2` capture really is something Python 3 rejects.
 fn py3_rejects(node: Node) -> bool {
     let mut cur = node.walk();
-    let mut kinds = node.children(&mut cur).map(|c| c.kind());
-    match node.kind() {
+    let mut kinds = node.children(&mut cur).map(|c| kind_of(c));
+    match kind_of(node) {
         // `print >>f, x` is a (useless) Python 3 expression.
         "print_statement" => !kinds.any(|k| k == "chevron"),
         "try_statement" => !kinds.any(|k| k == "except_clause" || k == "finally_clause"),
@@ -1409,7 +1431,7 @@ fn consistent_indent(src: &[u8], parent: Node, expect: Option<usize>) -> bool {
     let mut col = expect;
     let mut cur = parent.walk();
     for stmt in parent.named_children(&mut cur) {
-        if stmt.kind() == "comment" {
+        if kind_of(stmt) == "comment" {
             continue;
         }
         let start = stmt.start_byte();
@@ -1437,23 +1459,23 @@ fn ast_depth(stmt: Node) -> u32 {
     let mut depth = 1u32;
     let mut child = stmt;
     while let Some(p) = child.parent() {
-        match p.kind() {
+        match kind_of(p) {
             "module" => break,
             "except_clause" | "case_clause" => depth += 2,
             "finally_clause" => depth += 1,
             "elif_clause" | "else_clause" => {
                 let owner = p.parent();
-                if owner.is_some_and(|o| o.kind() == "if_statement") {
+                if owner.is_some_and(|o| kind_of(o) == "if_statement") {
                     // `elif` chains nest in `ast`: the n-th elif (n from 0) is an `If` n + 1
                     // levels below the `if`, its body one more; an `else` after n elifs is
                     // the `orelse` of the last one, n + 1 levels below the `if`.
                     let mut n = 0u32;
                     let mut prev = p.prev_sibling();
                     while let Some(s) = prev {
-                        n += u32::from(s.kind() == "elif_clause");
+                        n += u32::from(kind_of(s) == "elif_clause");
                         prev = s.prev_sibling();
                     }
-                    depth += if p.kind() == "elif_clause" { n + 2 } else { n + 1 };
+                    depth += if kind_of(p) == "elif_clause" { n + 2 } else { n + 1 };
                 } else {
                     depth += 1;
                 }
@@ -1465,7 +1487,7 @@ fn ast_depth(stmt: Node) -> u32 {
             | "while_statement"
             | "with_statement"
             | "try_statement"
-                if child.kind() == "block" =>
+                if kind_of(child) == "block" =>
             {
                 depth += 1
             }
@@ -1479,12 +1501,12 @@ fn ast_depth(stmt: Node) -> u32 {
 /// The docstring of a body block: its first statement, when that is a string expression.
 fn docstring(body: Node) -> Option<(u32, u32)> {
     let mut cur = body.walk();
-    let first = body.named_children(&mut cur).find(|c| c.kind() != "comment")?;
-    if first.kind() != "expression_statement" {
+    let first = body.named_children(&mut cur).find(|c| kind_of(c) != "comment")?;
+    if kind_of(first) != "expression_statement" {
         return None;
     }
     let s = first.named_child(0)?;
-    matches!(s.kind(), "string" | "concatenated_string")
+    matches!(kind_of(s), "string" | "concatenated_string")
         .then(|| (s.start_byte() as u32, s.end_byte() as u32))
 }
 
