@@ -26,6 +26,16 @@ pub struct CachedFacts {
     pub terms: FileTerms,
 }
 
+/// [`CachedFacts`] borrowed: it archives to the same bytes, without a copy of the facts made
+/// first just to be serialized.
+#[derive(Archive, Serialize)]
+struct CachedFactsRef<'a> {
+    #[rkyv(with = rkyv::with::Inline)]
+    facts: &'a FileFacts,
+    #[rkyv(with = rkyv::with::Inline)]
+    terms: &'a FileTerms,
+}
+
 /// The table of cached files.
 #[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
 pub struct FactsTable {
@@ -104,7 +114,7 @@ pub fn encode_into(files: Vec<Encode>, out: &mut impl std::io::Write) -> Result<
         match f.archive {
             Some(bytes) => put(bytes, &mut pos)?,
             None => {
-                let c = CachedFacts { facts: f.facts.clone(), terms: f.terms.clone() };
+                let c = CachedFactsRef { facts: f.facts, terms: f.terms };
                 let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&c).map_err(EncodeError::Rkyv)?;
                 put(&bytes, &mut pos)?;
             }
