@@ -5,7 +5,7 @@
 //! belongs to the innermost definition whose node contains it) and reads the few shapes the
 //! query cannot express (import lists, dotted callees, parameter annotations).
 
-use std::collections::HashMap;
+use fxhash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
@@ -178,7 +178,7 @@ impl Extractor {
         let mut matches = self.cursor.matches(q, root, src);
         while let Some(m) = matches.next() {
             let mut main: Option<(&str, Node)> = None;
-            let mut sub: HashMap<&str, Node> = HashMap::new();
+            let mut sub: HashMap<&str, Node> = HashMap::default();
             for c in m.captures() {
                 let name = names[c.index as usize];
                 match name {
@@ -229,11 +229,11 @@ impl Extractor {
         let mut b = Builder {
             src,
             facts,
-            def_of_node: HashMap::new(),
+            def_of_node: HashMap::default(),
             stack: tree::Nest::default(),
             call_nodes: Vec::new(),
-            call_expr_of: HashMap::new(),
-            strs: fxhash::FxHashMap::default(),
+            call_expr_of: HashMap::default(),
+            strs: HashMap::default(),
             scratch: Vec::new(),
             kw_scratch: Vec::new(),
         };
@@ -263,7 +263,7 @@ struct Builder<'s> {
     /// tree-sitter node id of a call -> its flow expression.
     call_expr_of: HashMap<usize, u32>,
     /// The flow's string table: string -> id.
-    strs: fxhash::FxHashMap<&'s str, u32>,
+    strs: HashMap<&'s str, u32>,
     /// Operands being collected (a stack: each expression uses the part above where it began).
     scratch: Vec<u32>,
     /// Keyword arguments being collected, as (name, value) pairs (a stack like `scratch`).
