@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/callgraph.sh [DJANGO_DIR]: Python's value-flow call graph (issue 12) on the Django 4.2
-# sdist. Cold builds before and after (wall seconds, peak RSS), invoke edges by confidence, and
-# a random sample of the invoke edges that are new, for checking by hand.
+# sdist. Cold builds before and after (wall and user CPU seconds: CPU time is the steadier
+# figure on a shared machine; peak RSS; index size), invoke edges by confidence, and a random
+# sample of the invoke edges that are new, for checking by hand.
 #
 # "Before" is cds-build from BASE (default: main), built once into the bench cache in its own
 # target directory; or the binary BEFORE_BIN names. "After" is this tree's release cds-build.
@@ -40,10 +41,12 @@ for i in $(seq "$runs"); do
         b=$before
         [ $v = after ] && b=$after
         rm -rf "$work/idx-$v"
-        /usr/bin/time -f "%e %M" -o "$work/time" "$b" --json --index "$work/idx-$v" "$corpus" \
+        /usr/bin/time -f "%e %U %M" -o "$work/time" "$b" --json --index "$work/idx-$v" "$corpus" \
             >"$work/$v.json" 2>/dev/null
-        read -r secs kb <"$work/time"
-        printf '%-6s run %d: %6.2f s  peak RSS %4d MiB\n' "$v" "$i" "$secs" $((kb / 1024))
+        read -r secs user kb <"$work/time"
+        size=$(du -sm "$work/idx-$v" | cut -f1)
+        printf '%-6s run %d: %6.2f s wall  %6.2f s user CPU  peak RSS %4d MiB  index %4d MiB\n' \
+            "$v" "$i" "$secs" "$user" $((kb / 1024)) "$size"
     done
 done
 

@@ -664,15 +664,12 @@ fn hand_over<'p>(
     let archived = match previous(item.cached, Previous::archive) {
         Some(a) => a,
         None => {
-            let (Some(facts), Some(terms)) = (item.facts.take(), item.terms.take()) else {
+            let (Some(facts), Some(terms)) = (&item.facts, &item.terms) else {
                 return Part::Failed(Error::msg(
                     "internal error: a file reached the writer unprocessed",
                 ));
             };
-            let (bytes, facts, terms) = archive(facts, terms);
-            item.facts = Some(facts);
-            item.terms = Some(terms);
-            match bytes {
+            match archive(facts, terms) {
                 Ok(b) => Chunk::Archive(b),
                 Err(e) => {
                     return Part::Failed(Error::msg(format!(

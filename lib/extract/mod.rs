@@ -53,45 +53,97 @@ pub const NO_EXPR: u32 = u32::MAX;
 /// In a call's positional arguments: `*args`, after which positions are unknown.
 pub const STAR_ARG: u32 = u32::MAX - 1;
 
+/// A run of [`PyFlow::lists`]: `len` entries from `start`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Archive, Serialize, Deserialize)]
+pub struct Span {
+    /// First entry.
+    pub start: u32,
+    /// Number of entries.
+    pub len: u32,
+}
+
 /// Python value flow of one file: an arena of expressions and the statements that move values
-/// between them. Expressions refer to each other by index into [`PyFlow::exprs`].
+/// between them. Expressions refer to each other by index into [`PyFlow::exprs`], to names and
+/// strings by index into the file's string table ([`PyFlow::str`]), and to their operands
+/// (arguments, items) by [`Span`]s of [`PyFlow::lists`]. Everything is a few flat arrays: a
+/// file's flow costs a handful of allocations, in memory and in the facts cache.
 #[derive(Debug, Clone, Default, PartialEq, Archive, Serialize, Deserialize)]
 pub struct PyFlow {
+    /// The names and strings the expressions use, each once, end to end.
+    pub text: String,
+    /// Where each string ends in `text` (string `i` starts where string `i - 1` ends).
+    pub ends: Vec<u32>,
     /// Expressions; each with its owner in [`PyFlow::owners`].
     pub exprs: Vec<PyExpr>,
     /// The innermost definition containing each expression ([`NO_EXPR`] at module level).
     pub owners: Vec<u32>,
+    /// Operand lists: call arguments, collection and union items, parameter and global names.
+    pub lists: Vec<u32>,
     /// Value-moving statements.
     pub stmts: Vec<FlowStmt>,
     /// For each entry of [`FileFacts::calls`]: its `Call` expression, or [`NO_EXPR`].
     pub call_exprs: Vec<u32>,
-    /// Per definition: its parameter names in order (`*` for `*args`, `**` for `**kwargs`).
-    pub params: Vec<Vec<String>>,
+    /// Per definition: its parameter names in order (`*` for `*args`, `**` for `**kwargs`),
+    /// string ids in `lists`.
+    pub params: Vec<Span>,
 }
 
-/// One expression of the value flow.
-#[derive(Debug, Clone, PartialEq, Archive, Serialize, Deserialize)]
+impl PyFlow {
+    /// String `s` of the file's string table.
+    pub fn str(&self, s: u32) -> &str {
+        let s = s as usize;
+        let end = self.ends.get(s).map_or(0, |&e| e as usize);
+        let start = if s == 0 { 0 } else { self.ends.get(s - 1).map_or(0, |&e| e as usize) };
+        self.text.get(start..end).unwrap_or("")
+    }
+
+    /// The entries of a span of `lists`.
+    pub fn list(&self, s: Span) -> &[u32] {
+        let (a, n) = (s.start as usize, s.len as usize);
+        self.lists.get(a..a + n).unwrap_or(&[])
+    }
+
+    /// A call's operands ([`PyExpr::Call`]): positional arguments ([`STAR_ARG`] for a splat),
+    /// keyword names (string ids) and keyword values.
+    pub fn call_args(&self, s: Span) -> (&[u32], &[u32], &[u32]) {
+        let l = self.list(s);
+        let Some((&npos, rest)) = l.split_first() else { return (&[], &[], &[]) };
+        let npos = (npos as usize).min(rest.len());
+        let (pos, kw) = rest.split_at(npos);
+        let (kn, kv) = kw.split_at(kw.len() / 2);
+        (pos, kn, kv)
+    }
+
+    /// The parameter names (string ids) of definition `d`, if it has a parameter list entry.
+    pub fn params(&self, d: u32) -> Option<&[u32]> {
+        self.params.get(d as usize).map(|&s| self.list(s))
+    }
+}
+
+/// One expression of the value flow (strings are ids of [`PyFlow::str`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Archive, Serialize, Deserialize)]
 pub enum PyExpr {
     /// A bare name.
-    Name(String),
+    Name(u32),
     /// `obj.attr`.
-    Attr(u32, String),
-    /// A call: callee, positional arguments ([`STAR_ARG`] for a splat), keyword names and values.
-    Call(u32, Vec<u32>, Vec<String>, Vec<u32>),
+    Attr(u32, u32),
+    /// A call: callee, and its operands ([`PyFlow::call_args`]: the number of positional
+    /// arguments, the positional arguments, the keyword names, the keyword values).
+    Call(u32, Span),
     /// An element of a container: `x[i]`, iteration, unpacking.
     Item(u32),
     /// A list, tuple, set or dict literal (dict values), or a comprehension: its elements.
-    Coll(Vec<u32>),
+    Coll(Span),
     /// Any of these values (`a or b`, `a if c else b`).
-    Union(Vec<u32>),
+    Union(Span),
     /// A binary operator applied to an operand: the operand and the dunder method it calls.
-    Op(u32, String),
+    Op(u32, u32),
     /// A short string literal.
-    Str(String),
+    Str(u32),
 }
 
 /// A statement that moves values.
-#[derive(Debug, Clone, PartialEq, Archive, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Archive, Serialize, Deserialize)]
 pub enum FlowStmt {
     /// `target = value` (targets are `Name`, `Attr`, `Item` or `Coll` expressions).
     Assign(u32, u32),
@@ -103,8 +155,8 @@ pub enum FlowStmt {
     With(u32, u32),
     /// A decorator expression applied to definition `def` (innermost first).
     Deco(DefIdx, u32),
-    /// `global` / `nonlocal` names declared in a definition.
-    Global(DefIdx, Vec<String>),
+    /// `global` / `nonlocal` names (string ids in `lists`) declared in a definition.
+    Global(DefIdx, Span),
 }
 
 /// Kind of a definition.

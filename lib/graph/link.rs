@@ -1168,17 +1168,27 @@ const MAX_ROUNDS: u32 = 16;
 /// Deepest expression nesting evaluated.
 const MAX_EVAL_DEPTH: u32 = 96;
 
+/// A name interned by the value flow ([`Flow::sym`]): names are compared and hashed as numbers.
+type Sym = u32;
+
 /// What a value-flow variable is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Key<'a> {
+enum Key {
     /// A name bound in a scope (function, class body or file node).
-    Var(u32, &'a str),
+    Var(u32, Sym),
     /// An attribute of a class (through its instances) or of a function object.
-    Attr(u32, &'a str),
+    Attr(u32, Sym),
     /// What a function returns (a generator: a one-element collection of what it yields).
     Ret(u32),
     /// The elements of a collection made at an expression of a file.
     Elem(u32, u32),
+}
+
+/// A value-flow variable's values, and the (file, definition) pairs that read them.
+#[derive(Default)]
+struct Cell {
+    pts: Vals,
+    readers: Vec<(u32, u32)>,
 }
 
 /// The inter-procedural, flow-insensitive points-to analysis of Python's value flow: every
@@ -1187,31 +1197,31 @@ enum Key<'a> {
 /// to the scope-based resolution of [`Linker`].
 struct Flow<'l, 'a> {
     lx: &'l Linker<'a>,
-    pts: HashMap<Key<'a>, Vals>,
+    /// What each key may point to, and who reads it.
+    pts: HashMap<Key, Cell>,
     /// Values of expressions in the current round.
     memo: Vec<Option<Vals>>,
     /// Per file, per expression: its entry in `name_tab` (`NO_EXPR` until resolved).
     name_slot: Vec<Vec<u32>>,
-    name_tab: Vec<(Vals, Key<'a>)>,
+    name_tab: Vec<(Vals, Key)>,
     /// (class node, name) -> the class's own member as the scope rules resolve it.
-    own: HashMap<(u32, &'a str), Vals>,
+    own: HashMap<(u32, Sym), Vals>,
     /// (scope node, name) -> what the scope rules resolve it to, and its flow key.
-    names: HashMap<(u32, &'a str), u32>,
+    names: HashMap<(u32, Sym), u32>,
     /// (scope node, name) bound by the value flow (assignments, parameters, decorated defs).
-    bound: HashSet<(u32, &'a str)>,
+    bound: HashSet<(u32, Sym)>,
     /// (function node, name) assigned in the function's body (not only a parameter).
-    reassigned: HashSet<(u32, &'a str)>,
+    reassigned: HashSet<(u32, Sym)>,
     /// Function node -> parameter positions it returns as they are.
     ret_params: HashMap<u32, Vec<usize>>,
     /// (scope node, name) declared `global` / `nonlocal` there.
-    globals: HashSet<(u32, &'a str)>,
+    globals: HashSet<(u32, Sym)>,
     mro: RefCell<HashMap<u32, std::rc::Rc<Vec<u32>>>>,
     /// The file being evaluated, and which files read each key (to evaluate again when it
     /// changes).
     cur_file: u32,
     /// The definition (or `NO_EXPR`: module level) whose statements are being evaluated.
     cur_owner: u32,
-    readers: HashMap<Key<'a>, Vec<(u32, u32)>>,
     /// (file -> definitions) to evaluate again in the next round.
     dirty: HashMap<u32, HashSet<u32>>,
     implicit_seen: HashSet<(u32, u32)>,
@@ -1222,6 +1232,26 @@ struct Flow<'l, 'a> {
     wrapped: HashSet<u32>,
     /// Implicit calls: (caller, callee).
     implicit: Vec<(u32, u32)>,
+    /// Interned names: name -> symbol, symbol -> name.
+    sym_of: HashMap<&'a str, Sym>,
+    sym_str: Vec<&'a str>,
+    /// Per file, per string of its flow's string table: the symbol.
+    file_syms: Vec<Vec<Sym>>,
+    /// The dunder methods the analysis calls implicitly.
+    du: Dunders,
+}
+
+/// Symbols of the methods Python calls implicitly.
+#[derive(Default)]
+struct Dunders {
+    enter: Sym,
+    exit: Sym,
+    getitem: Sym,
+    iter: Sym,
+    next: Sym,
+    init: Sym,
+    new: Sym,
+    call: Sym,
 }
 
 impl<'l, 'a> Flow<'l, 'a> {
@@ -1241,15 +1271,51 @@ impl<'l, 'a> Flow<'l, 'a> {
             mro: RefCell::new(HashMap::default()),
             cur_file: 0,
             cur_owner: NO_EXPR,
-            readers: HashMap::default(),
             dirty: HashMap::default(),
             implicit_seen: HashSet::default(),
             calls: HashMap::default(),
             wrapped: HashSet::default(),
             implicit: Vec::new(),
+            sym_of: HashMap::default(),
+            sym_str: Vec::new(),
+            file_syms: vec![Vec::new(); lx.files.len()],
+            du: Dunders::default(),
         };
+        fl.du = Dunders {
+            enter: fl.sym("__enter__"),
+            exit: fl.sym("__exit__"),
+            getitem: fl.sym("__getitem__"),
+            iter: fl.sym("__iter__"),
+            next: fl.sym("__next__"),
+            init: fl.sym("__init__"),
+            new: fl.sym("__new__"),
+            call: fl.sym("__call__"),
+        };
+        for fi in 0..lx.files.len() {
+            if lx.files[fi].lang == Lang::Python {
+                let flow = &lx.files[fi].facts.flow;
+                let syms = (0..flow.ends.len() as u32).map(|i| fl.sym(flow.str(i))).collect();
+                fl.file_syms[fi] = syms;
+            }
+        }
         fl.index();
         let debug = std::env::var_os("CDS_FLOW_DEBUG").is_some();
+        if debug {
+            let (mut ex, mut li, mut tx, mut st, mut en, mut ce, mut pa) = (0, 0, 0, 0, 0, 0, 0);
+            for f in lx.files {
+                let fl = &f.facts.flow;
+                ex += fl.exprs.len();
+                li += fl.lists.len();
+                tx += fl.text.len();
+                en += fl.ends.len();
+                st += fl.stmts.len();
+                ce += fl.call_exprs.len();
+                pa += fl.params.len();
+            }
+            eprintln!(
+                "flow sizes: exprs {ex} lists {li} text {tx} strs {en} stmts {st} calls {ce} params {pa}"
+            );
+        }
         let t0 = std::time::Instant::now();
         for r in 0..MAX_ROUNDS {
             let mut n = 0;
@@ -1299,6 +1365,27 @@ impl<'l, 'a> Flow<'l, 'a> {
         &self.lx.files[fi].facts.flow
     }
 
+    /// The symbol of a name.
+    fn sym(&mut self, s: &'a str) -> Sym {
+        if let Some(&y) = self.sym_of.get(s) {
+            return y;
+        }
+        let y = self.sym_str.len() as Sym;
+        self.sym_str.push(s);
+        self.sym_of.insert(s, y);
+        y
+    }
+
+    /// The symbol of string `id` of file `fi`'s flow.
+    fn fsym(&self, fi: usize, id: u32) -> Sym {
+        self.file_syms[fi][id as usize]
+    }
+
+    /// The name of a symbol.
+    fn name(&self, y: Sym) -> &'a str {
+        self.sym_str[y as usize]
+    }
+
     /// The definition node of an owner, None at module level.
     fn scope(&self, fi: usize, owner: u32) -> Option<u32> {
         (owner != NO_EXPR).then(|| self.lx.defs[fi][owner as usize])
@@ -1313,12 +1400,13 @@ impl<'l, 'a> Flow<'l, 'a> {
     /// one caller's values from flowing to every other caller.
     fn returns_param(&self, fi: usize, d: u32, e: u32) -> Option<usize> {
         let flow = self.facts(fi);
-        let Some(PyExpr::Name(n)) = flow.exprs.get(e as usize) else { return None };
+        let Some(&PyExpr::Name(n)) = flow.exprs.get(e as usize) else { return None };
         if flow.owners[e as usize] != d {
             return None;
         }
-        let ps = flow.params.get(d as usize)?;
-        let i = ps.iter().position(|p| p == n)?;
+        let n = self.fsym(fi, n);
+        let ps = flow.params(d)?;
+        let i = ps.iter().position(|&p| self.fsym(fi, p) == n)?;
         let def = &self.lx.files[fi].facts.defs[d as usize];
         let method = def.parent.is_some_and(|p| {
             self.lx.files[fi].facts.defs[p as usize].kind == DefKind::Class && !is_static(def)
@@ -1328,7 +1416,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
         // Only while nothing else is assigned to it.
         let node = self.lx.defs[fi][d as usize];
-        (!self.reassigned.contains(&(node, n.as_str()))).then_some(i)
+        (!self.reassigned.contains(&(node, n))).then_some(i)
     }
 
     /// Starts evaluating file `fi` (expressions are memoized per file and round).
@@ -1350,10 +1438,11 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             let facts = lx.files[fi].facts;
             let flow = &facts.flow;
-            for (di, ps) in flow.params.iter().enumerate() {
+            for (di, &ps) in flow.params.iter().enumerate() {
                 let n = lx.defs[fi][di];
-                for p in ps {
-                    self.bound.insert((n, p.as_str()));
+                for &p in flow.list(ps) {
+                    let y = self.fsym(fi, p);
+                    self.bound.insert((n, y));
                 }
             }
             for st in &flow.stmts {
@@ -1368,15 +1457,17 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     FlowStmt::Global(d, names) => {
                         let n = lx.defs[fi][*d as usize];
-                        for x in names {
-                            self.globals.insert((n, x.as_str()));
+                        for &x in flow.list(*names) {
+                            let y = self.fsym(fi, x);
+                            self.globals.insert((n, y));
                         }
                     }
                     FlowStmt::Deco(d, _) => {
                         let def = &facts.defs[*d as usize];
                         let parent =
                             def.parent.map_or(lx.file_node[fi], |p| lx.defs[fi][p as usize]);
-                        self.bound.insert((parent, def.name.as_str()));
+                        let y = self.sym(def.name.as_str());
+                        self.bound.insert((parent, y));
                     }
                     FlowStmt::Return(..) => {}
                 }
@@ -1405,13 +1496,14 @@ impl<'l, 'a> Flow<'l, 'a> {
         match e {
             PyExpr::Name(n) => {
                 let s = self.owner_node(fi, flow.owners[t as usize]);
-                self.bound.insert((s, n.as_str()));
+                let n = self.fsym(fi, *n);
+                self.bound.insert((s, n));
                 if body {
-                    self.reassigned.insert((s, n.as_str()));
+                    self.reassigned.insert((s, n));
                 }
             }
             PyExpr::Coll(ts) if depth < 8 => {
-                for &x in ts {
+                for &x in flow.list(*ts) {
                     self.bind_targets(fi, x, depth + 1, body);
                 }
             }
@@ -1419,20 +1511,30 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
     }
 
-    fn get(&mut self, k: &Key<'a>) -> Vals {
-        let r = self.readers.entry(*k).or_default();
+    fn get(&mut self, k: &Key) -> Vals {
+        let mut out = Vec::new();
+        self.get_into(k, &mut out);
+        out
+    }
+
+    /// Appends what key `k` points to to `out` (and records the current definition as a
+    /// reader of `k`).
+    fn get_into(&mut self, k: &Key, out: &mut Vals) {
         let me = (self.cur_file, self.cur_owner);
+        let c = self.pts.entry(*k).or_default();
+        let r = &mut c.readers;
         if r.last() != Some(&me) && (r.len() > 16 || !r.contains(&me)) {
             r.push(me);
         }
-        self.pts.get(k).cloned().unwrap_or_default()
+        out.extend_from_slice(&c.pts);
     }
 
-    fn add(&mut self, k: Key<'a>, vals: &[Val]) {
+    fn add(&mut self, k: Key, vals: &[Val]) {
         if vals.is_empty() {
             return;
         }
-        let e = self.pts.entry(k).or_default();
+        let c = self.pts.entry(k).or_default();
+        let e = &mut c.pts;
         let mut changed = false;
         for v in vals {
             if e.len() >= MAX_PTS {
@@ -1443,8 +1545,8 @@ impl<'l, 'a> Flow<'l, 'a> {
                 changed = true;
             }
         }
-        if changed && let Some(rs) = self.readers.get(&k) {
-            for &(f, o) in rs {
+        if changed {
+            for &(f, o) in &c.readers {
                 self.dirty.entry(f).or_default().insert(o);
             }
         }
@@ -1512,16 +1614,16 @@ impl<'l, 'a> Flow<'l, 'a> {
                         for v in &vals {
                             match *v {
                                 Val::Inst(c) => {
-                                    for m in self.method(c, "__enter__") {
+                                    for m in self.method(c, self.du.enter) {
                                         self.edge(src, m);
-                                        got.extend(self.get(&Key::Ret(m)));
+                                        self.get_into(&Key::Ret(m), &mut got);
                                     }
-                                    for m in self.method(c, "__exit__") {
+                                    for m in self.method(c, self.du.exit) {
                                         self.edge(src, m);
                                     }
                                 }
                                 // A generator-based context manager: what it yields.
-                                Val::Coll(f, x) => got.extend(self.get(&Key::Elem(f, x))),
+                                Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut got),
                                 _ => {}
                             }
                         }
@@ -1574,7 +1676,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     PyExpr::Coll(items) => {
                         let mut vals = Vec::new();
-                        for &i in items {
+                        for &i in flow.list(*items) {
                             vals.extend(self.eval(fi, i, 0));
                         }
                         self.add(Key::Elem(fi as u32, e as u32), &cap_pts(vals));
@@ -1595,9 +1697,10 @@ impl<'l, 'a> Flow<'l, 'a> {
         self.wrapped.insert(n);
         let def = &lx.files[fi].facts.defs[d as usize];
         let parent = def.parent.map_or(lx.file_node[fi], |p| lx.defs[fi][p as usize]);
-        self.add(Key::Var(parent, def.name.as_str()), vals);
+        let y = self.sym(def.name.as_str());
+        self.add(Key::Var(parent, y), vals);
         if lx.kind(parent) == NodeKind::Class {
-            self.add(Key::Attr(parent, def.name.as_str()), vals);
+            self.add(Key::Attr(parent, y), vals);
         }
     }
 
@@ -1637,7 +1740,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// The key a name used in `owner` is bound at.
-    fn name_key(&self, fi: usize, owner: u32, name: &'a str) -> Key<'a> {
+    fn name_key(&self, fi: usize, owner: u32, name: Sym) -> Key {
         let lx = self.lx;
         let mut cur = self.scope(fi, owner);
         let mut first = true;
@@ -1684,15 +1787,16 @@ impl<'l, 'a> Flow<'l, 'a> {
         let src = self.owner_node(fi, owner);
         match x {
             PyExpr::Name(n) => {
+                let n = self.fsym(fi, *n);
                 let slot = self.name_slot[fi].get(e as usize).copied().unwrap_or(NO_EXPR);
                 let slot = if slot != NO_EXPR {
                     slot
                 } else {
-                    let key = (src, n.as_str());
+                    let key = (src, n);
                     let slot = match self.names.get(&key) {
                         Some(&i) => i,
                         None => {
-                            let v = lx.resolve_name(fi, self.scope(fi, owner), n, 0);
+                            let v = lx.resolve_name(fi, self.scope(fi, owner), self.name(n), 0);
                             let k = self.name_key(fi, owner, n);
                             self.name_tab.push((v, k));
                             let i = (self.name_tab.len() - 1) as u32;
@@ -1707,14 +1811,17 @@ impl<'l, 'a> Flow<'l, 'a> {
                 };
                 let (v, k) = &self.name_tab[slot as usize];
                 let (mut out, k) = (v.clone(), *k);
-                out.extend(self.get(&k));
+                self.get_into(&k, &mut out);
                 out
             }
             PyExpr::Attr(o, a) => {
                 let ov = self.eval(fi, *o, depth + 1);
-                self.attr_of(fi, src, &ov, a)
+                self.attr_of(fi, src, &ov, self.fsym(fi, *a))
             }
-            PyExpr::Call(f, args, kn, kv) => {
+            PyExpr::Call(f, ops) => {
+                let (args, kn, kv) = flow.call_args(*ops);
+                let kn: Vec<Sym> = kn.iter().map(|&k| self.fsym(fi, k)).collect();
+                let kn = &kn[..];
                 let fv = self.eval(fi, *f, depth + 1);
                 let argv: Vec<Option<Vals>> = args
                     .iter()
@@ -1732,11 +1839,11 @@ impl<'l, 'a> Flow<'l, 'a> {
                 let mut out = Vec::new();
                 for v in &ov {
                     match *v {
-                        Val::Coll(f, x) => out.extend(self.get(&Key::Elem(f, x))),
+                        Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                         Val::Inst(c) => {
-                            for m in self.method(c, "__getitem__") {
+                            for m in self.method(c, self.du.getitem) {
                                 self.edge(src, m);
-                                out.extend(self.get(&Key::Ret(m)));
+                                self.get_into(&Key::Ret(m), &mut out);
                             }
                         }
                         _ => {}
@@ -1747,19 +1854,20 @@ impl<'l, 'a> Flow<'l, 'a> {
             PyExpr::Coll(_) => vec![Val::Coll(fi as u32, e)],
             PyExpr::Union(xs) => {
                 let mut out = Vec::new();
-                for &i in xs {
+                for &i in flow.list(*xs) {
                     out.extend(self.eval(fi, i, depth + 1));
                 }
                 out
             }
             PyExpr::Op(o, m) => {
+                let m = self.fsym(fi, *m);
                 let ov = self.eval(fi, *o, depth + 1);
                 let mut out = Vec::new();
                 for v in &ov {
                     if let Val::Inst(c) = *v {
                         for t in self.method(c, m) {
                             self.edge(src, t);
-                            out.extend(self.get(&Key::Ret(t)));
+                            self.get_into(&Key::Ret(t), &mut out);
                         }
                     }
                 }
@@ -1770,7 +1878,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// Functions named `name` found on class `c` through its MRO.
-    fn method(&mut self, c: u32, name: &'a str) -> Vec<u32> {
+    fn method(&mut self, c: u32, name: Sym) -> Vec<u32> {
         let vals = self.class_member(c, name, 0);
         self.lx
             .callables(&vals)
@@ -1780,7 +1888,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// Member `name` of class `c` looked up along its C3 MRO, starting at position `skip`.
-    fn class_member(&mut self, c: u32, name: &'a str, skip: usize) -> Vals {
+    fn class_member(&mut self, c: u32, name: Sym, skip: usize) -> Vals {
         let lx = self.lx;
         let mro = self.mro(c);
         for &k in mro.iter().skip(skip) {
@@ -1788,9 +1896,10 @@ impl<'l, 'a> Flow<'l, 'a> {
                 Some(v) => v.clone(),
                 None => {
                     let mut v = Vec::new();
-                    if let Some(&m) = lx.children.get(&(k, name)) {
+                    let s = self.name(name);
+                    if let Some(&m) = lx.children.get(&(k, s)) {
                         v.push(Val::Node(m));
-                    } else if let Some(bs) = lx.attrs.get(&(k, name)) {
+                    } else if let Some(bs) = lx.attrs.get(&(k, s)) {
                         for b in bs {
                             v.extend(lx.resolve_binding(*b, 0));
                         }
@@ -1800,7 +1909,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     v
                 }
             };
-            out.extend(self.get(&Key::Attr(k, name)));
+            self.get_into(&Key::Attr(k, name), &mut out);
             if !out.is_empty() {
                 return out;
             }
@@ -1857,7 +1966,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// Attribute `a` of each value; reading a property calls its getter.
-    fn attr_of(&mut self, fi: usize, src: u32, vals: &[Val], a: &'a str) -> Vals {
+    fn attr_of(&mut self, fi: usize, src: u32, vals: &[Val], a: Sym) -> Vals {
         let lx = self.lx;
         let _ = fi;
         let mut out = Vec::new();
@@ -1871,10 +1980,10 @@ impl<'l, 'a> Flow<'l, 'a> {
                             Val::Node(f)
                                 if lx.kind(f) == NodeKind::Function
                                     && is_property(lx, f)
-                                    && def_name(lx, f) == a =>
+                                    && def_name(lx, f) == self.name(a) =>
                             {
                                 self.edge(src, f);
-                                out.extend(self.get(&Key::Ret(f)));
+                                self.get_into(&Key::Ret(f), &mut out);
                             }
                             other => out.push(other),
                         }
@@ -1883,11 +1992,11 @@ impl<'l, 'a> Flow<'l, 'a> {
                 Val::Node(n) => match lx.kind(n) {
                     NodeKind::Class => out.extend(self.class_member(n, a, 0)),
                     NodeKind::File => {
-                        out.extend(lx.attr(*v, a, 0));
-                        out.extend(self.get(&Key::Var(n, a)));
+                        out.extend(lx.attr(*v, self.name(a), 0));
+                        self.get_into(&Key::Var(n, a), &mut out);
                     }
-                    NodeKind::Function => out.extend(self.get(&Key::Attr(n, a))),
-                    NodeKind::Directory => out.extend(lx.attr(*v, a, 0)),
+                    NodeKind::Function => self.get_into(&Key::Attr(n, a), &mut out),
+                    NodeKind::Directory => out.extend(lx.attr(*v, self.name(a), 0)),
                 },
                 Val::Super(c) => out.extend(self.class_member(c, a, 1)),
                 Val::External => out.push(Val::External),
@@ -1902,27 +2011,27 @@ impl<'l, 'a> Flow<'l, 'a> {
         let mut out = Vec::new();
         for v in vals {
             match *v {
-                Val::Coll(f, x) => out.extend(self.get(&Key::Elem(f, x))),
+                Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                 Val::Inst(c) => {
-                    for m in self.method(c, "__iter__") {
+                    for m in self.method(c, self.du.iter) {
                         self.edge(src, m);
                         for r in self.get(&Key::Ret(m)) {
                             match r {
-                                Val::Coll(f, x) => out.extend(self.get(&Key::Elem(f, x))),
+                                Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                                 Val::Inst(it) => {
-                                    for n in self.method(it, "__next__") {
+                                    for n in self.method(it, self.du.next) {
                                         self.edge(src, n);
-                                        out.extend(self.get(&Key::Ret(n)));
+                                        self.get_into(&Key::Ret(n), &mut out);
                                     }
                                 }
                                 _ => {}
                             }
                         }
                     }
-                    if self.method(c, "__iter__").is_empty() {
-                        for n in self.method(c, "__next__") {
+                    if self.method(c, self.du.iter).is_empty() {
+                        for n in self.method(c, self.du.next) {
                             self.edge(src, n);
-                            out.extend(self.get(&Key::Ret(n)));
+                            self.get_into(&Key::Ret(n), &mut out);
                         }
                     }
                 }
@@ -1933,22 +2042,23 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// Binds a call's arguments to the parameters of function `f` (`skip` receiver slots).
-    fn bind(&mut self, f: u32, argv: &[Option<Vals>], kn: &[String], kwv: &[Vals], skip: usize) {
+    fn bind(&mut self, f: u32, argv: &[Option<Vals>], kn: &[Sym], kwv: &[Vals], skip: usize) {
         let lx = self.lx;
         let node = &lx.g.nodes[f as usize];
         let fi = node.file as usize;
-        let Some(ps) = lx.files[fi].facts.flow.params.get(node.def as usize) else { return };
+        let flow = &lx.files[fi].facts.flow;
+        let Some(ps) = flow.params(node.def) else { return };
         for (i, a) in argv.iter().enumerate() {
             let Some(a) = a else { break };
-            let Some(p) = ps.get(i + skip) else { break };
-            if p.starts_with('*') {
+            let Some(&p) = ps.get(i + skip) else { break };
+            if flow.str(p).starts_with('*') {
                 break;
             }
-            self.add(Key::Var(f, p.as_str()), a);
+            self.add(Key::Var(f, self.fsym(fi, p)), a);
         }
         for (k, v) in kn.iter().zip(kwv) {
-            if let Some(p) = ps.iter().find(|p| *p == k) {
-                self.add(Key::Var(f, p.as_str()), v);
+            if let Some(&p) = ps.iter().find(|&&p| self.fsym(fi, p) == *k) {
+                self.add(Key::Var(f, self.fsym(fi, p)), v);
             }
         }
     }
@@ -1962,7 +2072,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         fv: &[Val],
         fexpr: Option<u32>,
         argv: &[Option<Vals>],
-        kn: &[String],
+        kn: &[Sym],
         kwv: &[Vals],
     ) -> Vals {
         let lx = self.lx;
@@ -1983,15 +2093,16 @@ impl<'l, 'a> Flow<'l, 'a> {
                     let method = lx.kind(node.parent) == NodeKind::Class && !is_static(def);
                     let skip = usize::from(method && (is_classmethod(def) || through_instance));
                     self.bind(n, argv, kn, kwv, skip);
-                    out.extend(self.get(&Key::Ret(n)));
+                    self.get_into(&Key::Ret(n), &mut out);
                     if let Some(ps) = self.ret_params.get(&n) {
-                        let names =
-                            &lx.files[node.file as usize].facts.flow.params[node.def as usize];
+                        let nfi = node.file as usize;
+                        let names = lx.files[nfi].facts.flow.params(node.def).unwrap_or(&[]);
                         for &i in ps {
                             if let Some(Some(a)) = i.checked_sub(skip).and_then(|j| argv.get(j)) {
                                 out.extend(a.iter().copied());
                             }
-                            if let Some(k) = kn.iter().position(|k| *k == names[i]) {
+                            if let Some(k) = kn.iter().position(|k| *k == self.fsym(nfi, names[i]))
+                            {
                                 out.extend(kwv[k].iter().copied());
                             }
                         }
@@ -2000,7 +2111,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 Val::Node(c) if lx.kind(c) == NodeKind::Class => {
                     out.push(Val::Inst(c));
-                    for init in ["__init__", "__new__"] {
+                    for init in [self.du.init, self.du.new] {
                         for m in self.method(c, init) {
                             self.edge(src, m);
                             self.bind(m, argv, kn, kwv, 1);
@@ -2008,9 +2119,9 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                 }
                 Val::Inst(c) => {
-                    for m in self.method(c, "__call__") {
+                    for m in self.method(c, self.du.call) {
                         self.bind(m, argv, kn, kwv, 1);
-                        out.extend(self.get(&Key::Ret(m)));
+                        self.get_into(&Key::Ret(m), &mut out);
                     }
                 }
                 _ => {}
@@ -2031,20 +2142,24 @@ impl<'l, 'a> Flow<'l, 'a> {
         owner: u32,
         f: u32,
         argv: &[Option<Vals>],
-        kn: &[String],
+        kn: &[Sym],
         kwv: &[Vals],
         depth: u32,
     ) -> Vals {
         let lx = self.lx;
         let flow = self.facts(fi);
         let (name, recv) = match &flow.exprs[f as usize] {
-            PyExpr::Name(n) => (n.as_str(), None),
-            PyExpr::Attr(o, a) => (a.as_str(), Some(*o)),
+            PyExpr::Name(n) => (flow.str(*n), None),
+            PyExpr::Attr(o, a) => (flow.str(*a), Some(*o)),
             _ => return Vec::new(),
         };
         let arg = |i: usize| argv.get(i).and_then(|a| a.clone()).unwrap_or_default();
-        let kw =
-            |k: &str| kn.iter().position(|x| x == k).map(|i| kwv[i].clone()).unwrap_or_default();
+        // The `key=` keyword argument.
+        let key_sym = self.sym_of.get("key").copied();
+        let key_kw = || -> Vals {
+            let i = key_sym.and_then(|y| kn.iter().position(|&x| x == y));
+            i.map(|i| kwv[i].clone()).unwrap_or_default()
+        };
         let me = (fi as u32, e);
         if let Some(o) = recv {
             let ov = self.eval(fi, o, depth + 1);
@@ -2061,7 +2176,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     let k = Key::Elem(a, b);
                     match name {
                         "get" | "pop" | "setdefault" | "popitem" | "__getitem__" => {
-                            out.extend(self.get(&k));
+                            self.get_into(&k, &mut out);
                             if name == "setdefault" {
                                 self.add(k, &arg(1));
                             }
@@ -2086,7 +2201,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 "import_module" if module_ok(&ov) => return self.import_literal(fi, e),
                 "sort" => {
                     let el = self.iter_vals(src, &ov);
-                    self.callback(src, &kw("key"), &el);
+                    self.callback(src, &key_kw(), &el);
                 }
                 _ => {}
             }
@@ -2107,7 +2222,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             "sorted" | "min" | "max" => {
                 let el = self.iter_vals(src, &arg(0));
-                self.callback(src, &kw("key"), &el);
+                self.callback(src, &key_kw(), &el);
                 if name == "sorted" { arg(0) } else { el }
             }
             "list" | "tuple" | "set" | "frozenset" | "reversed" | "iter" => arg(0),
@@ -2117,7 +2232,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             "getattr" => match argv.get(1) {
                 Some(Some(_)) => {
                     let lit = match &flow.exprs.get(self.arg_expr(fi, e, 1) as usize) {
-                        Some(PyExpr::Str(s)) => Some(s.as_str()),
+                        Some(PyExpr::Str(s)) => Some(self.fsym(fi, *s)),
                         _ => None,
                     };
                     match lit {
@@ -2138,7 +2253,9 @@ impl<'l, 'a> Flow<'l, 'a> {
     /// The expression of positional argument `i` of call expression `e`.
     fn arg_expr(&self, fi: usize, e: u32, i: usize) -> u32 {
         match &self.facts(fi).exprs[e as usize] {
-            PyExpr::Call(_, args, ..) => args.get(i).copied().unwrap_or(NO_EXPR),
+            PyExpr::Call(_, ops) => {
+                self.facts(fi).call_args(*ops).0.get(i).copied().unwrap_or(NO_EXPR)
+            }
             _ => NO_EXPR,
         }
     }
@@ -2146,8 +2263,12 @@ impl<'l, 'a> Flow<'l, 'a> {
     /// `importlib.import_module("a.b")`: the module, when the name is a literal.
     fn import_literal(&mut self, fi: usize, e: u32) -> Vals {
         let a = self.arg_expr(fi, e, 0);
-        match self.facts(fi).exprs.get(a as usize) {
-            Some(PyExpr::Str(s)) if !s.starts_with('.') => self
+        let flow = self.facts(fi);
+        match flow.exprs.get(a as usize).map(|x| match x {
+            PyExpr::Str(s) => flow.str(*s),
+            _ => ".",
+        }) {
+            Some(s) if !s.starts_with('.') => self
                 .lx
                 .absolute_module(fi, s)
                 .into_iter()
@@ -2164,7 +2285,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             self.edge(src, t);
             if self.lx.kind(t) == NodeKind::Function {
                 self.bind(t, &[Some(args.to_vec())], &[], &[], 0);
-                out.extend(self.get(&Key::Ret(t)));
+                self.get_into(&Key::Ret(t), &mut out);
             }
         }
         out
@@ -2180,10 +2301,11 @@ impl<'l, 'a> Flow<'l, 'a> {
         let owner = flow.owners[t as usize];
         match x {
             PyExpr::Name(n) => {
-                let k = self.name_key(fi, owner, n);
+                let k = self.name_key(fi, owner, self.fsym(fi, *n));
                 self.add(k, vals);
             }
             PyExpr::Attr(o, a) => {
+                let a = self.fsym(fi, *a);
                 let ov = self.eval(fi, *o, 0);
                 for v in ov {
                     match v {
@@ -2206,8 +2328,9 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
             }
             PyExpr::Coll(ts) => {
+                let ts = flow.list(*ts);
                 let pair = match value.and_then(|v| flow.exprs.get(v as usize)) {
-                    Some(PyExpr::Coll(vs)) if vs.len() == ts.len() => Some(vs),
+                    Some(PyExpr::Coll(vs)) if vs.len == ts.len() as u32 => Some(flow.list(*vs)),
                     _ => None,
                 };
                 match pair {

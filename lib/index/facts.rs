@@ -26,6 +26,16 @@ pub struct CachedFacts {
     pub terms: FileTerms,
 }
 
+/// [`CachedFacts`] borrowed: it archives to the same bytes, without a copy of the facts made
+/// first just to be serialized.
+#[derive(Archive, Serialize)]
+struct CachedFactsRef<'a> {
+    #[rkyv(with = rkyv::with::Inline)]
+    facts: &'a FileFacts,
+    #[rkyv(with = rkyv::with::Inline)]
+    terms: &'a FileTerms,
+}
+
 /// The table of cached files.
 #[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
 pub struct FactsTable {
@@ -52,15 +62,12 @@ pub struct FactsEntry {
     pub len: u64,
 }
 
-/// Serializes one file's facts and term counts into its archive. Takes them by value (no copy
-/// of a large file's facts) and hands them back.
+/// Serializes one file's facts and term counts into its archive.
 pub fn archive(
-    facts: FileFacts,
-    terms: FileTerms,
-) -> (Result<rkyv::util::AlignedVec, rkyv::rancor::Error>, FileFacts, FileTerms) {
-    let c = CachedFacts { facts, terms };
-    let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&c);
-    (bytes, c.facts, c.terms)
+    facts: &FileFacts,
+    terms: &FileTerms,
+) -> Result<rkyv::util::AlignedVec, rkyv::rancor::Error> {
+    rkyv::to_bytes::<rkyv::rancor::Error>(&CachedFactsRef { facts, terms })
 }
 
 /// Writes the payload archive by archive, in file order, as the files come: nothing but the
@@ -183,12 +190,11 @@ mod tests {
         let src = b"def f():\n    return g()\n";
         let facts = Extractor::new().extract(src);
         let terms = crate::search::bm25::file_terms(src, &facts);
-        let (bytes, facts, terms) = archive(facts, terms);
-        let first = encode(&[(b"a.py", &bytes.unwrap())]);
+        let first = encode(&[(b"a.py", &archive(&facts, &terms).unwrap())]);
         let view = FactsView::new(&first).unwrap();
         let copied = view.archive(0).unwrap().to_vec();
-        let (empty, _, _) = archive(FileFacts::default(), FileTerms::default());
-        let second = encode(&[(b"new.py", &empty.unwrap()), (b"a.py", &copied)]);
+        let empty = archive(&FileFacts::default(), &FileTerms::default()).unwrap();
+        let second = encode(&[(b"new.py", &empty), (b"a.py", &copied)]);
         let view = FactsView::new(&second).unwrap();
         assert_eq!(view.entries().len(), 2);
         assert_eq!(view.entries()[1].rel.as_slice(), b"a.py");

@@ -5,18 +5,81 @@
 //! belongs to the innermost definition whose node contains it) and reads the few shapes the
 //! query cannot express (import lists, dotted callees, parameter annotations).
 
-use std::collections::HashMap;
+use fxhash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, FlowStmt, Import,
-    ImportForm, NO_EXPR, PyExpr, STAR_ARG, tree,
+    ImportForm, NO_EXPR, PyExpr, STAR_ARG, Span, tree,
 };
 
 /// The facts query, compiled into the binary.
 pub const FACTS_QUERY: &str = include_str!("../../queries/python/facts.scm");
+
+/// The grammar's field ids, looked up once: `child_by_field_name` searches the field names
+/// on every call, and the value-flow walk asks for fields of most nodes.
+struct Fields {
+    alias: u16,
+    arguments: u16,
+    attribute: u16,
+    body: u16,
+    definition: u16,
+    function: u16,
+    key: u16,
+    left: u16,
+    module_name: u16,
+    name: u16,
+    object: u16,
+    operator: u16,
+    parameters: u16,
+    right: u16,
+    superclasses: u16,
+    r#type: u16,
+    value: u16,
+}
+
+fn fields() -> &'static Fields {
+    static F: OnceLock<Fields> = OnceLock::new();
+    F.get_or_init(|| {
+        let l = language();
+        // 0 (no such field: every lookup finds nothing) cannot happen with the linked grammar.
+        let id = |n: &str| l.field_id_for_name(n).map_or(0, |f| f.get());
+        Fields {
+            alias: id("alias"),
+            arguments: id("arguments"),
+            attribute: id("attribute"),
+            body: id("body"),
+            definition: id("definition"),
+            function: id("function"),
+            key: id("key"),
+            left: id("left"),
+            module_name: id("module_name"),
+            name: id("name"),
+            object: id("object"),
+            operator: id("operator"),
+            parameters: id("parameters"),
+            right: id("right"),
+            superclasses: id("superclasses"),
+            r#type: id("type"),
+            value: id("value"),
+        }
+    })
+}
+
+/// A node's kind, as `Node::kind` gives it, from a table made once (`Node::kind` measures and
+/// checks the grammar's C string on every call, and the value-flow walk asks every node).
+fn kind_of<'t>(n: impl std::borrow::Borrow<Node<'t>>) -> &'static str {
+    static KINDS: OnceLock<Vec<String>> = OnceLock::new();
+    let kinds = KINDS.get_or_init(|| {
+        let l = language();
+        (0..l.node_kind_count())
+            .map(|i| l.node_kind_for_id(i as u16).unwrap_or("").to_string())
+            .collect()
+    });
+    kinds.get(n.borrow().kind_id() as usize).map_or("", |k| k.as_str())
+}
 
 /// The tree-sitter language.
 pub fn language() -> tree_sitter::Language {
@@ -50,7 +113,7 @@ enum Item<'t> {
     Def { node: Node<'t>, kind: DefKind, name: Node<'t>, extra: DefNodes<'t> },
     Decorator(Node<'t>),
     Import(Node<'t>),
-    Call { callee: Node<'t> },
+    Call { callee: Node<'t>, call: Node<'t> },
     Bind { left: Node<'t>, ty: Option<Node<'t>>, right: Option<Node<'t>> },
     Py2(Node<'t>),
 }
@@ -115,7 +178,7 @@ impl Extractor {
         let mut matches = self.cursor.matches(q, root, src);
         while let Some(m) = matches.next() {
             let mut main: Option<(&str, Node)> = None;
-            let mut sub: HashMap<&str, Node> = HashMap::new();
+            let mut sub: HashMap<&str, Node> = HashMap::default();
             for c in m.captures() {
                 let name = names[c.index as usize];
                 match name {
@@ -145,7 +208,7 @@ impl Extractor {
                 "decorator" => Item::Decorator(node),
                 "import" => Item::Import(node),
                 "call" => match sub.get("call.callee") {
-                    Some(&callee) => Item::Call { callee },
+                    Some(&callee) => Item::Call { callee, call: node },
                     None => continue,
                 },
                 "bind" => match sub.get("bind.left") {
@@ -166,14 +229,17 @@ impl Extractor {
         let mut b = Builder {
             src,
             facts,
-            def_of_node: HashMap::new(),
+            def_of_node: HashMap::default(),
             stack: tree::Nest::default(),
             call_nodes: Vec::new(),
-            call_expr_of: HashMap::new(),
+            call_expr_of: HashMap::default(),
+            strs: HashMap::default(),
+            scratch: Vec::new(),
+            kw_scratch: Vec::new(),
         };
         b.collect_defs(&items);
         b.collect_rest(&items);
-        b.facts.flow.params = vec![Vec::new(); b.facts.defs.len()];
+        b.facts.flow.params = vec![Span::default(); b.facts.defs.len()];
         b.walk(root, NO_EXPR, 0);
         b.facts.flow.call_exprs = b
             .call_nodes
@@ -196,11 +262,23 @@ struct Builder<'s> {
     call_nodes: Vec<usize>,
     /// tree-sitter node id of a call -> its flow expression.
     call_expr_of: HashMap<usize, u32>,
+    /// The flow's string table: string -> id.
+    strs: HashMap<&'s str, u32>,
+    /// Operands being collected (a stack: each expression uses the part above where it began).
+    scratch: Vec<u32>,
+    /// Keyword arguments being collected, as (name, value) pairs (a stack like `scratch`).
+    kw_scratch: Vec<u32>,
 }
 
 impl<'s> Builder<'s> {
     fn text(&self, n: Node) -> String {
         String::from_utf8_lossy(&self.src[n.start_byte()..n.end_byte()]).into_owned()
+    }
+
+    /// A node's text borrowed from the source ("" when it is not UTF-8).
+    fn raw(&self, n: Node) -> &'s str {
+        let src: &'s [u8] = self.src;
+        std::str::from_utf8(&src[n.start_byte()..n.end_byte()]).unwrap_or("")
     }
 
     /// Pops the definitions that end before `start`; the top is then the owner.
@@ -215,16 +293,16 @@ impl<'s> Builder<'s> {
             let parent = self.owner_at(*start);
             let idx = self.facts.defs.len() as DefIdx;
             let outer = match node.parent() {
-                Some(p) if p.kind() == "decorated_definition" => p,
+                Some(p) if kind_of(p) == "decorated_definition" => p,
                 _ => *node,
             };
             let end_node = last_token_end(*node);
             // Direct: the (decorated) definition sits in the module, or in the body block of
             // its parent definition, not in an `if` / `try` / `with` inside it.
             let direct = match (outer.parent(), parent) {
-                (Some(p), None) => p.kind() == "module",
+                (Some(p), None) => kind_of(p) == "module",
                 (Some(p), Some(pi)) => {
-                    p.kind() == "block"
+                    kind_of(p) == "block"
                         && p.parent()
                             .is_some_and(|d| self.def_of_node.get(&d.id()).copied() == Some(pi))
                 }
@@ -232,14 +310,14 @@ impl<'s> Builder<'s> {
             };
             let sig_end = node
                 .children(&mut node.walk())
-                .filter(|c| c.kind() == ":")
+                .filter(|c| kind_of(c) == ":")
                 .last()
                 .map_or(end_node.0, |c| c.end_byte());
             let def = Def {
                 kind: *kind,
                 name: self.text(*name),
                 parent,
-                is_async: node.child(0).is_some_and(|c| c.kind() == "async"),
+                is_async: node.child(0).is_some_and(|c| kind_of(c) == "async"),
                 direct,
                 line_start: outer.start_position().row as u32 + 1,
                 line_head: node.start_position().row as u32 + 1,
@@ -289,7 +367,7 @@ impl<'s> Builder<'s> {
                 Item::Decorator(node) => {
                     let target = node
                         .parent()
-                        .and_then(|p| p.child_by_field_name("definition"))
+                        .and_then(|p| p.child_by_field_id(fields().definition))
                         .and_then(|d| self.def_of_node.get(&d.id()).copied());
                     if let Some(t) = target {
                         if let Some(e) = node.named_child(0) {
@@ -308,9 +386,9 @@ impl<'s> Builder<'s> {
                     self.import(*node, owner, direct, stmt);
                     stmt += 1;
                 }
-                Item::Call { callee: node } => {
+                Item::Call { callee: node, call } => {
                     let callee = self.callee(*node);
-                    self.call_nodes.push(node.parent().map_or(usize::MAX, |p| p.id()));
+                    self.call_nodes.push(call.id());
                     self.facts.calls.push(Call {
                         owner,
                         deco_of: deco.last().map(|&(_, d)| d),
@@ -332,9 +410,9 @@ impl<'s> Builder<'s> {
     fn is_direct(&self, stmt: Node, owner: Option<DefIdx>) -> bool {
         let Some(parent) = stmt.parent() else { return false };
         match owner {
-            None => parent.kind() == "module",
+            None => kind_of(parent) == "module",
             Some(o) => {
-                parent.kind() == "block"
+                kind_of(parent) == "block"
                     && parent
                         .parent()
                         .is_some_and(|d| self.def_of_node.get(&d.id()).copied() == Some(o))
@@ -348,7 +426,7 @@ impl<'s> Builder<'s> {
         // (module, level, name, alias) per imported name.
         let mut names: Vec<(String, u32, Option<String>, Option<String>)> = Vec::new();
         let mut cur = node.walk();
-        match node.kind() {
+        match kind_of(node) {
             "import_statement" => {
                 for n in node.children_by_field_name("name", &mut cur) {
                     let (name, alias) = self.aliased(n);
@@ -357,12 +435,12 @@ impl<'s> Builder<'s> {
             }
             _ => {
                 // import_from_statement / future_import_statement
-                let (module, level) = match node.child_by_field_name("module_name") {
-                    Some(m) if m.kind() == "relative_import" => {
+                let (module, level) = match node.child_by_field_id(fields().module_name) {
+                    Some(m) if kind_of(m) == "relative_import" => {
                         let mut level = 0;
                         let mut module = String::new();
                         for c in m.children(&mut m.walk()) {
-                            match c.kind() {
+                            match kind_of(c) {
                                 "import_prefix" => level = (c.end_byte() - c.start_byte()) as u32,
                                 "dotted_name" => module = dotted_text(c, self.src),
                                 _ => {}
@@ -378,7 +456,7 @@ impl<'s> Builder<'s> {
                     names.push((module.clone(), level, Some(name), alias));
                 }
                 if names.is_empty()
-                    && node.children(&mut node.walk()).any(|c| c.kind() == "wildcard_import")
+                    && node.children(&mut node.walk()).any(|c| kind_of(c) == "wildcard_import")
                 {
                     names.push((module, level, Some("*".to_string()), None));
                 }
@@ -402,9 +480,9 @@ impl<'s> Builder<'s> {
 
     /// `a.b` or `a.b as c`.
     fn aliased(&self, n: Node) -> (String, Option<String>) {
-        if n.kind() == "aliased_import" {
-            let name = n.child_by_field_name("name").map(|x| dotted_text(x, self.src));
-            let alias = n.child_by_field_name("alias").map(|x| self.text(x));
+        if kind_of(n) == "aliased_import" {
+            let name = n.child_by_field_id(fields().name).map(|x| dotted_text(x, self.src));
+            let alias = n.child_by_field_id(fields().alias).map(|x| self.text(x));
             (name.unwrap_or_default(), alias)
         } else {
             (dotted_text(n, self.src), None)
@@ -412,18 +490,21 @@ impl<'s> Builder<'s> {
     }
 
     fn callee(&self, f: Node) -> Callee {
-        match f.kind() {
+        match kind_of(f) {
             "identifier" => Callee::Name(self.text(f)),
             "attribute" => {
-                let attr = f.child_by_field_name("attribute").map(|a| self.text(a));
+                let attr = f.child_by_field_id(fields().attribute).map(|a| self.text(a));
                 let Some(attr) = attr else { return Callee::Other };
                 if let Some(chain) = chain(f, self.src) {
                     return Callee::Chain(chain);
                 }
-                let obj = f.child_by_field_name("object");
+                let obj = f.child_by_field_id(fields().object);
                 match obj {
-                    Some(o) if o.kind() == "call" => {
-                        match o.child_by_field_name("function").and_then(|g| chain(g, self.src)) {
+                    Some(o) if kind_of(o) == "call" => {
+                        match o
+                            .child_by_field_id(fields().function)
+                            .and_then(|g| chain(g, self.src))
+                        {
                             Some(inner) => Callee::OnCall(inner, attr),
                             None => Callee::Attr(attr),
                         }
@@ -440,16 +521,21 @@ impl<'s> Builder<'s> {
         if let Some(c) = chain(e, self.src) {
             return Expr::Dotted(c);
         }
-        match e.kind() {
-            "call" => match e.child_by_field_name("function").and_then(|f| chain(f, self.src)) {
+        match kind_of(e) {
+            "call" => match e.child_by_field_id(fields().function).and_then(|f| chain(f, self.src))
+            {
                 Some(c) => Expr::Call(c),
                 None => Expr::Other(None),
             },
-            "subscript" => match e.child_by_field_name("value").and_then(|v| chain(v, self.src)) {
-                Some(c) => Expr::Subscript(c),
-                None => Expr::Other(None),
-            },
-            "attribute" => Expr::Other(e.child_by_field_name("attribute").map(|a| self.text(a))),
+            "subscript" => {
+                match e.child_by_field_id(fields().value).and_then(|v| chain(v, self.src)) {
+                    Some(c) => Expr::Subscript(c),
+                    None => Expr::Other(None),
+                }
+            }
+            "attribute" => {
+                Expr::Other(e.child_by_field_id(fields().attribute).map(|a| self.text(a)))
+            }
             _ => Expr::Other(None),
         }
     }
@@ -457,15 +543,17 @@ impl<'s> Builder<'s> {
     /// LocAgent's decorator names: a bare name, else (`ast.walk` over the expression) every
     /// attribute name and the name of every call whose callee is a plain name.
     fn deco_names(&self, e: Node, out: &mut Vec<String>) {
-        if e.kind() == "identifier" {
+        if kind_of(e) == "identifier" {
             out.push(self.text(e));
             return;
         }
         let mut todo = vec![e];
         while let Some(n) = todo.pop() {
-            let name = match n.kind() {
-                "call" => n.child_by_field_name("function").filter(|f| f.kind() == "identifier"),
-                "attribute" => n.child_by_field_name("attribute"),
+            let name = match kind_of(n) {
+                "call" => {
+                    n.child_by_field_id(fields().function).filter(|f| kind_of(f) == "identifier")
+                }
+                "attribute" => n.child_by_field_id(fields().attribute),
                 _ => None,
             };
             out.extend(name.map(|x| self.text(x)));
@@ -477,7 +565,7 @@ impl<'s> Builder<'s> {
     fn bases(&self, list: Node) -> Vec<Expr> {
         let mut cur = list.walk();
         list.named_children(&mut cur)
-            .filter(|c| !matches!(c.kind(), "keyword_argument" | "comment"))
+            .filter(|c| !matches!(kind_of(c), "keyword_argument" | "comment"))
             .map(|c| self.expr(c))
             .collect()
     }
@@ -487,19 +575,20 @@ impl<'s> Builder<'s> {
         let mut cur = params.walk();
         let mut first = true;
         for p in params.named_children(&mut cur) {
-            let (name, ty) = match p.kind() {
+            let (name, ty) = match kind_of(p) {
                 "identifier" => (Some(self.text(p)), None),
                 "typed_parameter" => {
-                    let name = p.named_child(0).filter(|c| c.kind() == "identifier");
-                    (name.map(|n| self.text(n)), p.child_by_field_name("type"))
+                    let name = p.named_child(0).filter(|c| kind_of(c) == "identifier");
+                    (name.map(|n| self.text(n)), p.child_by_field_id(fields().r#type))
                 }
                 "default_parameter" | "typed_default_parameter" => {
-                    let name = p.child_by_field_name("name").filter(|c| c.kind() == "identifier");
-                    (name.map(|n| self.text(n)), p.child_by_field_name("type"))
+                    let name =
+                        p.child_by_field_id(fields().name).filter(|c| kind_of(c) == "identifier");
+                    (name.map(|n| self.text(n)), p.child_by_field_id(fields().r#type))
                 }
                 _ => (None, None),
             };
-            if first && p.kind() != "comment" {
+            if first && kind_of(p) != "comment" {
                 self.facts.defs[def as usize].first_param = name.clone();
                 first = false;
             }
@@ -517,11 +606,11 @@ impl<'s> Builder<'s> {
 
     /// A type annotation as a dotted name: `Foo`, `a.Foo`, `"Foo"`, `Optional[Foo]`.
     fn type_name(&self, ty: Node) -> Option<String> {
-        let e = if ty.kind() == "type" { ty.named_child(0)? } else { ty };
+        let e = if kind_of(ty) == "type" { ty.named_child(0)? } else { ty };
         if let Some(c) = chain(e, self.src) {
             return Some(c);
         }
-        match e.kind() {
+        match kind_of(e) {
             "string" => {
                 let t = self.text(e);
                 let t = t.trim_matches(|c| c == '"' || c == '\'');
@@ -533,7 +622,7 @@ impl<'s> Builder<'s> {
                 if head == "Optional" || head.ends_with(".Optional") {
                     let arg = e.named_child(1)?;
                     let arg =
-                        if arg.kind() == "type_parameter" { arg.named_child(0)? } else { arg };
+                        if kind_of(arg) == "type_parameter" { arg.named_child(0)? } else { arg };
                     self.type_name(arg)
                 } else {
                     None
@@ -544,7 +633,7 @@ impl<'s> Builder<'s> {
     }
 
     fn bind(&mut self, owner: Option<DefIdx>, left: Node, ty: Option<Node>, right: Option<Node>) {
-        let target = match left.kind() {
+        let target = match kind_of(left) {
             "identifier" => self.text(left),
             "attribute" => match chain(left, self.src) {
                 Some(c) if c.matches('.').count() == 1 => c,
@@ -556,9 +645,9 @@ impl<'s> Builder<'s> {
             BindValue::Annotated(t)
         } else {
             let Some(r) = right else { return };
-            match r.kind() {
+            match kind_of(r) {
                 "call" => {
-                    match r.child_by_field_name("function").and_then(|f| chain(f, self.src)) {
+                    match r.child_by_field_id(fields().function).and_then(|f| chain(f, self.src)) {
                         Some(c) => BindValue::CallOf(c),
                         None => return,
                     }
@@ -577,6 +666,42 @@ impl<'s> Builder<'s> {
 const MAX_NEST: u32 = 200;
 
 impl<'s> Builder<'s> {
+    /// The id of string `s` in the flow's string table.
+    fn intern(&mut self, s: &'s str) -> u32 {
+        if let Some(&i) = self.strs.get(s) {
+            return i;
+        }
+        let i = self.push_str(s);
+        self.strs.insert(s, i);
+        i
+    }
+
+    /// Appends a string to the flow's string table (not shared).
+    fn push_str(&mut self, s: &str) -> u32 {
+        let f = &mut self.facts.flow;
+        f.text.push_str(s);
+        f.ends.push(f.text.len() as u32);
+        (f.ends.len() - 1) as u32
+    }
+
+    /// The string id of a node's text.
+    fn text_id(&mut self, n: Node) -> u32 {
+        let src: &'s [u8] = self.src;
+        match String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]) {
+            std::borrow::Cow::Borrowed(s) => self.intern(s),
+            std::borrow::Cow::Owned(s) => self.push_str(&s),
+        }
+    }
+
+    /// Moves `scratch[base..]` into the flow's lists.
+    fn span_from(&mut self, base: usize) -> Span {
+        let f = &mut self.facts.flow;
+        let start = f.lists.len() as u32;
+        f.lists.extend_from_slice(&self.scratch[base..]);
+        self.scratch.truncate(base);
+        Span { start, len: f.lists.len() as u32 - start }
+    }
+
     fn push_expr(&mut self, owner: u32, e: PyExpr) -> u32 {
         let f = &mut self.facts.flow;
         f.exprs.push(e);
@@ -593,28 +718,28 @@ impl<'s> Builder<'s> {
         if depth > MAX_NEST {
             return;
         }
-        match n.kind() {
+        match kind_of(n) {
             "function_definition" | "class_definition" => {
                 let Some(&d) = self.def_of_node.get(&n.id()) else { return };
-                if n.kind() == "function_definition"
-                    && let Some(ps) = n.child_by_field_name("parameters")
+                if kind_of(n) == "function_definition"
+                    && let Some(ps) = n.child_by_field_id(fields().parameters)
                 {
                     self.flow_params(d, ps, owner, depth);
                 }
-                if let Some(bases) = n.child_by_field_name("superclasses") {
+                if let Some(bases) = n.child_by_field_id(fields().superclasses) {
                     self.walk(bases, owner, depth + 1);
                 }
-                if let Some(body) = n.child_by_field_name("body") {
+                if let Some(body) = n.child_by_field_id(fields().body) {
                     self.walk(body, d, depth + 1);
                 }
             }
             "decorated_definition" => {
-                let def = n.child_by_field_name("definition");
+                let def = n.child_by_field_id(fields().definition);
                 let target = def.and_then(|d| self.def_of_node.get(&d.id()).copied());
                 let mut decos = Vec::new();
                 let mut cur = n.walk();
                 for c in n.named_children(&mut cur) {
-                    if c.kind() == "decorator"
+                    if kind_of(c) == "decorator"
                         && let Some(e) = c.named_child(0)
                     {
                         decos.push(self.ex(e, owner, depth + 1));
@@ -633,24 +758,25 @@ impl<'s> Builder<'s> {
                 let mut targets = Vec::new();
                 let mut cur = n;
                 let value = loop {
-                    if let Some(l) = cur.child_by_field_name("left") {
+                    if let Some(l) = cur.child_by_field_id(fields().left) {
                         targets.push(l);
                     }
-                    match cur.child_by_field_name("right") {
-                        Some(r) if r.kind() == "assignment" => cur = r,
+                    match cur.child_by_field_id(fields().right) {
+                        Some(r) if kind_of(r) == "assignment" => cur = r,
                         Some(r) => break Some(r),
                         None => break None,
                     }
                 };
                 let Some(value) = value else { return };
                 let v = self.ex(value, owner, depth + 1);
-                if n.kind() == "augmented_assignment"
+                if kind_of(n) == "augmented_assignment"
                     && let Some(l) = targets.first()
                 {
-                    let op = n.child_by_field_name("operator").map(|o| self.text(o));
+                    let op = n.child_by_field_id(fields().operator).map(|o| self.text(o));
                     if let Some(m) = op.and_then(|o| dunder(o.trim_end_matches('='))) {
                         let lhs = self.ex(*l, owner, depth + 1);
-                        self.push_expr(owner, PyExpr::Op(lhs, m.to_string()));
+                        let m = self.intern(m);
+                        self.push_expr(owner, PyExpr::Op(lhs, m));
                     }
                 }
                 for t in targets {
@@ -669,8 +795,9 @@ impl<'s> Builder<'s> {
                 }
             }
             "for_statement" => {
-                let it = n.child_by_field_name("right").map(|r| self.ex(r, owner, depth + 1));
-                let t = n.child_by_field_name("left").map(|l| self.target(l, owner, depth + 1));
+                let it = n.child_by_field_id(fields().right).map(|r| self.ex(r, owner, depth + 1));
+                let t =
+                    n.child_by_field_id(fields().left).map(|l| self.target(l, owner, depth + 1));
                 if let (Some(t), Some(it)) = (t, it)
                     && it != NO_EXPR
                 {
@@ -678,16 +805,16 @@ impl<'s> Builder<'s> {
                 }
                 let mut cur = n.walk();
                 for c in n.named_children(&mut cur) {
-                    if matches!(c.kind(), "block" | "else_clause") {
+                    if matches!(kind_of(c), "block" | "else_clause") {
                         self.walk(c, owner, depth + 1);
                     }
                 }
             }
             "with_item" => {
-                let Some(v) = n.child_by_field_name("value") else { return };
-                let (val, tgt) = if v.kind() == "as_pattern" {
-                    let t = v.child_by_field_name("alias").and_then(|a| {
-                        if a.kind() == "as_pattern_target" { a.named_child(0) } else { Some(a) }
+                let Some(v) = n.child_by_field_id(fields().value) else { return };
+                let (val, tgt) = if kind_of(v) == "as_pattern" {
+                    let t = v.child_by_field_id(fields().alias).and_then(|a| {
+                        if kind_of(a) == "as_pattern_target" { a.named_child(0) } else { Some(a) }
                     });
                     (v.named_child(0), t)
                 } else {
@@ -705,11 +832,14 @@ impl<'s> Builder<'s> {
                     return;
                 }
                 let mut cur = n.walk();
-                let names: Vec<String> = n
-                    .named_children(&mut cur)
-                    .filter(|c| c.kind() == "identifier")
-                    .map(|c| self.text(c))
-                    .collect();
+                let kids: Vec<Node> =
+                    n.named_children(&mut cur).filter(|c| kind_of(c) == "identifier").collect();
+                let base = self.scratch.len();
+                for c in kids {
+                    let id = self.text_id(c);
+                    self.scratch.push(id);
+                }
+                let names = self.span_from(base);
                 self.stmt(FlowStmt::Global(owner, names));
             }
             "import_statement"
@@ -723,10 +853,15 @@ impl<'s> Builder<'s> {
                 self.ex(n, owner, depth + 1);
             }
             _ => {
+                // The children through a cursor of their own (no list of them to allocate).
                 let mut cur = n.walk();
-                let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                for c in kids {
-                    self.walk(c, owner, depth + 1);
+                let mut more = cur.goto_first_child();
+                while more {
+                    let c = cur.node();
+                    if c.is_named() {
+                        self.walk(c, owner, depth + 1);
+                    }
+                    more = cur.goto_next_sibling();
                 }
             }
         }
@@ -734,44 +869,49 @@ impl<'s> Builder<'s> {
 
     /// Parameter names of definition `d`, and their defaults as assignments.
     fn flow_params(&mut self, d: DefIdx, ps: Node, outer: u32, depth: u32) {
-        let mut names = Vec::new();
+        let mut names: Vec<u32> = Vec::new();
         let mut cur = ps.walk();
         let kids: Vec<Node> = ps.named_children(&mut cur).collect();
         for p in kids {
-            let (name, default) = match p.kind() {
-                "identifier" => (Some(self.text(p)), None),
+            let (name, default) = match kind_of(p) {
+                "identifier" => (Some(self.text_id(p)), None),
                 "typed_parameter" => {
                     let inner = p.named_child(0);
                     match inner {
-                        Some(i) if i.kind() == "identifier" => (Some(self.text(i)), None),
-                        Some(i) if i.kind() == "list_splat_pattern" => (Some("*".into()), None),
-                        Some(i) if i.kind() == "dictionary_splat_pattern" => {
-                            (Some("**".into()), None)
+                        Some(i) if kind_of(i) == "identifier" => (Some(self.text_id(i)), None),
+                        Some(i) if kind_of(i) == "list_splat_pattern" => {
+                            (Some(self.intern("*")), None)
+                        }
+                        Some(i) if kind_of(i) == "dictionary_splat_pattern" => {
+                            (Some(self.intern("**")), None)
                         }
                         _ => (None, None),
                     }
                 }
                 "default_parameter" | "typed_default_parameter" => (
-                    p.child_by_field_name("name")
-                        .filter(|c| c.kind() == "identifier")
-                        .map(|n| self.text(n)),
-                    p.child_by_field_name("value"),
+                    p.child_by_field_id(fields().name)
+                        .filter(|c| kind_of(c) == "identifier")
+                        .map(|n| self.text_id(n)),
+                    p.child_by_field_id(fields().value),
                 ),
-                "list_splat_pattern" | "keyword_separator" => (Some("*".into()), None),
-                "dictionary_splat_pattern" => (Some("**".into()), None),
+                "list_splat_pattern" | "keyword_separator" => (Some(self.intern("*")), None),
+                "dictionary_splat_pattern" => (Some(self.intern("**")), None),
                 _ => (None, None),
             };
             let Some(name) = name else { continue };
             if let Some(v) = default {
                 let e = self.ex(v, outer, depth + 1);
                 if e != NO_EXPR {
-                    let t = self.push_expr(d, PyExpr::Name(name.clone()));
+                    let t = self.push_expr(d, PyExpr::Name(name));
                     self.stmt(FlowStmt::Assign(t, e));
                 }
             }
             names.push(name);
         }
-        self.facts.flow.params[d as usize] = names;
+        let f = &mut self.facts.flow;
+        let start = f.lists.len() as u32;
+        f.lists.extend_from_slice(&names);
+        f.params[d as usize] = Span { start, len: names.len() as u32 };
     }
 
     /// An assignment target.
@@ -779,11 +919,14 @@ impl<'s> Builder<'s> {
         if depth > MAX_NEST {
             return NO_EXPR;
         }
-        match n.kind() {
-            "identifier" => self.push_expr(owner, PyExpr::Name(self.text(n))),
+        match kind_of(n) {
+            "identifier" => {
+                let id = self.text_id(n);
+                self.push_expr(owner, PyExpr::Name(id))
+            }
             "attribute" => {
                 let (Some(o), Some(a)) =
-                    (n.child_by_field_name("object"), n.child_by_field_name("attribute"))
+                    (n.child_by_field_id(fields().object), n.child_by_field_id(fields().attribute))
                 else {
                     return NO_EXPR;
                 };
@@ -791,11 +934,11 @@ impl<'s> Builder<'s> {
                 if oe == NO_EXPR {
                     return NO_EXPR;
                 }
-                let a = self.text(a);
+                let a = self.text_id(a);
                 self.push_expr(owner, PyExpr::Attr(oe, a))
             }
             "subscript" => {
-                let Some(v) = n.child_by_field_name("value") else { return NO_EXPR };
+                let Some(v) = n.child_by_field_id(fields().value) else { return NO_EXPR };
                 let oe = self.ex(v, owner, depth + 1);
                 let mut cur = n.walk();
                 let subs: Vec<Node> = n.children_by_field_name("subscript", &mut cur).collect();
@@ -811,8 +954,12 @@ impl<'s> Builder<'s> {
             | "expression_list" => {
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                let items: Vec<u32> =
-                    kids.into_iter().map(|k| self.target(k, owner, depth + 1)).collect();
+                let base = self.scratch.len();
+                for k in kids {
+                    let t = self.target(k, owner, depth + 1);
+                    self.scratch.push(t);
+                }
+                let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Coll(items))
             }
             "parenthesized_expression" => match n.named_child(0) {
@@ -829,11 +976,14 @@ impl<'s> Builder<'s> {
             return NO_EXPR;
         }
         let d = depth + 1;
-        match n.kind() {
-            "identifier" => self.push_expr(owner, PyExpr::Name(self.text(n))),
+        match kind_of(n) {
+            "identifier" => {
+                let id = self.text_id(n);
+                self.push_expr(owner, PyExpr::Name(id))
+            }
             "attribute" => {
                 let (Some(o), Some(a)) =
-                    (n.child_by_field_name("object"), n.child_by_field_name("attribute"))
+                    (n.child_by_field_id(fields().object), n.child_by_field_id(fields().attribute))
                 else {
                     return NO_EXPR;
                 };
@@ -841,57 +991,77 @@ impl<'s> Builder<'s> {
                 if oe == NO_EXPR {
                     return NO_EXPR;
                 }
-                let a = self.text(a);
+                let a = self.text_id(a);
                 self.push_expr(owner, PyExpr::Attr(oe, a))
             }
             "call" => {
-                let f = n.child_by_field_name("function").map_or(NO_EXPR, |f| self.ex(f, owner, d));
-                let mut args = Vec::new();
-                let mut kn = Vec::new();
-                let mut kv = Vec::new();
-                if let Some(al) = n.child_by_field_name("arguments") {
+                let f = n
+                    .child_by_field_id(fields().function)
+                    .map_or(NO_EXPR, |f| self.ex(f, owner, d));
+                // Positional arguments on `scratch`, keyword (name, value) pairs on `kw_scratch`.
+                let base = self.scratch.len();
+                let kw_base = self.kw_scratch.len();
+                if let Some(al) = n.child_by_field_id(fields().arguments) {
                     let mut cur = al.walk();
                     let kids: Vec<Node> = al.named_children(&mut cur).collect();
-                    if al.kind() == "generator_expression" {
-                        args.push(self.ex(al, owner, d));
+                    if kind_of(al) == "generator_expression" {
+                        let g = self.ex(al, owner, d);
+                        self.scratch.push(g);
                     }
                     for a in kids {
-                        if al.kind() == "generator_expression" {
+                        if kind_of(al) == "generator_expression" {
                             break;
                         }
-                        match a.kind() {
+                        match kind_of(a) {
                             "keyword_argument" => {
-                                let name = a.child_by_field_name("name").map(|x| self.text(x));
+                                let name =
+                                    a.child_by_field_id(fields().name).map(|x| self.text_id(x));
                                 let v = a
-                                    .child_by_field_name("value")
+                                    .child_by_field_id(fields().value)
                                     .map_or(NO_EXPR, |v| self.ex(v, owner, d));
                                 if let Some(name) = name {
-                                    kn.push(name);
-                                    kv.push(v);
+                                    self.kw_scratch.extend([name, v]);
                                 }
                             }
                             "list_splat" | "dictionary_splat" => {
                                 if let Some(i) = a.named_child(0) {
                                     self.ex(i, owner, d);
                                 }
-                                if a.kind() == "list_splat" {
-                                    args.push(STAR_ARG);
+                                if kind_of(a) == "list_splat" {
+                                    self.scratch.push(STAR_ARG);
                                 }
                             }
                             "comment" => {}
-                            _ => args.push(self.ex(a, owner, d)),
+                            _ => {
+                                let x = self.ex(a, owner, d);
+                                self.scratch.push(x);
+                            }
                         }
                     }
                 }
                 if f == NO_EXPR {
+                    self.scratch.truncate(base);
+                    self.kw_scratch.truncate(kw_base);
                     return NO_EXPR;
                 }
-                let e = self.push_expr(owner, PyExpr::Call(f, args, kn, kv));
+                // The operands: [positional count, positional..., names..., values...].
+                let fl = &mut self.facts.flow;
+                let start = fl.lists.len() as u32;
+                fl.lists.push((self.scratch.len() - base) as u32);
+                fl.lists.extend_from_slice(&self.scratch[base..]);
+                let kw = &self.kw_scratch[kw_base..];
+                fl.lists.extend(kw.iter().step_by(2));
+                fl.lists.extend(kw.iter().skip(1).step_by(2));
+                let ops = Span { start, len: fl.lists.len() as u32 - start };
+                self.scratch.truncate(base);
+                self.kw_scratch.truncate(kw_base);
+                let e = self.push_expr(owner, PyExpr::Call(f, ops));
                 self.call_expr_of.insert(n.id(), e);
                 e
             }
             "subscript" => {
-                let v = n.child_by_field_name("value").map_or(NO_EXPR, |v| self.ex(v, owner, d));
+                let v =
+                    n.child_by_field_id(fields().value).map_or(NO_EXPR, |v| self.ex(v, owner, d));
                 let mut cur = n.walk();
                 let subs: Vec<Node> = n.children_by_field_name("subscript", &mut cur).collect();
                 for s in subs {
@@ -905,43 +1075,46 @@ impl<'s> Builder<'s> {
             "list" | "tuple" | "set" | "expression_list" => {
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                let mut items = Vec::new();
+                let base = self.scratch.len();
                 for k in kids {
-                    if k.kind() == "list_splat" {
+                    if kind_of(k) == "list_splat" {
                         if let Some(i) = k.named_child(0) {
                             let ie = self.ex(i, owner, d);
                             if ie != NO_EXPR {
-                                items.push(self.push_expr(owner, PyExpr::Item(ie)));
+                                let x = self.push_expr(owner, PyExpr::Item(ie));
+                                self.scratch.push(x);
                             }
                         }
                         continue;
                     }
                     let e = self.ex(k, owner, d);
                     if e != NO_EXPR {
-                        items.push(e);
+                        self.scratch.push(e);
                     }
                 }
+                let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Coll(items))
             }
             "dictionary" => {
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                let mut items = Vec::new();
+                let base = self.scratch.len();
                 for k in kids {
-                    if k.kind() == "pair" {
-                        if let Some(key) = k.child_by_field_name("key") {
+                    if kind_of(k) == "pair" {
+                        if let Some(key) = k.child_by_field_id(fields().key) {
                             self.ex(key, owner, d);
                         }
-                        if let Some(v) = k.child_by_field_name("value") {
+                        if let Some(v) = k.child_by_field_id(fields().value) {
                             let e = self.ex(v, owner, d);
                             if e != NO_EXPR {
-                                items.push(e);
+                                self.scratch.push(e);
                             }
                         }
                     } else {
                         self.ex(k, owner, d);
                     }
                 }
+                let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Coll(items))
             }
             "list_comprehension"
@@ -951,29 +1124,33 @@ impl<'s> Builder<'s> {
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
                 for k in &kids {
-                    if k.kind() == "for_in_clause" {
+                    if kind_of(k) == "for_in_clause" {
                         let it = k
-                            .child_by_field_name("right")
+                            .child_by_field_id(fields().right)
                             .map_or(NO_EXPR, |r| self.ex(r, owner, d));
                         let t = k
-                            .child_by_field_name("left")
+                            .child_by_field_id(fields().left)
                             .map_or(NO_EXPR, |l| self.target(l, owner, d));
                         if it != NO_EXPR && t != NO_EXPR {
                             self.stmt(FlowStmt::For(t, it));
                         }
-                    } else if k.kind() == "if_clause"
+                    } else if kind_of(k) == "if_clause"
                         && let Some(c) = k.named_child(0)
                     {
                         self.ex(c, owner, d);
                     }
                 }
-                let body = n.child_by_field_name("body");
+                let body = n.child_by_field_id(fields().body);
                 let body = match body {
-                    Some(b) if b.kind() == "pair" => b.child_by_field_name("value"),
+                    Some(b) if kind_of(b) == "pair" => b.child_by_field_id(fields().value),
                     b => b,
                 };
                 let e = body.map_or(NO_EXPR, |b| self.ex(b, owner, d));
-                let items = if e == NO_EXPR { Vec::new() } else { vec![e] };
+                let base = self.scratch.len();
+                if e != NO_EXPR {
+                    self.scratch.push(e);
+                }
+                let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Coll(items))
             }
             "parenthesized_expression" | "await" => match n.named_child(0) {
@@ -983,22 +1160,24 @@ impl<'s> Builder<'s> {
             "conditional_expression" | "boolean_operator" => {
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                let cond = n.kind() == "conditional_expression";
-                let mut items = Vec::new();
+                let cond = kind_of(n) == "conditional_expression";
+                let base = self.scratch.len();
                 for (i, k) in kids.into_iter().enumerate() {
                     let e = self.ex(k, owner, d);
                     if e != NO_EXPR && !(cond && i == 1) {
-                        items.push(e);
+                        self.scratch.push(e);
                     }
                 }
+                let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Union(items))
             }
             "binary_operator" | "comparison_operator" => {
-                let op = n.child_by_field_name("operator").map(|o| self.text(o)).or_else(|| {
-                    let mut cur = n.walk();
-                    let kids: Vec<Node> = n.children(&mut cur).filter(|c| !c.is_named()).collect();
-                    kids.first().map(|c| self.text(*c))
-                });
+                let op =
+                    n.child_by_field_id(fields().operator).map(|o| self.raw(o)).or_else(|| {
+                        let mut cur = n.walk();
+                        let first = n.children(&mut cur).find(|c| !c.is_named());
+                        first.map(|c| self.raw(c))
+                    });
                 let mut cur = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut cur).collect();
                 let mut first = NO_EXPR;
@@ -1008,57 +1187,86 @@ impl<'s> Builder<'s> {
                         first = e;
                     }
                 }
-                match op.as_deref().and_then(dunder) {
+                match op.and_then(dunder) {
                     Some(m) if first != NO_EXPR => {
-                        self.push_expr(owner, PyExpr::Op(first, m.to_string()))
+                        let m = self.intern(m);
+                        self.push_expr(owner, PyExpr::Op(first, m))
                     }
                     _ => NO_EXPR,
                 }
             }
             "named_expression" => {
-                let v = n.child_by_field_name("value").map_or(NO_EXPR, |v| self.ex(v, owner, d));
-                if let Some(name) = n.child_by_field_name("name")
+                let v =
+                    n.child_by_field_id(fields().value).map_or(NO_EXPR, |v| self.ex(v, owner, d));
+                if let Some(name) = n.child_by_field_id(fields().name)
                     && v != NO_EXPR
                 {
-                    let t = self.push_expr(owner, PyExpr::Name(self.text(name)));
+                    let id = self.text_id(name);
+                    let t = self.push_expr(owner, PyExpr::Name(id));
                     self.stmt(FlowStmt::Assign(t, v));
                 }
                 v
             }
             "yield" => {
                 let inner = n.named_child(0);
-                let from = n.child(1).is_some_and(|c| c.kind() == "from");
+                let from = n.child(1).is_some_and(|c| kind_of(c) == "from");
                 if let Some(i) = inner {
                     let e = self.ex(i, owner, d);
                     if e != NO_EXPR && owner != NO_EXPR {
-                        let v = if from { e } else { self.push_expr(owner, PyExpr::Coll(vec![e])) };
+                        let v = if from {
+                            e
+                        } else {
+                            let base = self.scratch.len();
+                            self.scratch.push(e);
+                            let items = self.span_from(base);
+                            self.push_expr(owner, PyExpr::Coll(items))
+                        };
                         self.stmt(FlowStmt::Return(owner, v));
                     }
                 }
                 NO_EXPR
             }
             "string" => {
-                let t = self.text(n);
+                // Replacing invalid UTF-8 never shortens a text: a long literal stays long.
+                if n.end_byte() - n.start_byte() >= 120 {
+                    return NO_EXPR;
+                }
+                let src: &'s [u8] = self.src;
+                let t = String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]);
                 if t.len() < 120 && !t.contains('{') && !t.contains('\\') {
-                    let s = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
-                    let s = s.trim_matches(|c| c == '"' || c == '\'');
-                    self.push_expr(owner, PyExpr::Str(s.to_string()))
+                    let trim = |t: &'s str| -> &'s str {
+                        let s = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+                        s.trim_matches(|c| c == '"' || c == '\'')
+                    };
+                    let id = match t {
+                        std::borrow::Cow::Borrowed(t) => self.intern(trim(t)),
+                        std::borrow::Cow::Owned(t) => {
+                            let s = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+                            let s = s.trim_matches(|c| c == '"' || c == '\'').to_string();
+                            self.push_str(&s)
+                        }
+                    };
+                    self.push_expr(owner, PyExpr::Str(id))
                 } else {
                     NO_EXPR
                 }
             }
             "lambda" => {
                 // Calls made in a lambda belong to its enclosing definition.
-                if let Some(b) = n.child_by_field_name("body") {
+                if let Some(b) = n.child_by_field_id(fields().body) {
                     self.ex(b, owner, d);
                 }
                 NO_EXPR
             }
             _ => {
                 let mut cur = n.walk();
-                let kids: Vec<Node> = n.named_children(&mut cur).collect();
-                for k in kids {
-                    self.ex(k, owner, d);
+                let mut more = cur.goto_first_child();
+                while more {
+                    let k = cur.node();
+                    if k.is_named() {
+                        self.ex(k, owner, d);
+                    }
+                    more = cur.goto_next_sibling();
                 }
                 NO_EXPR
             }
@@ -1128,14 +1336,14 @@ fn chain(n: Node, src: &[u8]) -> Option<String> {
         if depth > 64 {
             return false;
         }
-        match n.kind() {
+        match kind_of(n) {
             "identifier" => {
                 out.push_str(&String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]));
                 true
             }
             "attribute" => {
                 let (Some(o), Some(a)) =
-                    (n.child_by_field_name("object"), n.child_by_field_name("attribute"))
+                    (n.child_by_field_id(fields().object), n.child_by_field_id(fields().attribute))
                 else {
                     return false;
                 };
@@ -1158,7 +1366,7 @@ fn dotted_text(n: Node, src: &[u8]) -> String {
     let mut out = String::new();
     let mut cur = n.walk();
     for c in n.named_children(&mut cur) {
-        if c.kind() == "identifier" {
+        if kind_of(c) == "identifier" {
             if !out.is_empty() {
                 out.push('.');
             }
@@ -1187,7 +1395,7 @@ fn last_token_end(mut n: Node) -> (usize, u32) {
         let mut next = None;
         for i in (0..count).rev() {
             if let Some(c) = n.child(i)
-                && c.kind() != "comment"
+                && kind_of(c) != "comment"
                 && c.end_byte() > c.start_byte()
             {
                 next = Some(c);
@@ -1208,8 +1416,8 @@ fn last_token_end(mut n: Node) -> (usize, u32) {
 /// Whether a `@py2` capture really is something Python 3 rejects.
 fn py3_rejects(node: Node) -> bool {
     let mut cur = node.walk();
-    let mut kinds = node.children(&mut cur).map(|c| c.kind());
-    match node.kind() {
+    let mut kinds = node.children(&mut cur).map(|c| kind_of(c));
+    match kind_of(node) {
         // `print >>f, x` is a (useless) Python 3 expression.
         "print_statement" => !kinds.any(|k| k == "chevron"),
         "try_statement" => !kinds.any(|k| k == "except_clause" || k == "finally_clause"),
@@ -1223,7 +1431,7 @@ fn consistent_indent(src: &[u8], parent: Node, expect: Option<usize>) -> bool {
     let mut col = expect;
     let mut cur = parent.walk();
     for stmt in parent.named_children(&mut cur) {
-        if stmt.kind() == "comment" {
+        if kind_of(stmt) == "comment" {
             continue;
         }
         let start = stmt.start_byte();
@@ -1251,23 +1459,23 @@ fn ast_depth(stmt: Node) -> u32 {
     let mut depth = 1u32;
     let mut child = stmt;
     while let Some(p) = child.parent() {
-        match p.kind() {
+        match kind_of(p) {
             "module" => break,
             "except_clause" | "case_clause" => depth += 2,
             "finally_clause" => depth += 1,
             "elif_clause" | "else_clause" => {
                 let owner = p.parent();
-                if owner.is_some_and(|o| o.kind() == "if_statement") {
+                if owner.is_some_and(|o| kind_of(o) == "if_statement") {
                     // `elif` chains nest in `ast`: the n-th elif (n from 0) is an `If` n + 1
                     // levels below the `if`, its body one more; an `else` after n elifs is
                     // the `orelse` of the last one, n + 1 levels below the `if`.
                     let mut n = 0u32;
                     let mut prev = p.prev_sibling();
                     while let Some(s) = prev {
-                        n += u32::from(s.kind() == "elif_clause");
+                        n += u32::from(kind_of(s) == "elif_clause");
                         prev = s.prev_sibling();
                     }
-                    depth += if p.kind() == "elif_clause" { n + 2 } else { n + 1 };
+                    depth += if kind_of(p) == "elif_clause" { n + 2 } else { n + 1 };
                 } else {
                     depth += 1;
                 }
@@ -1279,7 +1487,7 @@ fn ast_depth(stmt: Node) -> u32 {
             | "while_statement"
             | "with_statement"
             | "try_statement"
-                if child.kind() == "block" =>
+                if kind_of(child) == "block" =>
             {
                 depth += 1
             }
@@ -1293,12 +1501,12 @@ fn ast_depth(stmt: Node) -> u32 {
 /// The docstring of a body block: its first statement, when that is a string expression.
 fn docstring(body: Node) -> Option<(u32, u32)> {
     let mut cur = body.walk();
-    let first = body.named_children(&mut cur).find(|c| c.kind() != "comment")?;
-    if first.kind() != "expression_statement" {
+    let first = body.named_children(&mut cur).find(|c| kind_of(c) != "comment")?;
+    if kind_of(first) != "expression_statement" {
         return None;
     }
     let s = first.named_child(0)?;
-    matches!(s.kind(), "string" | "concatenated_string")
+    matches!(kind_of(s), "string" | "concatenated_string")
         .then(|| (s.start_byte() as u32, s.end_byte() as u32))
 }
 
