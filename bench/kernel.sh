@@ -71,5 +71,6 @@ hyperfine -N -i -w 3 -r 30 --export-json "$work/h.json" \
 python3 - "$work/h.json" <<'EOF'
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
-    print(f"{r['median'] * 1000:7.2f} ms  {r['command'].split('/')[-1]}")
+    tool, *args = r["command"].split()
+    print(f"{r['median'] * 1000:7.2f} ms  {tool.split('/')[-1]} {args[-1]}")
 EOF

@@ -1,5 +1,9 @@
 //! The `cds-build` pipeline: walk -> read -> extract (parallel, cached) -> link -> write.
 //!
+//! Contents, the facts cache and the BM25 term counts are streamed ([`sink`]): each file's go to
+//! the new generation and into the postings as soon as it is extracted, so a build holds only
+//! what linking needs of every file at once (its facts).
+//!
 //! Incremental by construction: the previous generation's `facts.rkyv` holds every file's
 //! extracted facts and term counts keyed by (path, size, mtime, CRC). A file whose size and
 //! mtime are unchanged is not even read (its bytes come from the previous `content.bin`); a
