@@ -311,3 +311,17 @@ fn a_getter_stored_under_another_name_is_not_called_by_reading_it() {
     assert_has(&e, &flow("m.py:main invoke m.py:G.wkb"));
     assert_lacks(&e, "m.py:G.json invoke m.py:G.wkb");
 }
+
+#[test]
+fn decorators_of_any_expression_are_survived() {
+    // PEP 614: a decorator may be any expression; those the value flow does not model (a
+    // lambda, a yield, an operator) are left out, never a crash (ruff's fixtures have them).
+    let e = edges(&[(
+        "m.py",
+        "def g():\n    pass\n\n@(lambda f: f)\ndef a():\n    g()\n\n@-x\ndef b():\n    g()\n\n\
+         def gen():\n    @ (yield)\n    def c():\n        g()\n",
+    )]);
+    assert_has(&e, "m.py:a invoke m.py:g 0");
+    assert_has(&e, "m.py:b invoke m.py:g 0");
+    assert_has(&e, "m.py:gen.c invoke m.py:g 0");
+}

@@ -1636,7 +1636,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                         let cur = deco_cur.take().map_or_else(|| vec![Val::Node(n)], |x| x.1);
                         let mut dv = self.eval(fi, *e, 0);
                         let src = n;
-                        if let PyExpr::Call(f, ..) = flow.exprs[*e as usize] {
+                        if let Some(&PyExpr::Call(f, ..)) = flow.exprs.get(*e as usize) {
                             // `@factory(...)`: the decorated definition calls what it returns,
                             // which is made inside the factory (a closure, an instance).
                             let fv = self.eval(fi, f, 0);
@@ -2148,9 +2148,9 @@ impl<'l, 'a> Flow<'l, 'a> {
     ) -> Vals {
         let lx = self.lx;
         let flow = self.facts(fi);
-        let (name, recv) = match &flow.exprs[f as usize] {
-            PyExpr::Name(n) => (flow.str(*n), None),
-            PyExpr::Attr(o, a) => (flow.str(*a), Some(*o)),
+        let (name, recv) = match flow.exprs.get(f as usize) {
+            Some(PyExpr::Name(n)) => (flow.str(*n), None),
+            Some(PyExpr::Attr(o, a)) => (flow.str(*a), Some(*o)),
             _ => return Vec::new(),
         };
         let arg = |i: usize| argv.get(i).and_then(|a| a.clone()).unwrap_or_default();
@@ -2252,8 +2252,8 @@ impl<'l, 'a> Flow<'l, 'a> {
 
     /// The expression of positional argument `i` of call expression `e`.
     fn arg_expr(&self, fi: usize, e: u32, i: usize) -> u32 {
-        match &self.facts(fi).exprs[e as usize] {
-            PyExpr::Call(_, ops) => {
+        match self.facts(fi).exprs.get(e as usize) {
+            Some(PyExpr::Call(_, ops)) => {
                 self.facts(fi).call_args(*ops).0.get(i).copied().unwrap_or(NO_EXPR)
             }
             _ => NO_EXPR,
