@@ -137,11 +137,12 @@ pub enum Event {
     },
 }
 
-/// Options that shape the file set, as canonical text (stored in the index).
 /// Which extractors wrote a generation's cached facts (a fingerprint of their sources, made by
 /// `build.rs`): a cds-build whose frontends differ parses every file again.
 const FACTS: &str = concat!("facts=", env!("CDS_FACTS_FINGERPRINT"));
 
+/// Options that shape the file set, and the extractors' fingerprint, as canonical text (stored
+/// in the index).
 fn options_text(opts: &BuildOptions) -> Vec<u8> {
     let w = &opts.walk;
     format!(

@@ -206,6 +206,38 @@ pub fn base_facts(src: &[u8], root: Option<Node>) -> FileFacts {
 }
 
 /// A loaded parser for a grammar the crate links (its ABI is covered by each frontend's tests).
+/// What a query-driven frontend keeps per thread (tree-sitter parsers are not `Sync`): a parser
+/// loaded with its grammar, and the cursor that runs its facts query.
+pub struct Parsing {
+    /// The parser.
+    pub parser: Parser,
+    /// The facts query's cursor.
+    pub cursor: tree_sitter::QueryCursor,
+}
+
+impl Parsing {
+    /// A parser for `language` and a fresh cursor.
+    pub fn new(language: &tree_sitter::Language) -> Parsing {
+        Parsing { parser: parser_for(language), cursor: tree_sitter::QueryCursor::new() }
+    }
+}
+
+/// A frontend's facts query `source` (the file `path`), compiled once per process into `cell`
+/// (`Query` is `Sync`). Queries are part of the binary and compiled by unit tests: failing here
+/// is a build defect.
+pub fn compiled(
+    cell: &'static std::sync::OnceLock<tree_sitter::Query>,
+    language: tree_sitter::Language,
+    source: &str,
+    path: &str,
+) -> &'static tree_sitter::Query {
+    cell.get_or_init(|| {
+        tree_sitter::Query::new(&language, source)
+            .unwrap_or_else(|e| panic!("{path} does not compile: {e}"))
+    })
+}
+
+/// A parser loaded with `language`.
 pub fn parser_for(language: &tree_sitter::Language) -> Parser {
     let mut p = Parser::new();
     p.set_language(language).expect("grammar ABI is supported by the linked tree-sitter");

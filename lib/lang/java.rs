@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Parser, Query, QueryCursor};
+use tree_sitter::{Node, Query};
 
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
@@ -53,17 +53,11 @@ pub fn language() -> tree_sitter::Language {
 /// The compiled facts query (compiled once per process; `Query` is `Sync`).
 fn query() -> &'static Query {
     static QUERY: OnceLock<Query> = OnceLock::new();
-    QUERY.get_or_init(|| {
-        // Part of the binary and compiled by a unit test: failing here is a build defect.
-        Query::new(&language(), FACTS_QUERY).expect("queries/java/facts.scm compiles")
-    })
+    tree::compiled(&QUERY, language(), FACTS_QUERY, "queries/java/facts.scm")
 }
 
-/// A reusable extractor: one per thread (tree-sitter parsers are not `Sync`).
-pub struct Extractor {
-    parser: Parser,
-    cursor: QueryCursor,
-}
+/// A reusable extractor: one per thread.
+pub struct Extractor(tree::Parsing);
 
 impl Default for Extractor {
     fn default() -> Self {
@@ -74,17 +68,17 @@ impl Default for Extractor {
 impl Extractor {
     /// A new extractor with the grammar loaded.
     pub fn new() -> Extractor {
-        Extractor { parser: tree::parser_for(&language()), cursor: QueryCursor::new() }
+        Extractor(tree::Parsing::new(&language()))
     }
 
     /// Extracts the facts of one file. Never fails: syntax errors are recovered from and
     /// counted in [`FileFacts::syntax_errors`].
     pub fn extract(&mut self, src: &[u8]) -> FileFacts {
-        let parsed = tree::parse(&mut self.parser, src);
+        let parsed = tree::parse(&mut self.0.parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
         let Some(t) = parsed.as_ref() else { return facts };
         let items =
-            tree::captures(query(), &mut self.cursor, t.root_node(), src, |n| MAIN.contains(&n));
+            tree::captures(query(), &mut self.0.cursor, t.root_node(), src, |n| MAIN.contains(&n));
         Builder { src, facts: &mut facts, superclass: Vec::new() }.run(&items);
         facts
     }

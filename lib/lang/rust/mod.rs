@@ -4,8 +4,6 @@
 mod extract;
 mod resolve;
 
-use tree_sitter::{Parser, QueryCursor};
-
 use crate::extract::{FileFacts, tree};
 
 pub use extract::FACTS_QUERY;
@@ -16,11 +14,8 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_rust::LANGUAGE.into()
 }
 
-/// A reusable extractor: one per thread (tree-sitter parsers are not `Sync`).
-pub struct Extractor {
-    parser: Parser,
-    cursor: QueryCursor,
-}
+/// A reusable extractor: one per thread.
+pub struct Extractor(tree::Parsing);
 
 impl Default for Extractor {
     fn default() -> Self {
@@ -31,13 +26,13 @@ impl Default for Extractor {
 impl Extractor {
     /// A new extractor with the grammar loaded.
     pub fn new() -> Extractor {
-        Extractor { parser: tree::parser_for(&language()), cursor: QueryCursor::new() }
+        Extractor(tree::Parsing::new(&language()))
     }
 
     /// Extracts the facts of one file. Never fails: syntax errors are recovered from and
     /// counted in [`FileFacts::syntax_errors`].
     pub fn extract(&mut self, src: &[u8]) -> FileFacts {
-        extract::extract(&mut self.parser, &mut self.cursor, src)
+        extract::extract(&mut self.0.parser, &mut self.0.cursor, src)
     }
 }
 
