@@ -4,31 +4,7 @@
 //! `tests/fixtures/c/kvstore`.
 
 use crate::resolve::{assert_has, assert_lacks, edges, entity_ids, graph_of, meta};
-use crate::util::{Dir, fixtures};
-
-/// A fixture repository as in-memory files.
-pub fn fixture_files(rel: &str) -> Vec<(String, String)> {
-    let root = fixtures().join(rel);
-    let mut out = Vec::new();
-    let mut stack = vec![root.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
-                out.push((rel, std::fs::read_to_string(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-pub fn borrow(files: &[(String, String)]) -> Vec<(&str, &str)> {
-    files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
-}
+use crate::util::{Dir, borrow, fixture_files};
 
 #[test]
 fn kvstore_entities_and_edges() {

@@ -3,9 +3,8 @@
 //! calls, constructors, bases, typed receivers), on small in-memory repositories, plus the real
 //! binaries on `tests/fixtures/cpp/geometry`.
 
-use crate::lang_c::{borrow, fixture_files};
 use crate::resolve::{assert_has, assert_lacks, edges, entity_ids, graph_of};
-use crate::util::Dir;
+use crate::util::{Dir, borrow, fixture_files};
 
 #[test]
 fn geometry_entities_and_edges() {

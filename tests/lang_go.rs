@@ -3,32 +3,13 @@
 //! repositories, plus the real binaries on `tests/fixtures/go/inventory`.
 
 use crate::resolve::{assert_has, assert_lacks, edges, entity_ids, graph_of, meta};
-use crate::util::{Dir, fixtures};
+use crate::util::{Dir, borrow, fixture_files};
 
 const GO_MOD: &str = "module example.com/app\n\ngo 1.22\n";
 
 /// The fixture repository as in-memory files.
 fn inventory() -> Vec<(String, String)> {
-    let root = fixtures().join("go/inventory");
-    let mut out = Vec::new();
-    let mut stack = vec![root.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
-                out.push((rel, std::fs::read_to_string(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn borrow(files: &[(String, String)]) -> Vec<(&str, &str)> {
-    files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
+    fixture_files("go/inventory")
 }
 
 #[test]

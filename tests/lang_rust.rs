@@ -3,31 +3,11 @@
 //! through the real binaries.
 
 use crate::resolve::{assert_has, assert_lacks, edges, entity_ids, graph_of, meta};
-
-/// The files of a fixture directory as `(relative path, text)`.
-fn fixture_files(name: &str) -> Vec<(String, String)> {
-    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-                out.push((rel, std::fs::read_to_string(&p).unwrap()));
-            }
-        }
-    }
-    let root = crate::util::fixtures().join("rust").join(name);
-    let mut out = Vec::new();
-    walk(&root, &root, &mut out);
-    out.sort();
-    out
-}
+use crate::util::{borrow, fixture_files};
 
 fn walk_kit() -> (cds::graph::Graph, Vec<String>) {
-    let files = fixture_files("walk-kit");
-    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
-    graph_of(&refs)
+    let files = fixture_files("rust/walk-kit");
+    graph_of(&borrow(&files))
 }
 
 #[test]

@@ -213,3 +213,29 @@ macro_rules! eqnice {
         }
     }};
 }
+
+/// A fixture repository (a directory under `tests/fixtures`) as in-memory files: `(relative
+/// path, text)`, sorted by path.
+pub fn fixture_files(rel: &str) -> Vec<(String, String)> {
+    let root = fixtures().join(rel);
+    let mut out = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+                out.push((rel, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `files` as the `(&str, &str)` pairs `resolve::graph_of` takes.
+pub fn borrow(files: &[(String, String)]) -> Vec<(&str, &str)> {
+    files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
+}
