@@ -1,6 +1,6 @@
 //! The `cds-build` pipeline: walk -> read -> extract (parallel, cached) -> link -> write.
 //!
-//! Contents, the facts cache and the BM25 term counts are streamed ([`sink`]): each file's go to
+//! Contents, the facts cache and the BM25 term counts are streamed (`sink.rs`): each file's go to
 //! the new generation and into the postings as soon as it is extracted, so a build holds only
 //! what linking needs of every file at once (its facts).
 //!

@@ -14,7 +14,7 @@
 //! * instantiation (`Foo()` invokes the class), decorators (the decorated entity invokes the
 //!   decorator), annotated return types (`make().run()`).
 //!
-//! On top of these rules, a value-flow analysis ([`Flow`]: inter-procedural, flow-insensitive,
+//! On top of these rules, a value-flow analysis (`Flow`: inter-procedural, flow-insensitive,
 //! solved to a fixpoint over names, attributes, parameters, return values and collection
 //! elements) follows functions, classes and instances through assignments, arguments, returns,
 //! containers, decorators and implicit calls (`__init__`, properties, `with`, `for`, operators).

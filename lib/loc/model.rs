@@ -1,5 +1,5 @@
 //! The learned part of `cds-loc`: the features of each candidate, per level, and the linear
-//! scores of the fitted weights in [`super::weights`].
+//! scores of the fitted weights in `loc/weights.rs`.
 //!
 //! Every feature is language-neutral: it reads the graph (kinds, containment, calls,
 //! inheritance), entity IDs (`path/file.ext:Class.method`) and the search signals of
