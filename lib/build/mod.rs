@@ -661,11 +661,7 @@ fn hand_over<'p>(
         Some(c) => c,
         None => Chunk::Owned(std::mem::take(&mut item.content)),
     };
-    item.content_len = match &content {
-        Chunk::Previous(b) => b.len() as u64,
-        Chunk::Owned(v) => v.len() as u64,
-        Chunk::Archive(_) => 0,
-    };
+    item.content_len = content.bytes().len() as u64;
     let archived = match previous(item.cached, Previous::archive) {
         Some(a) => a,
         None => {

@@ -35,7 +35,8 @@ pub enum Chunk<'p> {
 }
 
 impl Chunk<'_> {
-    fn bytes(&self) -> &[u8] {
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
         match self {
             Chunk::Owned(v) => v,
             Chunk::Archive(v) => v,

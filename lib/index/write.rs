@@ -150,24 +150,13 @@ pub fn write_graph(dir: &Path, input: &WriteInput, names: NameTable) -> Result<u
     write_rkyv(&dir.join(GRAPH_FILE), MAGIC_GRAPH, &graph, cap)
 }
 
-/// `postings.rkyv` and `terms.fst`: the BM25 index. It needs the nodes, not the edges, so it
-/// can run while the graph is being linked.
+/// `postings.rkyv` and `terms.fst`: the BM25 index of `files`' term counts, for a graph whose
+/// nodes were numbered before the postings were built (LocAgent's; cds's own builds add each
+/// file as it is extracted and call [`write_built_postings`]).
 pub fn write_postings(
     dir: &Path,
     nodes: &[crate::graph::Node],
     files: &[FileRecord],
-) -> Result<u64> {
-    write_postings_reusing(dir, nodes, files, None)
-}
-
-/// [`write_postings`], copying the previous generation's `terms.fst` payload (`previous`, its
-/// checksum already verified) instead of compiling a new automaton when the term set is the
-/// same, as it is after most small edits: term numbers depend on nothing else.
-pub fn write_postings_reusing(
-    dir: &Path,
-    nodes: &[crate::graph::Node],
-    files: &[FileRecord],
-    previous: Option<&[u8]>,
 ) -> Result<u64> {
     let mut pb = PostingsBuilder::new(nodes.len());
     let mut def_nodes: Vec<Vec<u32>> =
@@ -224,10 +213,14 @@ pub fn write_postings_reusing(
             id_of: &id_of,
         });
     }
-    write_built_postings(dir, pb, nodes, previous)
+    write_built_postings(dir, pb, nodes, None)
 }
 
-/// [`write_postings_reusing`] for documents already added (and renumbered to `nodes`).
+/// `postings.rkyv` and `terms.fst` from documents already added (and renumbered to `nodes`).
+/// It needs the nodes, not the edges, so it runs while the graph is being linked. It copies the
+/// previous generation's `terms.fst` payload (`previous`, its checksum already verified)
+/// instead of compiling a new automaton when the term set is the same, as it is after most small
+/// edits: term numbers depend on nothing else.
 pub fn write_built_postings(
     dir: &Path,
     pb: PostingsBuilder,
