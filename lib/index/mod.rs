@@ -17,6 +17,7 @@
 
 pub mod facts;
 pub mod format;
+pub mod fst_file;
 pub mod read;
 pub mod write;
 

@@ -5,8 +5,7 @@
 //! mapped on first use. Every accessor is bounds-checked against the columns, so a corrupt
 //! index yields wrong answers or an error at worst, never a panic or undefined behaviour.
 //! The two fst files are the exception: the fst crate trusts its input (a damaged automaton
-//! makes it panic, loop or allocate without bound), so their CRC is checked when they are
-//! first used, once per process. Full checksums of the other files are `cds-build --verify`'s
+//! makes it panic or loop), so they are read through [`FstFile`]'s guard. Full checksums of the other files are `cds-build --verify`'s
 //! job ([`Index::verify`]); `tests/corrupt.rs` mutates every file and runs the tools on it.
 
 use std::cell::{OnceCell, RefCell};
@@ -21,6 +20,7 @@ use crate::error::{Error, IndexProblem, Result};
 use crate::graph::{EdgeKind, NONE, NodeKind};
 use crate::index::current_generation;
 use crate::index::format::*;
+use crate::index::fst_file::FstFile;
 use crate::index::write::MULTI_TAG;
 
 /// The archived graph columns.
@@ -43,24 +43,6 @@ impl AsRef<[u8]> for Mapped {
 impl Mapped {
     /// Maps `path` and checks its header against `magic`. `index_dir` names the index in errors.
     pub fn open(path: &Path, magic: &[u8; 8], index_dir: &Path) -> Result<Mapped> {
-        Mapped::open_with(path, magic, index_dir, false)
-    }
-
-    /// Maps `path`, checks its header and the payload's CRC: for files whose readers trust
-    /// their bytes (the fst crate panics, loops or allocates without bound on a damaged
-    /// automaton). The whole file is read, so it is mapped with its pages populated at once.
-    pub fn open_verified(path: &Path, magic: &[u8; 8], index_dir: &Path) -> Result<Mapped> {
-        let m = Mapped::open_with(path, magic, index_dir, true)?;
-        if !m.check_crc() {
-            return Err(Error::index(
-                index_dir,
-                IndexProblem::Corrupt(format!("{}: checksum mismatch", file_name(path))),
-            ));
-        }
-        Ok(m)
-    }
-
-    fn open_with(path: &Path, magic: &[u8; 8], index_dir: &Path, populate: bool) -> Result<Mapped> {
         let file = File::open(path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Error::index(
@@ -73,14 +55,7 @@ impl Mapped {
         })?;
         // SAFETY: index files are never modified in place: builds write new files and rename
         // them into place, so the mapped bytes do not change under us.
-        let map = unsafe {
-            let mut o = memmap2::MmapOptions::new();
-            if populate {
-                o.populate();
-            }
-            o.map(&file)
-        }
-        .map_err(|e| Error::io("cannot map", path, e))?;
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("cannot map", path, e))?;
         let corrupt = |what: String| Error::index(index_dir, IndexProblem::Corrupt(what));
         let Some(h) = Header::parse(&map) else {
             return Err(corrupt(format!("{} is truncated", file_name(path))));
@@ -134,8 +109,8 @@ pub struct Index {
     dir: PathBuf,
     gen_dir: PathBuf,
     graph: Mapped,
-    names: OnceCell<fst::Map<Mapped>>,
-    terms: OnceCell<fst::Map<Mapped>>,
+    names: OnceCell<FstFile>,
+    terms: OnceCell<FstFile>,
     postings: OnceCell<Mapped>,
     content: OnceCell<Mapped>,
     /// Line-start offsets of the files shown so far (see [`Index::line_starts`]).
@@ -406,7 +381,7 @@ impl Index {
 
     /// The name index (lower-cased names, file names and stems, paths -> nodes; see
     /// `index::write::node_keys`).
-    pub fn names(&self) -> Result<&fst::Map<Mapped>> {
+    pub fn names(&self) -> Result<&FstFile> {
         if let Some(m) = self.names.get() {
             return Ok(m);
         }
@@ -415,7 +390,7 @@ impl Index {
     }
 
     /// The BM25 term dictionary (term -> term number).
-    pub fn terms(&self) -> Result<&fst::Map<Mapped>> {
+    pub fn terms(&self) -> Result<&FstFile> {
         if let Some(m) = self.terms.get() {
             return Ok(m);
         }
@@ -423,11 +398,9 @@ impl Index {
         Ok(self.terms.get_or_init(|| m))
     }
 
-    fn open_fst(&self, name: &str, magic: &[u8; 8]) -> Result<fst::Map<Mapped>> {
-        // The fst crate trusts its input: checked here, once per process and file (CRC-32 of
-        // a few hundred KiB; see bench/query.sh for what it costs a call).
-        let mapped = Mapped::open_verified(&self.gen_dir.join(name), magic, &self.dir)?;
-        fst::Map::new(mapped).map_err(|e| self.corrupt(format!("{name}: {e}")))
+    fn open_fst(&self, name: &'static str, magic: &[u8; 8]) -> Result<FstFile> {
+        let mapped = Mapped::open(&self.gen_dir.join(name), magic, &self.dir)?;
+        FstFile::open(mapped, &self.dir, name)
     }
 
     /// Decodes a names.fst value into node numbers.
@@ -451,7 +424,7 @@ impl Index {
     /// Nodes stored under a lower-cased key in the name index.
     pub fn lookup_key(&self, key: &[u8]) -> Result<Vec<u32>> {
         let mut out = Vec::new();
-        if let Some(v) = self.names()?.get(key) {
+        if let Some(v) = self.names()?.get(key)? {
             self.name_value(v, &mut out);
         }
         Ok(out)
@@ -530,8 +503,8 @@ impl Index {
     /// validation, the content's length), so that an index a reader calls corrupt is never
     /// taken as up to date by a build. Cheap: it reads the two fst files, nothing else whole.
     pub fn check_readable(&self) -> Result<()> {
-        self.names()?;
-        self.terms()?;
+        self.names()?.check()?;
+        self.terms()?.check()?;
         self.postings()?;
         let len = self.content_map()?.payload().len() as u64;
         match self.graph().content_off.last() {

@@ -9,8 +9,8 @@
 //! term's length and the distance (27 ms for 16 characters at distance 2 on our machine), so
 //! the distance is bounded by the term's length: see [`max_distance`].
 
+use fst::Automaton;
 use fst::automaton::{Levenshtein, Str};
-use fst::{Automaton, IntoStreamer, Streamer};
 
 use crate::error::Result;
 use crate::index::Index;
@@ -50,17 +50,13 @@ pub fn exact(ix: &Index, key: &[u8]) -> Result<Vec<u32>> {
 /// Keys starting with `prefix`, at most `limit` of them (in key order).
 pub fn prefix(ix: &Index, prefix: &[u8], limit: usize) -> Result<Vec<KeyHit>> {
     let Ok(p) = std::str::from_utf8(prefix) else { return Ok(Vec::new()) };
-    let names = ix.names()?;
-    let mut stream = names.search(Str::new(p).starts_with()).into_stream();
     let mut out = Vec::new();
-    while let Some((k, v)) = stream.next() {
+    ix.names()?.search(Str::new(p).starts_with(), |k, v| {
         let mut nodes = Vec::new();
         ix.name_value(v, &mut nodes);
         out.push(KeyHit { key: k.to_vec(), distance: 0, nodes });
-        if out.len() >= limit {
-            break;
-        }
-    }
+        out.len() < limit
+    })?;
     Ok(out)
 }
 
@@ -74,22 +70,18 @@ pub fn fuzzy(ix: &Index, term: &[u8], distance: u32, limit: usize) -> Result<Vec
     let Ok(aut) = Levenshtein::new_with_limit(t, distance, 10_000) else {
         return Ok(Vec::new());
     };
-    let names = ix.names()?;
-    let mut stream = names.search(aut).into_stream();
     let mut out = Vec::new();
     // Collect a bounded number of candidates, then rank them by true distance.
-    while let Some((k, v)) = stream.next() {
+    ix.names()?.search(aut, |k, v| {
         if k == term {
-            continue;
+            return true;
         }
         let mut nodes = Vec::new();
         ix.name_value(v, &mut nodes);
         let d = edit_distance(term, k);
         out.push(KeyHit { key: k.to_vec(), distance: d, nodes });
-        if out.len() >= limit * 8 {
-            break;
-        }
-    }
+        out.len() < limit * 8
+    })?;
     out.sort_by(|a, b| {
         a.distance.cmp(&b.distance).then(a.key.len().cmp(&b.key.len())).then(a.key.cmp(&b.key))
     });

@@ -226,11 +226,8 @@ pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
             continue;
         }
         let bm_part = if max_bm > 0.0 { BM25_SPAN * c.bm25 / max_bm } else { 0.0 };
-        let mut reasons = c.reasons;
-        if c.bm25 > 0.0 {
-            reasons.push(Reason::Bm25(Vec::new()));
-        }
-        hits.push(Hit { node, score: c.name + bm_part, reasons, bm25: c.bm25 });
+        // The BM25 reason is added to the shown hits only, below.
+        hits.push(Hit { node, score: c.name + bm_part, reasons: c.reasons, bm25: c.bm25 });
     }
     // A whole issue is ranked by cds-loc's model (one ranking core): files, modules and
     // functions by how likely each is the one to change, ahead of the other hits. A file or a
@@ -262,8 +259,8 @@ pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
     hits.sort_by(order);
     // Name the terms that made each BM25 hit (only for what is shown).
     for h in &mut hits {
-        if let Some(Reason::Bm25(t)) = h.reasons.last_mut() {
-            *t = top_terms(ix, &terms, h.node, 4)?;
+        if h.bm25 > 0.0 {
+            h.reasons.push(Reason::Bm25(top_terms(ix, &terms, h.node, 4)?));
         }
     }
     Ok(Results { hits, hidden_tests, more })
@@ -476,20 +473,17 @@ fn with_typo_fixes(ix: &Index, terms: &[(String, f32)], short: bool) -> Result<V
     }
     let dict = ix.terms()?;
     for (term, weight) in terms {
-        if term.chars().count() < 5 || dict.contains_key(term.as_bytes()) {
+        if term.chars().count() < 5 || dict.get(term.as_bytes())?.is_some() {
             continue;
         }
         let Ok(aut) = fst::automaton::Levenshtein::new_with_limit(term, 1, 10_000) else {
             continue;
         };
-        let mut stream = fst::IntoStreamer::into_stream(dict.search(aut));
         let mut fixes = Vec::new();
-        while let Some((k, _)) = fst::Streamer::next(&mut stream) {
+        dict.search(aut, |k, _| {
             fixes.push(String::from_utf8_lossy(k).into_owned());
-            if fixes.len() >= 3 {
-                break;
-            }
-        }
+            fixes.len() < 3
+        })?;
         out.extend(fixes.into_iter().map(|f| (f, weight * 0.5)));
     }
     Ok(out)
@@ -503,32 +497,30 @@ pub fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)
     let dict = ix.terms()?;
     let post = ix.postings()?;
     let n = ix.len();
-    let mut acc = vec![0f32; n];
-    let mut touched: Vec<u32> = Vec::new();
     let kinds = &ix.graph().kind;
     let avgdl: Vec<f32> = post.avgdl.iter().map(|x| x.to_native()).collect();
     let n_docs = post.n_docs.to_native();
     // Postings ranges of the known terms.
-    let ranges: Vec<(usize, usize, f32)> = terms
-        .iter()
-        .filter_map(|(term, weight)| {
-            let t = dict.get(term.as_bytes())? as usize;
-            let (a, b) = (
-                post.post_off.get(t)?.to_native() as usize,
-                post.post_off.get(t + 1)?.to_native() as usize,
-            );
-            (a <= b && b <= post.post_doc.len() && b <= post.post_tf.len())
-                .then_some((a, b, *weight))
-        })
-        .collect();
+    let mut ranges: Vec<(usize, usize, f32)> = Vec::new();
+    for (term, weight) in terms {
+        let Some(t) = dict.get(term.as_bytes())? else { continue };
+        let t = t as usize;
+        let (Some(a), Some(b)) = (post.post_off.get(t), post.post_off.get(t + 1)) else { continue };
+        let (a, b) = (a.to_native() as usize, b.to_native() as usize);
+        if a <= b && b <= post.post_doc.len() && b <= post.post_tf.len() {
+            ranges.push((a, b, *weight));
+        }
+    }
     // Terms in more than an eighth of all documents (`self`, `django`, `get`) carry little and
     // cost most (every posting is a page touched): skip them when a rarer term is there.
     let common = (n_docs / 8).max(64) as usize;
     let any_rare = ranges.iter().any(|&(a, b, _)| b - a <= common);
+    ranges.retain(|&(a, b, _)| !any_rare || b - a <= common);
+    // Scores add up per document: in a map when few documents match (a dense array over a
+    // big index's nodes would cost a zeroed page per match), else in an array.
+    let total: usize = ranges.iter().map(|&(a, b, _)| b - a).sum();
+    let mut acc = Scores::new(n, total);
     for (a, b, weight) in ranges {
-        if any_rare && b - a > common {
-            continue;
-        }
         let idf = bm25::idf(n_docs, (b - a) as u32);
         for i in a..b {
             let doc = post.post_doc[i].to_native() as usize;
@@ -539,13 +531,50 @@ pub fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)
             let dl = post.doc_len.get(doc).map_or(0, |x| x.to_native());
             let k = kinds.get(doc).copied().unwrap_or(0) as usize;
             let avg = avgdl.get(k).copied().unwrap_or(1.0);
-            if acc[doc] == 0.0 {
-                touched.push(doc as u32);
-            }
-            acc[doc] += weight * idf * bm25::tf_weight(tf, dl, avg);
+            acc.add(doc as u32, weight * idf * bm25::tf_weight(tf, dl, avg));
         }
     }
-    Ok(touched.into_iter().map(|d| (d, acc[d as usize])).collect())
+    Ok(acc.into_vec())
+}
+
+/// Per-document score sums.
+enum Scores {
+    Sparse(HashMap<u32, f32>),
+    Dense { acc: Vec<f32>, touched: Vec<u32> },
+}
+
+impl Scores {
+    fn new(docs: usize, postings: usize) -> Scores {
+        if postings < docs / 16 {
+            let mut m = HashMap::default();
+            m.reserve(postings);
+            Scores::Sparse(m)
+        } else {
+            Scores::Dense { acc: vec![0.0; docs], touched: Vec::new() }
+        }
+    }
+
+    fn add(&mut self, doc: u32, s: f32) {
+        match self {
+            Scores::Sparse(m) => *m.entry(doc).or_insert(0.0) += s,
+            Scores::Dense { acc, touched } => {
+                if acc[doc as usize] == 0.0 {
+                    touched.push(doc);
+                }
+                acc[doc as usize] += s;
+            }
+        }
+    }
+
+    /// The sums (in no particular order: hits are ranked by a total order later).
+    fn into_vec(self) -> Vec<(u32, f32)> {
+        match self {
+            Scores::Sparse(m) => m.into_iter().collect(),
+            Scores::Dense { acc, touched } => {
+                touched.into_iter().map(|d| (d, acc[d as usize])).collect()
+            }
+        }
+    }
 }
 
 /// The query terms that contribute most to a document's BM25 score.
@@ -554,7 +583,7 @@ pub fn top_terms(ix: &Index, terms: &[(String, f32)], node: u32, k: usize) -> Re
     let post = ix.postings()?;
     let mut found: Vec<(f32, &str)> = Vec::new();
     for (term, weight) in terms {
-        let Some(t) = dict.get(term.as_bytes()) else { continue };
+        let Some(t) = dict.get(term.as_bytes())? else { continue };
         let t = t as usize;
         let (Some(a), Some(b)) = (post.post_off.get(t), post.post_off.get(t + 1)) else { continue };
         let docs = post.post_doc.get(a.to_native() as usize..b.to_native() as usize).unwrap_or(&[]);
