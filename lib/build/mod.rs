@@ -157,6 +157,12 @@ fn options_text(opts: &BuildOptions) -> Vec<u8> {
     .into_bytes()
 }
 
+/// What linking made: the edges of the native graph's nodes, or LocAgent's whole graph.
+enum Linked {
+    Edges(Vec<graph::Edge>),
+    Graph(graph::Graph),
+}
+
 /// Prints phase timings to stderr when `CDS_TIMINGS` is set (for benchmarks and profiling).
 struct Phases {
     on: bool,
@@ -412,7 +418,9 @@ pub fn build_with(
     let native = (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources));
     let postings = std::mem::take(&mut streamed.postings);
     let timing = phases.on;
-    let (g, bytes) = std::thread::scope(|s| -> Result<(graph::Graph, u64)> {
+    // Native builds link into edges while the nodes are shared with the writers, then add them
+    // to the nodes' graph (moved, not copied: it is the biggest structure a build holds).
+    let (linked, posting_bytes, rest) = std::thread::scope(|s| {
         let join = |h: std::thread::ScopedJoinHandle<Result<u64>>| {
             h.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")))
         };
@@ -431,7 +439,7 @@ pub fn build_with(
                 None => Ok((b, None)),
             }
         });
-        let (g, posting_bytes) = match &native {
+        let linked = match &native {
             Some((nodes, defs)) => {
                 let postings = s.spawn(|| {
                     let t = Instant::now();
@@ -452,32 +460,38 @@ pub fn build_with(
                 let t = Instant::now();
                 let edges = graph::link::edges(nodes, &sources, defs, &walked.projects);
                 job_time(timing, "link", t);
-                let bytes = join(postings)?;
-                // The node graph holds the contain edges; linking adds the rest after them.
-                let mut g = nodes.clone();
-                g.edges.extend(edges);
-                (g, bytes)
+                join(postings).map(|bytes| (Linked::Edges(edges), bytes))
             }
             None => {
                 let g = graph::build(&sources, &walked.dirs, &walked.projects, opts.mode);
-                let bytes = index::write::write_postings(dir, &g.nodes, &records)?;
-                (g, bytes)
+                index::write::write_postings(dir, &g.nodes, &records)
+                    .map(|bytes| (Linked::Graph(g), bytes))
             }
         };
-        phases.mark("link and postings");
-        let (rest_bytes, names) =
-            rest.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")))?;
-        let (name_bytes, names) = match names {
-            Some(t) => (0, t),
-            None => index::write::write_names(dir, &g.nodes)?,
-        };
-        let input = WriteInput { graph: &g, files: &records, meta };
-        let t = Instant::now();
-        let graph_bytes = index::write::write_graph(dir, &input, names)?;
-        job_time(timing, "graph", t);
-        let bytes = posting_bytes + name_bytes + graph_bytes + rest_bytes;
-        Ok((g, bytes))
+        let rest =
+            rest.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")));
+        linked.and_then(|(l, b)| Ok((l, b, rest?)))
     })?;
+    phases.mark("link and postings");
+    let (rest_bytes, names) = rest;
+    let g = match linked {
+        Linked::Edges(edges) => {
+            let (mut g, _) = native.expect("native nodes were linked");
+            // The node graph holds the contain edges; linking adds the rest after them.
+            g.edges.extend(edges);
+            g
+        }
+        Linked::Graph(g) => g,
+    };
+    let (name_bytes, names) = match names {
+        Some(t) => (0, t),
+        None => index::write::write_names(dir, &g.nodes)?,
+    };
+    let input = WriteInput { graph: &g, files: &records, meta };
+    let t = Instant::now();
+    let graph_bytes = index::write::write_graph(dir, &input, names)?;
+    job_time(timing, "graph", t);
+    let bytes = posting_bytes + name_bytes + graph_bytes + rest_bytes;
     let written = generation.commit(bytes)?;
     phases.mark("write");
 
