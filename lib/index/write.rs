@@ -146,8 +146,7 @@ pub fn write_graph(dir: &Path, input: &WriteInput, names: NameTable) -> Result<u
     let mut graph = graph_file(input);
     graph.multi_off = names.multi_off;
     graph.multi_ids = names.multi_ids;
-    let cap = graph.id_blob.len() + graph.kind.len() * 64 + graph.out_dst.len() * 12 + (1 << 16);
-    write_rkyv(&dir.join(GRAPH_FILE), MAGIC_GRAPH, &graph, cap)
+    write_rkyv(&dir.join(GRAPH_FILE), MAGIC_GRAPH, &graph)
 }
 
 /// `postings.rkyv` and `terms.fst`: the BM25 index of `files`' term counts, for a graph whose
@@ -238,8 +237,7 @@ pub fn write_built_postings(
             terms.into_iter().enumerate().map(|(i, t)| (t, i as u64)),
         )?,
     };
-    let cap = postings.post_doc.len() * 6 + postings.doc_len.len() * 4 + (1 << 16);
-    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &postings, cap)?;
+    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &postings)?;
     Ok(total)
 }
 
@@ -525,22 +523,22 @@ fn name_keys(nodes: &[crate::graph::Node]) -> NameKeys {
     (entries, multi_off, multi_ids)
 }
 
-/// Serializes into a buffer of `cap` bytes (a close estimate saves the doubling reallocations
-/// of a growing buffer) and writes it.
-fn write_rkyv<T>(path: &Path, magic: &[u8; 8], value: &T, cap: usize) -> Result<u64>
+/// Serializes straight into the file (checksummed on the way), so a big archive is never
+/// held twice: once as columns, once as bytes.
+fn write_rkyv<T>(path: &Path, magic: &[u8; 8], value: &T) -> Result<u64>
 where
     T: for<'a> rkyv::Serialize<
             rkyv::api::high::HighSerializer<
-                rkyv::util::AlignedVec,
+                rkyv::ser::writer::IoWriter<StreamedFile>,
                 rkyv::ser::allocator::ArenaHandle<'a>,
                 rkyv::rancor::Error,
             >,
         >,
 {
-    let buf = rkyv::util::AlignedVec::<16>::with_capacity(cap);
-    let bytes = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(value, buf)
-        .map_err(|e| Error::msg(format!("cannot encode {}: {e}", path.display())))?;
-    write_payload(path, magic, &bytes)
+    let out = rkyv::ser::writer::IoWriter::new(StreamedFile::create(path)?);
+    let out = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(value, out)
+        .map_err(|e| Error::msg(format!("cannot write {}: {e}", path.display())))?;
+    out.into_inner().finish(magic)
 }
 
 fn write_fst(
