@@ -198,7 +198,8 @@ enum Val {
 type Vals = Vec<Val>;
 
 /// A name looked up at a scope: (file, enclosing definition, name).
-type NameKey = (u32, Option<DefIdx>, String);
+/// (file, scope, name's symbol in [`Driver::syms`]).
+type NameKey = (u32, Option<DefIdx>, u32);
 
 /// Where a name is bound.
 #[derive(Debug, Clone, Copy)]
@@ -229,6 +230,7 @@ pub fn edges(
     let mut out = Vec::new();
     for &f in &files {
         d.link_file(f, &mut out);
+        d.memo_local.borrow_mut().clear();
     }
     let mut seen = HashSet::with_capacity_and_hasher(out.len(), Default::default());
     out.retain(|e: &Edge| seen.insert((e.src, e.dst, e.kind)));
@@ -265,8 +267,12 @@ struct Driver<'a> {
     /// Values of bindings (file, bind fact); an entry is present, empty, while it is being
     /// computed, which cuts cycles (`x = x.next`) and makes each binding cost one resolution.
     memo_bind: RefCell<HashMap<(u32, u32), Vals>>,
-    /// Names resolved at a scope: (file, scope, name).
+    /// Names resolved at a file's top level, and in its definitions' scopes (which only its
+    /// own calls ask about: emptied after each file, so memory does not grow with the repo).
     memo_name: RefCell<HashMap<NameKey, Vals>>,
+    memo_local: RefCell<HashMap<NameKey, Vals>>,
+    /// Names looked up, numbered (memo keys without a string allocated per lookup).
+    syms: RefCell<HashMap<Box<str>, u32>>,
     /// A module's members by name: (file, name); cuts re-export cycles (`pub use super::*`).
     memo_export: RefCell<HashMap<(u32, String), Vals>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
@@ -315,6 +321,8 @@ impl<'a> Driver<'a> {
             memo_import: RefCell::new(HashMap::default()),
             memo_bind: RefCell::new(HashMap::default()),
             memo_name: RefCell::new(HashMap::default()),
+            memo_local: RefCell::new(HashMap::default()),
+            syms: RefCell::new(HashMap::default()),
             memo_export: RefCell::new(HashMap::default()),
             memo_bases: RefCell::new(HashMap::default()),
             memo_pkg: RefCell::new(HashMap::default()),
@@ -341,6 +349,7 @@ impl<'a> Driver<'a> {
         // What was looked up while indexing did not know every member and impl yet.
         d.memo_bases.borrow_mut().clear();
         d.memo_name.borrow_mut().clear();
+        d.memo_local.borrow_mut().clear();
         d.memo_export.borrow_mut().clear();
         d.memo_bind.borrow_mut().clear();
         d
@@ -539,14 +548,26 @@ impl<'a> Driver<'a> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
-        let key = (f, scope, name.to_string());
-        if let Some(v) = self.memo_name.borrow().get(&key) {
+        let key = (f, scope, self.sym(name));
+        let memo = if scope.is_some() { &self.memo_local } else { &self.memo_name };
+        if let Some(v) = memo.borrow().get(&key) {
             return v.clone();
         }
-        self.memo_name.borrow_mut().insert(key.clone(), Vec::new());
+        memo.borrow_mut().insert(key, Vec::new());
         let v = self.resolve_name_uncached(f, scope, name, depth);
-        self.memo_name.borrow_mut().insert(key, v.clone());
+        memo.borrow_mut().insert(key, v.clone());
         v
+    }
+
+    /// The number of a name (see [`Driver::syms`]).
+    fn sym(&self, name: &str) -> u32 {
+        if let Some(&y) = self.syms.borrow().get(name) {
+            return y;
+        }
+        let mut syms = self.syms.borrow_mut();
+        let y = syms.len() as u32;
+        syms.insert(name.into(), y);
+        y
     }
 
     fn resolve_name_uncached(&self, f: u32, scope: Option<DefIdx>, name: &str, depth: u32) -> Vals {
