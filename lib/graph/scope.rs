@@ -198,6 +198,12 @@ enum Val {
 type Vals = Vec<Val>;
 
 /// A name looked up at a scope: (file, enclosing definition, name).
+/// A file's local scopes: definition -> local name -> bindings.
+type Locals<'a> = HashMap<DefIdx, HashMap<&'a str, Vec<Binding>>>;
+
+/// How many files' local scopes [`Driver::local_scopes`] keeps.
+const LOCAL_FILES: usize = 8;
+
 /// (file, scope, name's symbol in [`Driver::syms`]).
 type NameKey = (u32, Option<DefIdx>, u32);
 
@@ -246,8 +252,10 @@ struct Driver<'a> {
     dir_node: HashMap<&'a [u8], u32>,
     /// Per file: top-level name -> bindings.
     top: HashMap<u32, HashMap<&'a str, Vec<Binding>>>,
-    /// (file, definition) -> local name -> bindings.
-    local: HashMap<(u32, DefIdx), HashMap<&'a str, Vec<Binding>>>,
+    /// The local scopes (definition -> local name -> bindings) of the files resolved most
+    /// recently: built when a file's names are first asked about, not for the whole
+    /// repository at once (a function's locals are asked about while its own file is linked).
+    local: RefCell<Vec<(u32, std::rc::Rc<Locals<'a>>)>>,
     /// Per file: wildcard imports (import fact indices).
     stars: HashMap<u32, Vec<u32>>,
     /// Class node -> member name -> nodes (its own definitions and methods attached by owner).
@@ -310,7 +318,7 @@ impl<'a> Driver<'a> {
             file_node,
             dir_node,
             top: HashMap::default(),
-            local: HashMap::default(),
+            local: RefCell::default(),
             stars: HashMap::default(),
             members: HashMap::default(),
             attrs: HashMap::default(),
@@ -378,10 +386,8 @@ impl<'a> Driver<'a> {
             if d.owner.is_some() {
                 continue; // reached through its type, not by its bare name
             }
-            let b = Binding::Node(node);
-            match d.parent {
-                None => push(self.top.entry(f).or_default(), &d.name, b),
-                Some(p) => push(self.local.entry((f, p)).or_default(), &d.name, b),
+            if d.parent.is_none() {
+                push(self.top.entry(f).or_default(), &d.name, Binding::Node(node));
             }
         }
         for (ii, imp) in facts.imports.iter().enumerate() {
@@ -396,27 +402,72 @@ impl<'a> Driver<'a> {
                 continue;
             }
             let Some(name) = self.r.bound_name(imp) else { continue };
-            let b = Binding::Import { f, i: ii as u32 };
-            match imp.owner {
-                None => push(self.top.entry(f).or_default(), name, b),
-                Some(o) => push(self.local.entry((f, o)).or_default(), name, b),
+            if imp.owner.is_none() {
+                push(self.top.entry(f).or_default(), name, Binding::Import { f, i: ii as u32 });
             }
         }
         for (bi, bind) in facts.binds.iter().enumerate() {
-            if bind.target.contains('.') {
-                continue; // `this.x = ...`: an attribute, see index_attrs
-            }
-            if !self.r.implicit_members()
-                && bind.owner.is_some_and(|o| facts.defs[o as usize].kind == DefKind::Class)
-            {
-                continue; // a field is no bare name in its class (Go's `Config *Config`)
-            }
-            let b = Binding::Bind { f, i: bi as u32 };
-            match bind.owner {
-                None => push(self.top.entry(f).or_default(), &bind.target, b),
-                Some(o) => push(self.local.entry((f, o)).or_default(), &bind.target, b),
+            if bind.owner.is_none() && self.binds_name(f, bind) {
+                push(
+                    self.top.entry(f).or_default(),
+                    &bind.target,
+                    Binding::Bind { f, i: bi as u32 },
+                );
             }
         }
+    }
+
+    /// Whether a binding binds a bare name (not `this.x`, nor a field in its class).
+    fn binds_name(&self, f: u32, bind: &crate::extract::Bind) -> bool {
+        let facts = self.facts(f);
+        !bind.target.contains('.') // `this.x = ...`: an attribute, see index_attrs
+            // A field is no bare name in its class (Go's `Config *Config`).
+            && (self.r.implicit_members()
+                || !bind.owner.is_some_and(|o| facts.defs[o as usize].kind == DefKind::Class))
+    }
+
+    /// The local scopes of file `f`: what [`Driver::index_scopes`] leaves out (definitions,
+    /// imports and bindings inside definitions), in the same order.
+    fn local_scopes(&self, f: u32) -> std::rc::Rc<Locals<'a>> {
+        let mut cache = self.local.borrow_mut();
+        if let Some((_, l)) = cache.iter().find(|(g, _)| *g == f) {
+            return l.clone();
+        }
+        let facts = self.facts(f);
+        let mut local: Locals<'a> = HashMap::default();
+        for (di, d) in facts.defs.iter().enumerate() {
+            let node = self.node_of(f, di as u32);
+            if self.g.nodes[node as usize].def != di as u32 || d.owner.is_some() {
+                continue;
+            }
+            if let Some(p) = d.parent {
+                push(local.entry(p).or_default(), &d.name, Binding::Node(node));
+            }
+        }
+        for (ii, imp) in facts.imports.iter().enumerate() {
+            if imp.form == ImportForm::ModDecl && imp.alias.is_none()
+                || imp.name.as_deref() == Some("*")
+            {
+                continue;
+            }
+            if let (Some(o), Some(name)) = (imp.owner, self.r.bound_name(imp)) {
+                push(local.entry(o).or_default(), name, Binding::Import { f, i: ii as u32 });
+            }
+        }
+        for (bi, bind) in facts.binds.iter().enumerate() {
+            if let Some(o) = bind.owner
+                && self.binds_name(f, bind)
+            {
+                push(local.entry(o).or_default(), &bind.target, Binding::Bind { f, i: bi as u32 });
+            }
+        }
+        let local = std::rc::Rc::new(local);
+        // A few files at a time: the one being linked and those its names lead to.
+        if cache.len() == LOCAL_FILES {
+            cache.remove(0);
+        }
+        cache.push((f, local.clone()));
+        local
     }
 
     /// Class members: nested definitions, and methods attached through their owner type.
@@ -582,7 +633,7 @@ impl<'a> Driver<'a> {
             if d.kind == DefKind::Class && !d.namespace && d.name == name {
                 return vec![Val::Node(self.node_of(f, o))];
             }
-            if let Some(bs) = self.local.get(&(f, o)).and_then(|m| m.get(name)) {
+            if let Some(bs) = self.local_scopes(f).get(&o).and_then(|m| m.get(name)) {
                 return self.bindings(bs, depth);
             }
             if d.kind == DefKind::Function {
