@@ -1168,6 +1168,9 @@ const MAX_ROUNDS: u32 = 16;
 /// Deepest expression nesting evaluated.
 const MAX_EVAL_DEPTH: u32 = 96;
 
+/// [`Flow::memo`] of an expression not evaluated yet this round.
+const MEMO_NONE: (u32, u32) = (u32::MAX, 0);
+
 /// A name interned by the value flow ([`Flow::sym`]): names are compared and hashed as numbers.
 type Sym = u32;
 
@@ -1197,15 +1200,33 @@ struct Cell {
 /// to the scope-based resolution of [`Linker`].
 struct Flow<'l, 'a> {
     lx: &'l Linker<'a>,
-    /// What each key may point to, and who reads it.
-    pts: HashMap<Key, Cell>,
-    /// Values of expressions in the current round.
-    memo: Vec<Option<Vals>>,
+    /// Every key's values and readers, by cell number ([`Flow::cell`] numbers keys).
+    cells: Vec<Cell>,
+    /// `Var` and `Attr` keys -> cell.
+    key_cell: HashMap<Key, u32>,
+    /// Function node -> the cell of `Ret` (`NO_EXPR` until used).
+    ret_cell: Vec<u32>,
+    /// Per file, per expression: the cell of `Elem` (allocated on first use).
+    elem_cell: Vec<Vec<u32>>,
+    /// Values of expressions in the current round: a range of `memo_buf` per expression
+    /// (`MEMO_NONE`: not evaluated yet; `MEMO_BUSY`: being evaluated).
+    memo: Vec<(u32, u32)>,
+    memo_buf: Vals,
     /// Per file, per expression: its entry in `name_tab` (`NO_EXPR` until resolved).
     name_slot: Vec<Vec<u32>>,
-    name_tab: Vec<(Vals, Key)>,
-    /// (class node, name) -> the class's own member as the scope rules resolve it.
-    own: HashMap<(u32, Sym), Vals>,
+    /// What the scope rules resolve a name to, and the cell of its flow key.
+    name_tab: Vec<(Vals, u32)>,
+    /// (class node, name) -> index in `own_tab`.
+    own: HashMap<(u32, Sym), u32>,
+    /// The class's own member as the scope rules resolve it, and the cell of its `Attr` key.
+    own_tab: Vec<(Vals, u32)>,
+    /// (class node, name) -> index in `chain_tab`: the class's MRO and, per MRO position, the
+    /// `own` entry of that class for the name (`NO_EXPR` until looked up).
+    chains: HashMap<(u32, Sym), u32>,
+    chain_tab: Vec<(std::rc::Rc<Vec<u32>>, Vec<u32>)>,
+    /// (module or directory node, name) -> what the scope rules make of the attribute, and
+    /// the cell of the module's variable (`NO_EXPR` for a directory).
+    mod_attr: HashMap<(u32, Sym), (Vals, u32)>,
     /// (scope node, name) -> what the scope rules resolve it to, and its flow key.
     names: HashMap<(u32, Sym), u32>,
     /// (scope node, name) bound by the value flow (assignments, parameters, decorated defs).
@@ -1258,12 +1279,20 @@ impl<'l, 'a> Flow<'l, 'a> {
     fn solve(lx: &'l Linker<'a>) -> Flow<'l, 'a> {
         let mut fl = Flow {
             lx,
-            pts: HashMap::default(),
+            cells: Vec::new(),
+            key_cell: HashMap::default(),
+            ret_cell: vec![NO_EXPR; lx.g.nodes.len()],
+            elem_cell: vec![Vec::new(); lx.files.len()],
             memo: Vec::new(),
+            memo_buf: Vec::new(),
             name_slot: vec![Vec::new(); lx.files.len()],
             name_tab: Vec::new(),
             names: HashMap::default(),
             own: HashMap::default(),
+            own_tab: Vec::new(),
+            chains: HashMap::default(),
+            chain_tab: Vec::new(),
+            mod_attr: HashMap::default(),
             bound: HashSet::default(),
             globals: HashSet::default(),
             reassigned: HashSet::default(),
@@ -1336,7 +1365,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
             }
             if debug {
-                eprintln!("flow round {r}: {n} files, {:?}, keys={}", t0.elapsed(), fl.pts.len());
+                eprintln!("flow round {r}: {n} files, {:?}, keys={}", t0.elapsed(), fl.cells.len());
             }
             if n == 0 {
                 break;
@@ -1423,7 +1452,8 @@ impl<'l, 'a> Flow<'l, 'a> {
     fn start_file(&mut self, fi: usize) {
         self.cur_file = fi as u32;
         self.memo.clear();
-        self.memo.resize(self.facts(fi).exprs.len(), None);
+        self.memo.resize(self.facts(fi).exprs.len(), MEMO_NONE);
+        self.memo_buf.clear();
         if self.name_slot[fi].is_empty() {
             self.name_slot[fi] = vec![NO_EXPR; self.facts(fi).exprs.len()];
         }
@@ -1517,11 +1547,51 @@ impl<'l, 'a> Flow<'l, 'a> {
         out
     }
 
+    /// The cell of key `k` (made on first use): `Ret` and `Elem` keys by dense tables, the
+    /// others through a map.
+    fn cell(&mut self, k: &Key) -> u32 {
+        let slot = match *k {
+            Key::Ret(n) => self.ret_cell.get_mut(n as usize),
+            Key::Elem(f, x) => match self.elem_cell.get_mut(f as usize) {
+                Some(v) => {
+                    if v.is_empty() {
+                        let n = self.lx.files[f as usize].facts.flow.exprs.len();
+                        *v = vec![NO_EXPR; n];
+                    }
+                    v.get_mut(x as usize)
+                }
+                None => None,
+            },
+            Key::Var(..) | Key::Attr(..) => None,
+        };
+        let next = self.cells.len() as u32;
+        let c = match slot {
+            Some(s) => {
+                if *s == NO_EXPR {
+                    *s = next;
+                }
+                *s
+            }
+            None => *self.key_cell.entry(*k).or_insert(next),
+        };
+        if c == next {
+            self.cells.push(Cell::default());
+        }
+        c
+    }
+
     /// Appends what key `k` points to to `out` (and records the current definition as a
     /// reader of `k`).
     fn get_into(&mut self, k: &Key, out: &mut Vals) {
+        let c = self.cell(k);
+        self.read(c, out);
+    }
+
+    /// Appends the values of cell `c` to `out` (and records the current definition as a
+    /// reader).
+    fn read(&mut self, c: u32, out: &mut Vals) {
         let me = (self.cur_file, self.cur_owner);
-        let c = self.pts.entry(*k).or_default();
+        let c = &mut self.cells[c as usize];
         let r = &mut c.readers;
         if r.last() != Some(&me) && (r.len() > 16 || !r.contains(&me)) {
             r.push(me);
@@ -1533,7 +1603,8 @@ impl<'l, 'a> Flow<'l, 'a> {
         if vals.is_empty() {
             return;
         }
-        let c = self.pts.entry(k).or_default();
+        let c = self.cell(&k);
+        let c = &mut self.cells[c as usize];
         let e = &mut c.pts;
         let mut changed = false;
         for v in vals {
@@ -1668,11 +1739,8 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 self.cur_owner = owner;
                 match x {
-                    PyExpr::Call(..) | PyExpr::Op(..) => {
-                        self.eval(fi, e as u32, 0);
-                    }
-                    PyExpr::Attr(..) | PyExpr::Item(..) => {
-                        self.eval(fi, e as u32, 0);
+                    PyExpr::Call(..) | PyExpr::Op(..) | PyExpr::Attr(..) | PyExpr::Item(..) => {
+                        self.visit(fi, e as u32)
                     }
                     PyExpr::Coll(items) => {
                         let mut vals = Vec::new();
@@ -1770,13 +1838,27 @@ impl<'l, 'a> Flow<'l, 'a> {
         if !memo {
             return cap_pts(self.eval_uncached(fi, e, depth));
         }
-        if let Some(Some(v)) = self.memo.get(e as usize) {
-            return v.clone();
+        match self.memo.get(e as usize) {
+            Some(&(s, n)) if s != MEMO_NONE.0 => {
+                return self.memo_buf[s as usize..(s + n) as usize].to_vec();
+            }
+            Some(_) => self.memo[e as usize] = (0, 0), // a cycle reads nothing
+            None => return cap_pts(self.eval_uncached(fi, e, depth)),
         }
-        self.memo[e as usize] = Some(Vec::new());
         let v = cap_pts(self.eval_uncached(fi, e, depth));
-        self.memo[e as usize] = Some(v.clone());
+        self.memo[e as usize] = (self.memo_buf.len() as u32, v.len() as u32);
+        self.memo_buf.extend_from_slice(&v);
         v
+    }
+
+    /// Evaluates expression `e` of the current file for its effects, unless it was already.
+    fn visit(&mut self, fi: usize, e: u32) {
+        if fi as u32 == self.cur_file
+            && self.memo.get(e as usize).is_some_and(|&(s, _)| s != MEMO_NONE.0)
+        {
+            return;
+        }
+        self.eval(fi, e, 0);
     }
 
     fn eval_uncached(&mut self, fi: usize, e: u32, depth: u32) -> Vals {
@@ -1798,7 +1880,8 @@ impl<'l, 'a> Flow<'l, 'a> {
                         None => {
                             let v = lx.resolve_name(fi, self.scope(fi, owner), self.name(n), 0);
                             let k = self.name_key(fi, owner, n);
-                            self.name_tab.push((v, k));
+                            let c = self.cell(&k);
+                            self.name_tab.push((v, c));
                             let i = (self.name_tab.len() - 1) as u32;
                             self.names.insert(key, i);
                             i
@@ -1809,9 +1892,9 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     slot
                 };
-                let (v, k) = &self.name_tab[slot as usize];
-                let (mut out, k) = (v.clone(), *k);
-                self.get_into(&k, &mut out);
+                let (v, c) = &self.name_tab[slot as usize];
+                let (mut out, c) = (v.clone(), *c);
+                self.read(c, &mut out);
                 out
             }
             PyExpr::Attr(o, a) => {
@@ -1889,32 +1972,52 @@ impl<'l, 'a> Flow<'l, 'a> {
 
     /// Member `name` of class `c` looked up along its C3 MRO, starting at position `skip`.
     fn class_member(&mut self, c: u32, name: Sym, skip: usize) -> Vals {
-        let lx = self.lx;
-        let mro = self.mro(c);
-        for &k in mro.iter().skip(skip) {
-            let mut out: Vals = match self.own.get(&(k, name)) {
-                Some(v) => v.clone(),
-                None => {
-                    let mut v = Vec::new();
-                    let s = self.name(name);
-                    if let Some(&m) = lx.children.get(&(k, s)) {
-                        v.push(Val::Node(m));
-                    } else if let Some(bs) = lx.attrs.get(&(k, s)) {
-                        for b in bs {
-                            v.extend(lx.resolve_binding(*b, 0));
-                        }
-                    }
-                    let v = cap_pts(v);
-                    self.own.insert((k, name), v.clone());
-                    v
-                }
-            };
-            self.get_into(&Key::Attr(k, name), &mut out);
+        let ci = match self.chains.get(&(c, name)) {
+            Some(&i) => i as usize,
+            None => {
+                let mro = self.mro(c);
+                let n = mro.len();
+                self.chain_tab.push((mro, vec![NO_EXPR; n]));
+                self.chains.insert((c, name), (self.chain_tab.len() - 1) as u32);
+                self.chain_tab.len() - 1
+            }
+        };
+        for pos in skip..self.chain_tab[ci].1.len() {
+            let mut o = self.chain_tab[ci].1[pos];
+            if o == NO_EXPR {
+                o = self.own_member(self.chain_tab[ci].0[pos], name);
+                self.chain_tab[ci].1[pos] = o;
+            }
+            let (v, cell) = &self.own_tab[o as usize];
+            let (mut out, cell) = (v.clone(), *cell);
+            self.read(cell, &mut out);
             if !out.is_empty() {
                 return out;
             }
         }
         Vec::new()
+    }
+
+    /// The entry of `own_tab` for member `name` of class `k` itself (made on first use).
+    fn own_member(&mut self, k: u32, name: Sym) -> u32 {
+        if let Some(&o) = self.own.get(&(k, name)) {
+            return o;
+        }
+        let lx = self.lx;
+        let mut v = Vec::new();
+        let s = self.name(name);
+        if let Some(&m) = lx.children.get(&(k, s)) {
+            v.push(Val::Node(m));
+        } else if let Some(bs) = lx.attrs.get(&(k, s)) {
+            for b in bs {
+                v.extend(lx.resolve_binding(*b, 0));
+            }
+        }
+        let cell = self.cell(&Key::Attr(k, name));
+        self.own_tab.push((cap_pts(v), cell));
+        let o = (self.own_tab.len() - 1) as u32;
+        self.own.insert((k, name), o);
+        o
     }
 
     /// The C3 linearization of class `c` (depth-first order when C3 fails).
@@ -1991,12 +2094,30 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 Val::Node(n) => match lx.kind(n) {
                     NodeKind::Class => out.extend(self.class_member(n, a, 0)),
-                    NodeKind::File => {
-                        out.extend(lx.attr(*v, self.name(a), 0));
-                        self.get_into(&Key::Var(n, a), &mut out);
+                    NodeKind::File | NodeKind::Directory => {
+                        let cell = match self.mod_attr.get(&(n, a)) {
+                            Some((m, cell)) => {
+                                out.extend_from_slice(m);
+                                *cell
+                            }
+                            None => {
+                                // The scope rules' answer never changes once asked.
+                                let m = lx.attr(*v, self.name(a), 0);
+                                out.extend_from_slice(&m);
+                                let cell = if lx.kind(n) == NodeKind::File {
+                                    self.cell(&Key::Var(n, a))
+                                } else {
+                                    NO_EXPR
+                                };
+                                self.mod_attr.insert((n, a), (m, cell));
+                                cell
+                            }
+                        };
+                        if cell != NO_EXPR {
+                            self.read(cell, &mut out);
+                        }
                     }
                     NodeKind::Function => self.get_into(&Key::Attr(n, a), &mut out),
-                    NodeKind::Directory => out.extend(lx.attr(*v, self.name(a), 0)),
                 },
                 Val::Super(c) => out.extend(self.class_member(c, a, 1)),
                 Val::External => out.push(Val::External),
@@ -2354,9 +2475,25 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 }
 
+/// Removes repeated values (keeping the first of each) and keeps the first [`MAX_PTS`].
 fn cap_pts(mut v: Vals) -> Vals {
-    let mut seen = HashSet::default();
-    v.retain(|x| seen.insert(*x));
+    if v.len() > 64 {
+        let mut seen = HashSet::default();
+        v.retain(|x| seen.insert(*x));
+    } else if v.len() > 1 {
+        let mut w = 0;
+        for r in 0..v.len() {
+            let x = v[r];
+            if !v[..w].contains(&x) {
+                v[w] = x;
+                w += 1;
+                if w == MAX_PTS {
+                    break;
+                }
+            }
+        }
+        v.truncate(w);
+    }
     v.truncate(MAX_PTS);
     v
 }
