@@ -1216,6 +1216,8 @@ struct Flow<'l, 'a> {
     name_slot: Vec<Vec<u32>>,
     /// What the scope rules resolve a name to, and the cell of its flow key.
     name_tab: Vec<(Vals, u32)>,
+    /// Per file, per expression: the cell a `Name` target assigns to (`NO_EXPR` until known).
+    target_cell: Vec<Vec<u32>>,
     /// (class node, name) -> index in `own_tab`.
     own: HashMap<(u32, Sym), u32>,
     /// The class's own member as the scope rules resolve it, and the cell of its `Attr` key.
@@ -1287,6 +1289,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             memo_buf: Vec::new(),
             name_slot: vec![Vec::new(); lx.files.len()],
             name_tab: Vec::new(),
+            target_cell: vec![Vec::new(); lx.files.len()],
             names: HashMap::default(),
             own: HashMap::default(),
             own_tab: Vec::new(),
@@ -1320,6 +1323,9 @@ impl<'l, 'a> Flow<'l, 'a> {
             new: fl.sym("__new__"),
             call: fl.sym("__call__"),
         };
+        if crate::extract::bench_no_flow() {
+            return fl;
+        }
         for fi in 0..lx.files.len() {
             if lx.files[fi].lang == Lang::Python {
                 let flow = &lx.files[fi].facts.flow;
@@ -1604,6 +1610,11 @@ impl<'l, 'a> Flow<'l, 'a> {
             return;
         }
         let c = self.cell(&k);
+        self.add_cell(c, vals);
+    }
+
+    /// Adds `vals` to cell `c`; its readers are evaluated again when it changes.
+    fn add_cell(&mut self, c: u32, vals: &[Val]) {
         let c = &mut self.cells[c as usize];
         let e = &mut c.pts;
         let mut changed = false;
@@ -1633,6 +1644,16 @@ impl<'l, 'a> Flow<'l, 'a> {
     fn round(&mut self, fi: usize, only: Option<&HashSet<u32>>) {
         let lx = self.lx;
         self.start_file(fi);
+        // The definitions to evaluate (the last entry: module level), as flags.
+        let ndefs = lx.files[fi].facts.defs.len();
+        let only: Option<Vec<bool>> = only.map(|o| {
+            let mut m = vec![false; ndefs + 1];
+            for &d in o {
+                m[(d as usize).min(ndefs)] = true;
+            }
+            m
+        });
+        let skip = |owner: u32| only.as_ref().is_some_and(|m| !m[(owner as usize).min(ndefs)]);
         {
             let flow = self.facts(fi);
             let mut deco_cur: Option<(u32, Vals)> = None;
@@ -1655,7 +1676,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     FlowStmt::Global(..) => continue,
                 };
-                if only.is_some_and(|o| !o.contains(&owner)) {
+                if skip(owner) {
                     continue;
                 }
                 self.cur_owner = owner;
@@ -1734,7 +1755,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             for (e, x) in flow.exprs.iter().enumerate() {
                 let owner = flow.owners[e];
-                if only.is_some_and(|o| !o.contains(&owner)) {
+                if skip(owner) {
                     continue;
                 }
                 self.cur_owner = owner;
@@ -1851,14 +1872,22 @@ impl<'l, 'a> Flow<'l, 'a> {
         v
     }
 
+    /// The values of expression `e` when they are memoized this round.
+    fn memoized(&self, fi: usize, e: u32) -> Option<&[Val]> {
+        if fi as u32 != self.cur_file {
+            return None;
+        }
+        match self.memo.get(e as usize) {
+            Some(&(s, n)) if s != MEMO_NONE.0 => Some(&self.memo_buf[s as usize..(s + n) as usize]),
+            _ => None,
+        }
+    }
+
     /// Evaluates expression `e` of the current file for its effects, unless it was already.
     fn visit(&mut self, fi: usize, e: u32) {
-        if fi as u32 == self.cur_file
-            && self.memo.get(e as usize).is_some_and(|&(s, _)| s != MEMO_NONE.0)
-        {
-            return;
+        if self.memoized(fi, e).is_none() {
+            self.eval(fi, e, 0);
         }
-        self.eval(fi, e, 0);
     }
 
     fn eval_uncached(&mut self, fi: usize, e: u32, depth: u32) -> Vals {
@@ -2200,8 +2229,11 @@ impl<'l, 'a> Flow<'l, 'a> {
         // A method reached through an instance (`obj.m(...)`) gets the receiver implicitly.
         let through_instance = match fexpr.and_then(|f| self.facts(fi).exprs.get(f as usize)) {
             Some(PyExpr::Attr(o, _)) => {
-                let ov = self.eval(fi, *o, 0);
-                !ov.iter().any(|v| matches!(v, Val::Node(n) if lx.kind(*n) == NodeKind::Class))
+                let class = |v: &Val| matches!(v, Val::Node(n) if lx.kind(*n) == NodeKind::Class);
+                match self.memoized(fi, *o) {
+                    Some(ov) => !ov.iter().any(class),
+                    None => !self.eval(fi, *o, 0).iter().any(class),
+                }
             }
             _ => false,
         };
@@ -2422,8 +2454,20 @@ impl<'l, 'a> Flow<'l, 'a> {
         let owner = flow.owners[t as usize];
         match x {
             PyExpr::Name(n) => {
-                let k = self.name_key(fi, owner, self.fsym(fi, *n));
-                self.add(k, vals);
+                if vals.is_empty() {
+                    return;
+                }
+                let slots = &mut self.target_cell[fi];
+                if slots.is_empty() {
+                    *slots = vec![NO_EXPR; flow.exprs.len()];
+                }
+                let mut c = slots[t as usize];
+                if c == NO_EXPR {
+                    let k = self.name_key(fi, owner, self.fsym(fi, *n));
+                    c = self.cell(&k);
+                    self.target_cell[fi][t as usize] = c;
+                }
+                self.add_cell(c, vals);
             }
             PyExpr::Attr(o, a) => {
                 let a = self.fsym(fi, *a);

@@ -240,7 +240,9 @@ impl Extractor {
         b.collect_defs(&items);
         b.collect_rest(&items);
         b.facts.flow.params = vec![Span::default(); b.facts.defs.len()];
-        b.walk(root, NO_EXPR, 0);
+        if !crate::extract::bench_no_flow() {
+            b.walk(root, NO_EXPR, 0);
+        }
         b.facts.flow.call_exprs = b
             .call_nodes
             .iter()
