@@ -28,6 +28,7 @@
 //! tell them from resolved ones. Names never resolve repository-wide by themselves.
 
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use smallvec::{SmallVec, smallvec};
 use std::cell::RefCell;
 
 use crate::extract::{
@@ -151,7 +152,8 @@ enum Val {
     Super(u32),
 }
 
-type Vals = Vec<Val>;
+/// A few values, inline up to four (most names and expressions have one or two).
+type Vals = SmallVec<[Val; 4]>;
 
 /// Where a name is bound.
 #[derive(Debug, Clone, Copy)]
@@ -540,7 +542,7 @@ impl<'a> Linker<'a> {
                 let class = scope.and_then(|s| self.enclosing_class(s));
                 let vals = class
                     .map(|c| {
-                        let mut v = Vec::new();
+                        let mut v = Vals::new();
                         for b in self.bases(c, 0) {
                             v = self.member(b, attr, 0);
                             if !v.is_empty() {
@@ -557,13 +559,13 @@ impl<'a> Linker<'a> {
                 let vals = self.resolve_chain(fi, scope, f, 0);
                 (self.call_results(&vals, 0), attr.as_str())
             }
-            Callee::Attr(a) => (Vec::new(), a.as_str()),
+            Callee::Attr(a) => (Vals::new(), a.as_str()),
             Callee::Other => return (Vec::new(), META_EXACT),
         };
         if receiver.contains(&Val::External) {
             return (Vec::new(), META_EXACT);
         }
-        let mut found = Vec::new();
+        let mut found = Vals::new();
         let mut typed = false;
         for r in &receiver {
             match *r {
@@ -629,7 +631,7 @@ impl<'a> Linker<'a> {
 
     /// What calling each value yields: instances of classes, annotated return types.
     fn call_results(&self, vals: &[Val], depth: u32) -> Vals {
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         for v in vals {
             match *v {
                 Val::Node(n) => match self.kind(n) {
@@ -707,7 +709,7 @@ impl<'a> Linker<'a> {
         if imp.level > 0 {
             return self
                 .relative_module(fi, imp.level, &imp.module)
-                .map_or_else(Vec::new, |n| vec![Val::Node(n)]);
+                .map_or_else(Vals::new, |n| smallvec![Val::Node(n)]);
         }
         self.absolute_module(fi, &imp.module)
     }
@@ -749,9 +751,9 @@ impl<'a> Linker<'a> {
     }
 
     fn absolute_module(&self, fi: usize, module: &str) -> Vals {
-        let Some(cands) = self.modules.get(module) else { return vec![Val::External] };
+        let Some(cands) = self.modules.get(module) else { return smallvec![Val::External] };
         if cands.len() == 1 {
-            return vec![Val::Node(cands[0])];
+            return smallvec![Val::Node(cands[0])];
         }
         // Several modules share the name: prefer the importer's own import root, then the one
         // sharing the longest path prefix with the importer.
@@ -765,7 +767,7 @@ impl<'a> Linker<'a> {
             .map(|&c| common_prefix(me, &self.g.nodes[c as usize].id))
             .max()
             .unwrap_or(0);
-        let mut top: Vec<Val> = pool
+        let mut top: Vals = pool
             .iter()
             .filter(|&&c| common_prefix(me, &self.g.nodes[c as usize].id) == best)
             .map(|&c| Val::Node(c))
@@ -787,7 +789,7 @@ impl<'a> Linker<'a> {
             None => self.module_vals(fi, imp),
             Some(name) => {
                 let mods = self.module_vals(fi, imp);
-                let mut out = Vec::new();
+                let mut out = Vals::new();
                 for m in mods {
                     match m {
                         Val::Node(mn) => {
@@ -824,14 +826,14 @@ impl<'a> Linker<'a> {
     /// `name` in the namespace of module file `fi` (memoized; cycles resolve to nothing).
     fn module_attr(&self, fi: usize, name: &'a str, depth: u32) -> Vals {
         if depth > MAX_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         let key = (fi as u32, name);
         if let Some(v) = self.memo_attr.borrow().get(&key) {
             return v.clone();
         }
-        self.memo_attr.borrow_mut().insert(key, Vec::new());
-        let mut out = Vec::new();
+        self.memo_attr.borrow_mut().insert(key, Vals::new());
+        let mut out = Vals::new();
         if let Some(bs) = self.module_scope[fi].get(name) {
             for b in bs {
                 out.extend(self.resolve_binding(*b, depth + 1));
@@ -861,10 +863,10 @@ impl<'a> Linker<'a> {
 
     fn resolve_binding(&self, b: Binding, depth: u32) -> Vals {
         if depth > MAX_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         match b {
-            Binding::Node(n) => vec![Val::Node(n)],
+            Binding::Node(n) => smallvec![Val::Node(n)],
             Binding::Import { f, i, head } => self.resolve_import(f, i, head, depth + 1),
             Binding::Bind { f, i } => {
                 let fi = f as usize;
@@ -874,7 +876,7 @@ impl<'a> Linker<'a> {
                     BindValue::Alias(c) => {
                         // `x = x` and friends would loop; the depth bound stops them.
                         if *c == bind.target {
-                            return Vec::new();
+                            return Vals::new();
                         }
                         self.resolve_chain(fi, scope, c, depth + 1)
                     }
@@ -899,7 +901,7 @@ impl<'a> Linker<'a> {
     /// Resolves a bare name used inside definition node `scope` (None: module level).
     fn resolve_name(&self, fi: usize, scope: Option<u32>, name: &'a str, depth: u32) -> Vals {
         if depth > MAX_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         let mut cur = scope;
         let mut first = true;
@@ -914,9 +916,9 @@ impl<'a> Linker<'a> {
                     if is_static(def) {
                         // A static method's first parameter is an ordinary one.
                     } else if is_classmethod(def) {
-                        return vec![Val::Node(parent)];
+                        return smallvec![Val::Node(parent)];
                     } else {
-                        return vec![Val::Inst(parent)];
+                        return smallvec![Val::Inst(parent)];
                     }
                 }
             }
@@ -939,14 +941,14 @@ impl<'a> Linker<'a> {
     /// What local `name` of definition node `n` is bound to (memoized).
     fn local(&self, n: u32, name: &'a str, depth: u32) -> Vals {
         let Some(bs) = self.local_scope.get(&n).and_then(|s| s.get(name)) else {
-            return Vec::new();
+            return Vals::new();
         };
         let key = (n, name);
         if let Some(v) = self.memo_local.borrow().get(&key) {
             return v.clone();
         }
-        self.memo_local.borrow_mut().insert(key, Vec::new());
-        let mut out = Vec::new();
+        self.memo_local.borrow_mut().insert(key, Vals::new());
+        let mut out = Vals::new();
         for b in bs {
             out.extend(self.resolve_binding(*b, depth + 1));
         }
@@ -958,16 +960,16 @@ impl<'a> Linker<'a> {
     /// Resolves a dotted chain `a.b.c` used inside `scope`.
     fn resolve_chain(&self, fi: usize, scope: Option<u32>, chain: &'a str, depth: u32) -> Vals {
         if depth > MAX_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         let mut parts = chain.split('.');
-        let Some(head) = parts.next() else { return Vec::new() };
+        let Some(head) = parts.next() else { return Vals::new() };
         let mut vals = self.resolve_name(fi, scope, head, depth + 1);
         for p in parts {
             if vals.is_empty() || vals.contains(&Val::External) {
                 return vals;
             }
-            let mut next = Vec::new();
+            let mut next = Vals::new();
             for v in vals {
                 next.extend(self.attr(v, p, depth + 1));
             }
@@ -979,7 +981,7 @@ impl<'a> Linker<'a> {
     /// Attribute `name` of a value.
     fn attr(&self, v: Val, name: &'a str, depth: u32) -> Vals {
         match v {
-            Val::External => vec![Val::External],
+            Val::External => smallvec![Val::External],
             Val::Inst(c) => self.member(c, name, depth + 1),
             Val::Node(n) => match self.kind(n) {
                 NodeKind::File => {
@@ -991,25 +993,25 @@ impl<'a> Linker<'a> {
                 }
                 NodeKind::Directory => self.submodule(n, name).map(Val::Node).into_iter().collect(),
                 NodeKind::Class => self.member(n, name, depth + 1),
-                NodeKind::Function => Vec::new(),
+                NodeKind::Function => Vals::new(),
             },
-            Val::Coll(..) | Val::Super(_) => Vec::new(),
+            Val::Coll(..) | Val::Super(_) => Vals::new(),
         }
     }
 
     /// Member `name` of class `c`: its own definitions and attributes, then its bases'.
     fn member(&self, c: u32, name: &'a str, depth: u32) -> Vals {
         if depth > MAX_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         if let Some(&m) = self.children.get(&(c, name)) {
-            return vec![Val::Node(m)];
+            return smallvec![Val::Node(m)];
         }
         let key = (c, name);
         if let Some(v) = self.memo_member.borrow().get(&key) {
             return v.clone();
         }
-        self.memo_member.borrow_mut().insert(key, Vec::new());
+        self.memo_member.borrow_mut().insert(key, Vals::new());
         let out = self.member_uncached(c, name, depth);
         self.memo_member.borrow_mut().insert(key, out.clone());
         out
@@ -1017,7 +1019,7 @@ impl<'a> Linker<'a> {
 
     fn member_uncached(&self, c: u32, name: &'a str, depth: u32) -> Vals {
         if let Some(bs) = self.attrs.get(&(c, name)) {
-            let mut out = Vec::new();
+            let mut out = Vals::new();
             for b in bs {
                 out.extend(self.resolve_binding(*b, depth + 1));
             }
@@ -1031,7 +1033,7 @@ impl<'a> Linker<'a> {
                 return v;
             }
         }
-        Vec::new()
+        Vals::new()
     }
 
     /// Resolved base classes of class node `c`, in declaration order (memoized).
@@ -1211,7 +1213,7 @@ struct Flow<'l, 'a> {
     /// Values of expressions in the current round: a range of `memo_buf` per expression
     /// (`MEMO_NONE`: not evaluated yet; `MEMO_BUSY`: being evaluated).
     memo: Vec<(u32, u32)>,
-    memo_buf: Vals,
+    memo_buf: Vec<Val>,
     /// Per file, per expression: its entry in `name_tab` (`NO_EXPR` until resolved).
     name_slot: Vec<Vec<u32>>,
     /// What the scope rules resolve a name to, and the cell of its flow key.
@@ -1548,7 +1550,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     fn get(&mut self, k: &Key) -> Vals {
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         self.get_into(k, &mut out);
         out
     }
@@ -1602,7 +1604,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         if r.last() != Some(&me) && (r.len() > 16 || !r.contains(&me)) {
             r.push(me);
         }
-        out.extend_from_slice(&c.pts);
+        out.extend(c.pts.iter().copied());
     }
 
     fn add(&mut self, k: Key, vals: &[Val]) {
@@ -1702,7 +1704,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     FlowStmt::With(e, t) => {
                         let src = self.owner_node(fi, flow.owners[*e as usize]);
                         let vals = self.eval(fi, *e, 0);
-                        let mut got = Vec::new();
+                        let mut got = Vals::new();
                         for v in &vals {
                             match *v {
                                 Val::Inst(c) => {
@@ -1725,7 +1727,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     FlowStmt::Deco(d, e) => {
                         let n = lx.defs[fi][*d as usize];
-                        let cur = deco_cur.take().map_or_else(|| vec![Val::Node(n)], |x| x.1);
+                        let cur = deco_cur.take().map_or_else(|| smallvec![Val::Node(n)], |x| x.1);
                         let mut dv = self.eval(fi, *e, 0);
                         let src = n;
                         if let Some(&PyExpr::Call(f, ..)) = flow.exprs.get(*e as usize) {
@@ -1764,7 +1766,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                         self.visit(fi, e as u32)
                     }
                     PyExpr::Coll(items) => {
-                        let mut vals = Vec::new();
+                        let mut vals = Vals::new();
                         for &i in flow.list(*items) {
                             vals.extend(self.eval(fi, i, 0));
                         }
@@ -1853,7 +1855,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     /// The values expression `e` of file `fi` may have (memoized per round).
     fn eval(&mut self, fi: usize, e: u32, depth: u32) -> Vals {
         if e == NO_EXPR || e == STAR_ARG || depth > MAX_EVAL_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         let memo = fi as u32 == self.cur_file;
         if !memo {
@@ -1861,12 +1863,13 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
         match self.memo.get(e as usize) {
             Some(&(s, n)) if s != MEMO_NONE.0 => {
-                return self.memo_buf[s as usize..(s + n) as usize].to_vec();
+                return Vals::from_slice(&self.memo_buf[s as usize..(s + n) as usize]);
             }
             Some(_) => self.memo[e as usize] = (0, 0), // a cycle reads nothing
             None => return cap_pts(self.eval_uncached(fi, e, depth)),
         }
-        let v = cap_pts(self.eval_uncached(fi, e, depth));
+        let mut v = self.eval_uncached(fi, e, depth);
+        dedup_pts(&mut v);
         self.memo[e as usize] = (self.memo_buf.len() as u32, v.len() as u32);
         self.memo_buf.extend_from_slice(&v);
         v
@@ -1893,7 +1896,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     fn eval_uncached(&mut self, fi: usize, e: u32, depth: u32) -> Vals {
         let lx = self.lx;
         let flow = self.facts(fi);
-        let Some(x) = flow.exprs.get(e as usize) else { return Vec::new() };
+        let Some(x) = flow.exprs.get(e as usize) else { return Vals::new() };
         let owner = flow.owners[e as usize];
         let src = self.owner_node(fi, owner);
         match x {
@@ -1948,7 +1951,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             PyExpr::Item(o) => {
                 let ov = self.eval(fi, *o, depth + 1);
-                let mut out = Vec::new();
+                let mut out = Vals::new();
                 for v in &ov {
                     match *v {
                         Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
@@ -1963,9 +1966,9 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 out
             }
-            PyExpr::Coll(_) => vec![Val::Coll(fi as u32, e)],
+            PyExpr::Coll(_) => smallvec![Val::Coll(fi as u32, e)],
             PyExpr::Union(xs) => {
-                let mut out = Vec::new();
+                let mut out = Vals::new();
                 for &i in flow.list(*xs) {
                     out.extend(self.eval(fi, i, depth + 1));
                 }
@@ -1974,7 +1977,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             PyExpr::Op(o, m) => {
                 let m = self.fsym(fi, *m);
                 let ov = self.eval(fi, *o, depth + 1);
-                let mut out = Vec::new();
+                let mut out = Vals::new();
                 for v in &ov {
                     if let Val::Inst(c) = *v {
                         for t in self.method(c, m) {
@@ -1985,7 +1988,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 out
             }
-            PyExpr::Str(_) => Vec::new(),
+            PyExpr::Str(_) => Vals::new(),
         }
     }
 
@@ -2024,7 +2027,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 return out;
             }
         }
-        Vec::new()
+        Vals::new()
     }
 
     /// The entry of `own_tab` for member `name` of class `k` itself (made on first use).
@@ -2033,7 +2036,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             return o;
         }
         let lx = self.lx;
-        let mut v = Vec::new();
+        let mut v = Vals::new();
         let s = self.name(name);
         if let Some(&m) = lx.children.get(&(k, s)) {
             v.push(Val::Node(m));
@@ -2101,7 +2104,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     fn attr_of(&mut self, fi: usize, src: u32, vals: &[Val], a: Sym) -> Vals {
         let lx = self.lx;
         let _ = fi;
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         for v in vals {
             match *v {
                 Val::Inst(c) => {
@@ -2126,13 +2129,13 @@ impl<'l, 'a> Flow<'l, 'a> {
                     NodeKind::File | NodeKind::Directory => {
                         let cell = match self.mod_attr.get(&(n, a)) {
                             Some((m, cell)) => {
-                                out.extend_from_slice(m);
+                                out.extend(m.iter().copied());
                                 *cell
                             }
                             None => {
                                 // The scope rules' answer never changes once asked.
                                 let m = lx.attr(*v, self.name(a), 0);
-                                out.extend_from_slice(&m);
+                                out.extend(m.iter().copied());
                                 let cell = if lx.kind(n) == NodeKind::File {
                                     self.cell(&Key::Var(n, a))
                                 } else {
@@ -2158,7 +2161,7 @@ impl<'l, 'a> Flow<'l, 'a> {
 
     /// What iterating over each value yields (`for`, unpacking, `next`).
     fn iter_vals(&mut self, src: u32, vals: &[Val]) -> Vals {
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         for v in vals {
             match *v {
                 Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
@@ -2237,7 +2240,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             _ => false,
         };
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         for v in fv {
             match *v {
                 Val::Node(n) if lx.kind(n) == NodeKind::Function => {
@@ -2304,7 +2307,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         let (name, recv) = match flow.exprs.get(f as usize) {
             Some(PyExpr::Name(n)) => (flow.str(*n), None),
             Some(PyExpr::Attr(o, a)) => (flow.str(*a), Some(*o)),
-            _ => return Vec::new(),
+            _ => return Vals::new(),
         };
         let arg = |i: usize| argv.get(i).and_then(|a| a.clone()).unwrap_or_default();
         // The `key=` keyword argument.
@@ -2324,7 +2327,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 })
                 .collect();
             if !colls.is_empty() {
-                let mut out = Vec::new();
+                let mut out = Vals::new();
                 for (a, b) in colls {
                     let k = Key::Elem(a, b);
                     match name {
@@ -2358,20 +2361,20 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 _ => {}
             }
-            return Vec::new();
+            return Vals::new();
         }
         match name {
             "map" => {
                 let el = self.iter_vals(src, &arg(1));
                 let rets = self.callback(src, &arg(0), &el);
                 self.add(Key::Elem(me.0, me.1), &rets);
-                vec![Val::Coll(me.0, me.1)]
+                smallvec![Val::Coll(me.0, me.1)]
             }
             "filter" => {
                 let el = self.iter_vals(src, &arg(1));
                 self.callback(src, &arg(0), &el);
                 self.add(Key::Elem(me.0, me.1), &el);
-                vec![Val::Coll(me.0, me.1)]
+                smallvec![Val::Coll(me.0, me.1)]
             }
             "sorted" | "min" | "max" => {
                 let el = self.iter_vals(src, &arg(0));
@@ -2390,16 +2393,16 @@ impl<'l, 'a> Flow<'l, 'a> {
                     };
                     match lit {
                         Some(s) => self.attr_of(fi, src, &arg(0), s),
-                        None => Vec::new(),
+                        None => Vals::new(),
                     }
                 }
-                _ => Vec::new(),
+                _ => Vals::new(),
             },
             "super" => {
                 let class = self.scope(fi, owner).and_then(|s| lx.enclosing_class(s));
-                class.map(|c| vec![Val::Super(c)]).unwrap_or_default()
+                class.map(|c| smallvec![Val::Super(c)]).unwrap_or_default()
             }
-            _ => Vec::new(),
+            _ => Vals::new(),
         }
     }
 
@@ -2427,17 +2430,17 @@ impl<'l, 'a> Flow<'l, 'a> {
                 .into_iter()
                 .filter(|v| matches!(v, Val::Node(_)))
                 .collect(),
-            _ => Vec::new(),
+            _ => Vals::new(),
         }
     }
 
     /// A function value called by a builtin on `args`: edges to it; what it returns.
     fn callback(&mut self, src: u32, f: &[Val], args: &[Val]) -> Vals {
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         for t in self.lx.callables(f) {
             self.edge(src, t);
             if self.lx.kind(t) == NodeKind::Function {
-                self.bind(t, &[Some(args.to_vec())], &[], &[], 0);
+                self.bind(t, &[Some(Vals::from_slice(args))], &[], &[], 0);
                 self.get_into(&Key::Ret(t), &mut out);
             }
         }
@@ -2521,6 +2524,12 @@ impl<'l, 'a> Flow<'l, 'a> {
 
 /// Removes repeated values (keeping the first of each) and keeps the first [`MAX_PTS`].
 fn cap_pts(mut v: Vals) -> Vals {
+    dedup_pts(&mut v);
+    v
+}
+
+/// [`cap_pts`] in place.
+fn dedup_pts(v: &mut Vals) {
     if v.len() > 64 {
         let mut seen = HashSet::default();
         v.retain(|x| seen.insert(*x));
@@ -2539,7 +2548,6 @@ fn cap_pts(mut v: Vals) -> Vals {
         v.truncate(w);
     }
     v.truncate(MAX_PTS);
-    v
 }
 
 /// The name a definition node is defined under.
