@@ -830,7 +830,7 @@ impl<'a> Linker<'a> {
         }
         let key = (fi as u32, name);
         if let Some(v) = self.memo_attr.borrow().get(&key) {
-            return v.clone();
+            return Vals::from_slice(v);
         }
         self.memo_attr.borrow_mut().insert(key, Vals::new());
         let mut out = Vals::new();
@@ -857,7 +857,7 @@ impl<'a> Linker<'a> {
             out.push(Val::Node(sub));
         }
         let out = cap(out);
-        self.memo_attr.borrow_mut().insert(key, out.clone());
+        self.memo_attr.borrow_mut().insert(key, Vals::from_slice(&out));
         out
     }
 
@@ -945,7 +945,7 @@ impl<'a> Linker<'a> {
         };
         let key = (n, name);
         if let Some(v) = self.memo_local.borrow().get(&key) {
-            return v.clone();
+            return Vals::from_slice(v);
         }
         self.memo_local.borrow_mut().insert(key, Vals::new());
         let mut out = Vals::new();
@@ -953,7 +953,7 @@ impl<'a> Linker<'a> {
             out.extend(self.resolve_binding(*b, depth + 1));
         }
         let out = cap(out);
-        self.memo_local.borrow_mut().insert(key, out.clone());
+        self.memo_local.borrow_mut().insert(key, Vals::from_slice(&out));
         out
     }
 
@@ -1009,11 +1009,11 @@ impl<'a> Linker<'a> {
         }
         let key = (c, name);
         if let Some(v) = self.memo_member.borrow().get(&key) {
-            return v.clone();
+            return Vals::from_slice(v);
         }
         self.memo_member.borrow_mut().insert(key, Vals::new());
         let out = self.member_uncached(c, name, depth);
-        self.memo_member.borrow_mut().insert(key, out.clone());
+        self.memo_member.borrow_mut().insert(key, Vals::from_slice(&out));
         out
     }
 
@@ -1741,8 +1741,15 @@ impl<'l, 'a> Flow<'l, 'a> {
                             }
                         }
                         let made_in = self.functions(&dv);
-                        let mut res =
-                            self.apply(fi, src, &dv, None, &[Some(cur.clone())], &[], &[]);
+                        let mut res = self.apply(
+                            fi,
+                            src,
+                            &dv,
+                            None,
+                            &[Some(Vals::from_slice(&cur))],
+                            &[],
+                            &[],
+                        );
                         // What a decorator returns is the function itself or something it makes;
                         // other functions reach it only through other calls of the decorator.
                         res.retain(|v| cur.contains(v) || self.made_inside(*v, &made_in));
@@ -1925,7 +1932,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     slot
                 };
                 let (v, c) = &self.name_tab[slot as usize];
-                let (mut out, c) = (v.clone(), *c);
+                let (mut out, c) = (Vals::from_slice(v), *c);
                 self.read(c, &mut out);
                 out
             }
@@ -2021,7 +2028,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 self.chain_tab[ci].1[pos] = o;
             }
             let (v, cell) = &self.own_tab[o as usize];
-            let (mut out, cell) = (v.clone(), *cell);
+            let (mut out, cell) = (Vals::from_slice(v), *cell);
             self.read(cell, &mut out);
             if !out.is_empty() {
                 return out;
@@ -2309,12 +2316,14 @@ impl<'l, 'a> Flow<'l, 'a> {
             Some(PyExpr::Attr(o, a)) => (flow.str(*a), Some(*o)),
             _ => return Vals::new(),
         };
-        let arg = |i: usize| argv.get(i).and_then(|a| a.clone()).unwrap_or_default();
+        let arg = |i: usize| {
+            argv.get(i).and_then(|a| a.as_deref().map(Vals::from_slice)).unwrap_or_default()
+        };
         // The `key=` keyword argument.
         let key_sym = self.sym_of.get("key").copied();
         let key_kw = || -> Vals {
             let i = key_sym.and_then(|y| kn.iter().position(|&x| x == y));
-            i.map(|i| kwv[i].clone()).unwrap_or_default()
+            i.map(|i| Vals::from_slice(&kwv[i])).unwrap_or_default()
         };
         let me = (fi as u32, e);
         if let Some(o) = recv {
