@@ -10,6 +10,7 @@
 #   make bench-build-langs  the same on a large project of each other language
 #   make bench-kernel the Linux kernel source (Debian's linux-source-6.1), against ctags
 #   make bench-mcp    100 sequential tools/call requests to cds-mcp on the Django 4.2 index
+#   make bench-callgraph  Python's value flow on Django 4.2: cost with and without it, edges
 #   make install      PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -24,7 +25,7 @@ MCP_VENV := target/mcp-venv
 
 .PHONY: all build test test-deps lint fmt man completions check-generated kits test-agents demo \
 	install uninstall clean bench bench-build bench-build-langs bench-query bench-search bench-loc \
-	bench-mcp bench-kernel
+	bench-mcp bench-kernel bench-callgraph
 
 all: build
 
@@ -130,6 +131,11 @@ bench-kernel: build
 
 bench-mcp: build
 	$(PYTHON) bench/mcp.py
+
+# Python's value flow (issue 12): cold builds before (BASE, default main), without and with the
+# value flow; the graph identity check; invoke edges by confidence; a sample of new edges.
+bench-callgraph: build
+	bench/callgraph.sh
 
 # GIT_ROOT: a directory of git mirrors (see bench/loc/README.md).
 # SPLIT: lite (default), py, multi (SWE-bench Multilingual, per-language table), or a JSONL path.

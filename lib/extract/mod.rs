@@ -88,6 +88,15 @@ pub struct PyFlow {
     pub params: Vec<Span>,
 }
 
+/// For benchmarks only: with `CDS_BENCH_NO_FLOW=1` in the environment, Python files get no
+/// value-flow facts and the linker no value-flow solve, so bench/callgraph.sh can time the same
+/// build without the value flow. Never set it otherwise (facts extracted so are cached without
+/// their flow): build into a throwaway `--index`.
+pub fn bench_no_flow() -> bool {
+    static NO_FLOW: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *NO_FLOW.get_or_init(|| std::env::var_os("CDS_BENCH_NO_FLOW").is_some_and(|v| v == "1"))
+}
+
 impl PyFlow {
     /// String `s` of the file's string table.
     pub fn str(&self, s: u32) -> &str {

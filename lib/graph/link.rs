@@ -28,6 +28,7 @@
 //! tell them from resolved ones. Names never resolve repository-wide by themselves.
 
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use smallvec::{SmallVec, smallvec};
 use std::cell::RefCell;
 
 use crate::extract::{
@@ -151,7 +152,8 @@ enum Val {
     Super(u32),
 }
 
-type Vals = Vec<Val>;
+/// A few values, inline up to four (most names and expressions have one or two).
+type Vals = SmallVec<[Val; 4]>;
 
 /// Where a name is bound.
 #[derive(Debug, Clone, Copy)]
@@ -540,7 +542,7 @@ impl<'a> Linker<'a> {
                 let class = scope.and_then(|s| self.enclosing_class(s));
                 let vals = class
                     .map(|c| {
-                        let mut v = Vec::new();
+                        let mut v = Vals::new();
                         for b in self.bases(c, 0) {
                             v = self.member(b, attr, 0);
                             if !v.is_empty() {
@@ -557,13 +559,13 @@ impl<'a> Linker<'a> {
                 let vals = self.resolve_chain(fi, scope, f, 0);
                 (self.call_results(&vals, 0), attr.as_str())
             }
-            Callee::Attr(a) => (Vec::new(), a.as_str()),
+            Callee::Attr(a) => (Vals::new(), a.as_str()),
             Callee::Other => return (Vec::new(), META_EXACT),
         };
         if receiver.contains(&Val::External) {
             return (Vec::new(), META_EXACT);
         }
-        let mut found = Vec::new();
+        let mut found = Vals::new();
         let mut typed = false;
         for r in &receiver {
             match *r {
@@ -629,7 +631,7 @@ impl<'a> Linker<'a> {
 
     /// What calling each value yields: instances of classes, annotated return types.
     fn call_results(&self, vals: &[Val], depth: u32) -> Vals {
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         for v in vals {
             match *v {
                 Val::Node(n) => match self.kind(n) {
@@ -707,7 +709,7 @@ impl<'a> Linker<'a> {
         if imp.level > 0 {
             return self
                 .relative_module(fi, imp.level, &imp.module)
-                .map_or_else(Vec::new, |n| vec![Val::Node(n)]);
+                .map_or_else(Vals::new, |n| smallvec![Val::Node(n)]);
         }
         self.absolute_module(fi, &imp.module)
     }
@@ -749,9 +751,9 @@ impl<'a> Linker<'a> {
     }
 
     fn absolute_module(&self, fi: usize, module: &str) -> Vals {
-        let Some(cands) = self.modules.get(module) else { return vec![Val::External] };
+        let Some(cands) = self.modules.get(module) else { return smallvec![Val::External] };
         if cands.len() == 1 {
-            return vec![Val::Node(cands[0])];
+            return smallvec![Val::Node(cands[0])];
         }
         // Several modules share the name: prefer the importer's own import root, then the one
         // sharing the longest path prefix with the importer.
@@ -765,7 +767,7 @@ impl<'a> Linker<'a> {
             .map(|&c| common_prefix(me, &self.g.nodes[c as usize].id))
             .max()
             .unwrap_or(0);
-        let mut top: Vec<Val> = pool
+        let mut top: Vals = pool
             .iter()
             .filter(|&&c| common_prefix(me, &self.g.nodes[c as usize].id) == best)
             .map(|&c| Val::Node(c))
@@ -787,7 +789,7 @@ impl<'a> Linker<'a> {
             None => self.module_vals(fi, imp),
             Some(name) => {
                 let mods = self.module_vals(fi, imp);
-                let mut out = Vec::new();
+                let mut out = Vals::new();
                 for m in mods {
                     match m {
                         Val::Node(mn) => {
@@ -824,14 +826,14 @@ impl<'a> Linker<'a> {
     /// `name` in the namespace of module file `fi` (memoized; cycles resolve to nothing).
     fn module_attr(&self, fi: usize, name: &'a str, depth: u32) -> Vals {
         if depth > MAX_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         let key = (fi as u32, name);
         if let Some(v) = self.memo_attr.borrow().get(&key) {
-            return v.clone();
+            return Vals::from_slice(v);
         }
-        self.memo_attr.borrow_mut().insert(key, Vec::new());
-        let mut out = Vec::new();
+        self.memo_attr.borrow_mut().insert(key, Vals::new());
+        let mut out = Vals::new();
         if let Some(bs) = self.module_scope[fi].get(name) {
             for b in bs {
                 out.extend(self.resolve_binding(*b, depth + 1));
@@ -855,16 +857,16 @@ impl<'a> Linker<'a> {
             out.push(Val::Node(sub));
         }
         let out = cap(out);
-        self.memo_attr.borrow_mut().insert(key, out.clone());
+        self.memo_attr.borrow_mut().insert(key, Vals::from_slice(&out));
         out
     }
 
     fn resolve_binding(&self, b: Binding, depth: u32) -> Vals {
         if depth > MAX_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         match b {
-            Binding::Node(n) => vec![Val::Node(n)],
+            Binding::Node(n) => smallvec![Val::Node(n)],
             Binding::Import { f, i, head } => self.resolve_import(f, i, head, depth + 1),
             Binding::Bind { f, i } => {
                 let fi = f as usize;
@@ -874,7 +876,7 @@ impl<'a> Linker<'a> {
                     BindValue::Alias(c) => {
                         // `x = x` and friends would loop; the depth bound stops them.
                         if *c == bind.target {
-                            return Vec::new();
+                            return Vals::new();
                         }
                         self.resolve_chain(fi, scope, c, depth + 1)
                     }
@@ -899,7 +901,7 @@ impl<'a> Linker<'a> {
     /// Resolves a bare name used inside definition node `scope` (None: module level).
     fn resolve_name(&self, fi: usize, scope: Option<u32>, name: &'a str, depth: u32) -> Vals {
         if depth > MAX_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         let mut cur = scope;
         let mut first = true;
@@ -914,9 +916,9 @@ impl<'a> Linker<'a> {
                     if is_static(def) {
                         // A static method's first parameter is an ordinary one.
                     } else if is_classmethod(def) {
-                        return vec![Val::Node(parent)];
+                        return smallvec![Val::Node(parent)];
                     } else {
-                        return vec![Val::Inst(parent)];
+                        return smallvec![Val::Inst(parent)];
                     }
                 }
             }
@@ -939,35 +941,35 @@ impl<'a> Linker<'a> {
     /// What local `name` of definition node `n` is bound to (memoized).
     fn local(&self, n: u32, name: &'a str, depth: u32) -> Vals {
         let Some(bs) = self.local_scope.get(&n).and_then(|s| s.get(name)) else {
-            return Vec::new();
+            return Vals::new();
         };
         let key = (n, name);
         if let Some(v) = self.memo_local.borrow().get(&key) {
-            return v.clone();
+            return Vals::from_slice(v);
         }
-        self.memo_local.borrow_mut().insert(key, Vec::new());
-        let mut out = Vec::new();
+        self.memo_local.borrow_mut().insert(key, Vals::new());
+        let mut out = Vals::new();
         for b in bs {
             out.extend(self.resolve_binding(*b, depth + 1));
         }
         let out = cap(out);
-        self.memo_local.borrow_mut().insert(key, out.clone());
+        self.memo_local.borrow_mut().insert(key, Vals::from_slice(&out));
         out
     }
 
     /// Resolves a dotted chain `a.b.c` used inside `scope`.
     fn resolve_chain(&self, fi: usize, scope: Option<u32>, chain: &'a str, depth: u32) -> Vals {
         if depth > MAX_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         let mut parts = chain.split('.');
-        let Some(head) = parts.next() else { return Vec::new() };
+        let Some(head) = parts.next() else { return Vals::new() };
         let mut vals = self.resolve_name(fi, scope, head, depth + 1);
         for p in parts {
             if vals.is_empty() || vals.contains(&Val::External) {
                 return vals;
             }
-            let mut next = Vec::new();
+            let mut next = Vals::new();
             for v in vals {
                 next.extend(self.attr(v, p, depth + 1));
             }
@@ -979,7 +981,7 @@ impl<'a> Linker<'a> {
     /// Attribute `name` of a value.
     fn attr(&self, v: Val, name: &'a str, depth: u32) -> Vals {
         match v {
-            Val::External => vec![Val::External],
+            Val::External => smallvec![Val::External],
             Val::Inst(c) => self.member(c, name, depth + 1),
             Val::Node(n) => match self.kind(n) {
                 NodeKind::File => {
@@ -991,33 +993,33 @@ impl<'a> Linker<'a> {
                 }
                 NodeKind::Directory => self.submodule(n, name).map(Val::Node).into_iter().collect(),
                 NodeKind::Class => self.member(n, name, depth + 1),
-                NodeKind::Function => Vec::new(),
+                NodeKind::Function => Vals::new(),
             },
-            Val::Coll(..) | Val::Super(_) => Vec::new(),
+            Val::Coll(..) | Val::Super(_) => Vals::new(),
         }
     }
 
     /// Member `name` of class `c`: its own definitions and attributes, then its bases'.
     fn member(&self, c: u32, name: &'a str, depth: u32) -> Vals {
         if depth > MAX_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         if let Some(&m) = self.children.get(&(c, name)) {
-            return vec![Val::Node(m)];
+            return smallvec![Val::Node(m)];
         }
         let key = (c, name);
         if let Some(v) = self.memo_member.borrow().get(&key) {
-            return v.clone();
+            return Vals::from_slice(v);
         }
-        self.memo_member.borrow_mut().insert(key, Vec::new());
+        self.memo_member.borrow_mut().insert(key, Vals::new());
         let out = self.member_uncached(c, name, depth);
-        self.memo_member.borrow_mut().insert(key, out.clone());
+        self.memo_member.borrow_mut().insert(key, Vals::from_slice(&out));
         out
     }
 
     fn member_uncached(&self, c: u32, name: &'a str, depth: u32) -> Vals {
         if let Some(bs) = self.attrs.get(&(c, name)) {
-            let mut out = Vec::new();
+            let mut out = Vals::new();
             for b in bs {
                 out.extend(self.resolve_binding(*b, depth + 1));
             }
@@ -1031,7 +1033,7 @@ impl<'a> Linker<'a> {
                 return v;
             }
         }
-        Vec::new()
+        Vals::new()
     }
 
     /// Resolved base classes of class node `c`, in declaration order (memoized).
@@ -1168,6 +1170,9 @@ const MAX_ROUNDS: u32 = 16;
 /// Deepest expression nesting evaluated.
 const MAX_EVAL_DEPTH: u32 = 96;
 
+/// [`Flow::memo`] of an expression not evaluated yet this round.
+const MEMO_NONE: (u32, u32) = (u32::MAX, 0);
+
 /// A name interned by the value flow ([`Flow::sym`]): names are compared and hashed as numbers.
 type Sym = u32;
 
@@ -1197,15 +1202,35 @@ struct Cell {
 /// to the scope-based resolution of [`Linker`].
 struct Flow<'l, 'a> {
     lx: &'l Linker<'a>,
-    /// What each key may point to, and who reads it.
-    pts: HashMap<Key, Cell>,
-    /// Values of expressions in the current round.
-    memo: Vec<Option<Vals>>,
+    /// Every key's values and readers, by cell number ([`Flow::cell`] numbers keys).
+    cells: Vec<Cell>,
+    /// `Var` and `Attr` keys -> cell.
+    key_cell: HashMap<Key, u32>,
+    /// Function node -> the cell of `Ret` (`NO_EXPR` until used).
+    ret_cell: Vec<u32>,
+    /// Per file, per expression: the cell of `Elem` (allocated on first use).
+    elem_cell: Vec<Vec<u32>>,
+    /// Values of expressions in the current round: a range of `memo_buf` per expression
+    /// (`MEMO_NONE`: not evaluated yet; `MEMO_BUSY`: being evaluated).
+    memo: Vec<(u32, u32)>,
+    memo_buf: Vec<Val>,
     /// Per file, per expression: its entry in `name_tab` (`NO_EXPR` until resolved).
     name_slot: Vec<Vec<u32>>,
-    name_tab: Vec<(Vals, Key)>,
-    /// (class node, name) -> the class's own member as the scope rules resolve it.
-    own: HashMap<(u32, Sym), Vals>,
+    /// What the scope rules resolve a name to, and the cell of its flow key.
+    name_tab: Vec<(Vals, u32)>,
+    /// Per file, per expression: the cell a `Name` target assigns to (`NO_EXPR` until known).
+    target_cell: Vec<Vec<u32>>,
+    /// (class node, name) -> index in `own_tab`.
+    own: HashMap<(u32, Sym), u32>,
+    /// The class's own member as the scope rules resolve it, and the cell of its `Attr` key.
+    own_tab: Vec<(Vals, u32)>,
+    /// (class node, name) -> index in `chain_tab`: the class's MRO and, per MRO position, the
+    /// `own` entry of that class for the name (`NO_EXPR` until looked up).
+    chains: HashMap<(u32, Sym), u32>,
+    chain_tab: Vec<(std::rc::Rc<Vec<u32>>, Vec<u32>)>,
+    /// (module or directory node, name) -> what the scope rules make of the attribute, and
+    /// the cell of the module's variable (`NO_EXPR` for a directory).
+    mod_attr: HashMap<(u32, Sym), (Vals, u32)>,
     /// (scope node, name) -> what the scope rules resolve it to, and its flow key.
     names: HashMap<(u32, Sym), u32>,
     /// (scope node, name) bound by the value flow (assignments, parameters, decorated defs).
@@ -1258,12 +1283,21 @@ impl<'l, 'a> Flow<'l, 'a> {
     fn solve(lx: &'l Linker<'a>) -> Flow<'l, 'a> {
         let mut fl = Flow {
             lx,
-            pts: HashMap::default(),
+            cells: Vec::new(),
+            key_cell: HashMap::default(),
+            ret_cell: vec![NO_EXPR; lx.g.nodes.len()],
+            elem_cell: vec![Vec::new(); lx.files.len()],
             memo: Vec::new(),
+            memo_buf: Vec::new(),
             name_slot: vec![Vec::new(); lx.files.len()],
             name_tab: Vec::new(),
+            target_cell: vec![Vec::new(); lx.files.len()],
             names: HashMap::default(),
             own: HashMap::default(),
+            own_tab: Vec::new(),
+            chains: HashMap::default(),
+            chain_tab: Vec::new(),
+            mod_attr: HashMap::default(),
             bound: HashSet::default(),
             globals: HashSet::default(),
             reassigned: HashSet::default(),
@@ -1291,6 +1325,9 @@ impl<'l, 'a> Flow<'l, 'a> {
             new: fl.sym("__new__"),
             call: fl.sym("__call__"),
         };
+        if crate::extract::bench_no_flow() {
+            return fl;
+        }
         for fi in 0..lx.files.len() {
             if lx.files[fi].lang == Lang::Python {
                 let flow = &lx.files[fi].facts.flow;
@@ -1336,7 +1373,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
             }
             if debug {
-                eprintln!("flow round {r}: {n} files, {:?}, keys={}", t0.elapsed(), fl.pts.len());
+                eprintln!("flow round {r}: {n} files, {:?}, keys={}", t0.elapsed(), fl.cells.len());
             }
             if n == 0 {
                 break;
@@ -1423,7 +1460,8 @@ impl<'l, 'a> Flow<'l, 'a> {
     fn start_file(&mut self, fi: usize) {
         self.cur_file = fi as u32;
         self.memo.clear();
-        self.memo.resize(self.facts(fi).exprs.len(), None);
+        self.memo.resize(self.facts(fi).exprs.len(), MEMO_NONE);
+        self.memo_buf.clear();
         if self.name_slot[fi].is_empty() {
             self.name_slot[fi] = vec![NO_EXPR; self.facts(fi).exprs.len()];
         }
@@ -1512,28 +1550,74 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     fn get(&mut self, k: &Key) -> Vals {
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         self.get_into(k, &mut out);
         out
+    }
+
+    /// The cell of key `k` (made on first use): `Ret` and `Elem` keys by dense tables, the
+    /// others through a map.
+    fn cell(&mut self, k: &Key) -> u32 {
+        let slot = match *k {
+            Key::Ret(n) => self.ret_cell.get_mut(n as usize),
+            Key::Elem(f, x) => match self.elem_cell.get_mut(f as usize) {
+                Some(v) => {
+                    if v.is_empty() {
+                        let n = self.lx.files[f as usize].facts.flow.exprs.len();
+                        *v = vec![NO_EXPR; n];
+                    }
+                    v.get_mut(x as usize)
+                }
+                None => None,
+            },
+            Key::Var(..) | Key::Attr(..) => None,
+        };
+        let next = self.cells.len() as u32;
+        let c = match slot {
+            Some(s) => {
+                if *s == NO_EXPR {
+                    *s = next;
+                }
+                *s
+            }
+            None => *self.key_cell.entry(*k).or_insert(next),
+        };
+        if c == next {
+            self.cells.push(Cell::default());
+        }
+        c
     }
 
     /// Appends what key `k` points to to `out` (and records the current definition as a
     /// reader of `k`).
     fn get_into(&mut self, k: &Key, out: &mut Vals) {
+        let c = self.cell(k);
+        self.read(c, out);
+    }
+
+    /// Appends the values of cell `c` to `out` (and records the current definition as a
+    /// reader).
+    fn read(&mut self, c: u32, out: &mut Vals) {
         let me = (self.cur_file, self.cur_owner);
-        let c = self.pts.entry(*k).or_default();
+        let c = &mut self.cells[c as usize];
         let r = &mut c.readers;
         if r.last() != Some(&me) && (r.len() > 16 || !r.contains(&me)) {
             r.push(me);
         }
-        out.extend_from_slice(&c.pts);
+        out.extend(c.pts.iter().copied());
     }
 
     fn add(&mut self, k: Key, vals: &[Val]) {
         if vals.is_empty() {
             return;
         }
-        let c = self.pts.entry(k).or_default();
+        let c = self.cell(&k);
+        self.add_cell(c, vals);
+    }
+
+    /// Adds `vals` to cell `c`; its readers are evaluated again when it changes.
+    fn add_cell(&mut self, c: u32, vals: &[Val]) {
+        let c = &mut self.cells[c as usize];
         let e = &mut c.pts;
         let mut changed = false;
         for v in vals {
@@ -1562,6 +1646,16 @@ impl<'l, 'a> Flow<'l, 'a> {
     fn round(&mut self, fi: usize, only: Option<&HashSet<u32>>) {
         let lx = self.lx;
         self.start_file(fi);
+        // The definitions to evaluate (the last entry: module level), as flags.
+        let ndefs = lx.files[fi].facts.defs.len();
+        let only: Option<Vec<bool>> = only.map(|o| {
+            let mut m = vec![false; ndefs + 1];
+            for &d in o {
+                m[(d as usize).min(ndefs)] = true;
+            }
+            m
+        });
+        let skip = |owner: u32| only.as_ref().is_some_and(|m| !m[(owner as usize).min(ndefs)]);
         {
             let flow = self.facts(fi);
             let mut deco_cur: Option<(u32, Vals)> = None;
@@ -1584,7 +1678,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     FlowStmt::Global(..) => continue,
                 };
-                if only.is_some_and(|o| !o.contains(&owner)) {
+                if skip(owner) {
                     continue;
                 }
                 self.cur_owner = owner;
@@ -1610,7 +1704,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     FlowStmt::With(e, t) => {
                         let src = self.owner_node(fi, flow.owners[*e as usize]);
                         let vals = self.eval(fi, *e, 0);
-                        let mut got = Vec::new();
+                        let mut got = Vals::new();
                         for v in &vals {
                             match *v {
                                 Val::Inst(c) => {
@@ -1633,7 +1727,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     FlowStmt::Deco(d, e) => {
                         let n = lx.defs[fi][*d as usize];
-                        let cur = deco_cur.take().map_or_else(|| vec![Val::Node(n)], |x| x.1);
+                        let cur = deco_cur.take().map_or_else(|| smallvec![Val::Node(n)], |x| x.1);
                         let mut dv = self.eval(fi, *e, 0);
                         let src = n;
                         if let Some(&PyExpr::Call(f, ..)) = flow.exprs.get(*e as usize) {
@@ -1647,8 +1741,15 @@ impl<'l, 'a> Flow<'l, 'a> {
                             }
                         }
                         let made_in = self.functions(&dv);
-                        let mut res =
-                            self.apply(fi, src, &dv, None, &[Some(cur.clone())], &[], &[]);
+                        let mut res = self.apply(
+                            fi,
+                            src,
+                            &dv,
+                            None,
+                            &[Some(Vals::from_slice(&cur))],
+                            &[],
+                            &[],
+                        );
                         // What a decorator returns is the function itself or something it makes;
                         // other functions reach it only through other calls of the decorator.
                         res.retain(|v| cur.contains(v) || self.made_inside(*v, &made_in));
@@ -1663,19 +1764,16 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             for (e, x) in flow.exprs.iter().enumerate() {
                 let owner = flow.owners[e];
-                if only.is_some_and(|o| !o.contains(&owner)) {
+                if skip(owner) {
                     continue;
                 }
                 self.cur_owner = owner;
                 match x {
-                    PyExpr::Call(..) | PyExpr::Op(..) => {
-                        self.eval(fi, e as u32, 0);
-                    }
-                    PyExpr::Attr(..) | PyExpr::Item(..) => {
-                        self.eval(fi, e as u32, 0);
+                    PyExpr::Call(..) | PyExpr::Op(..) | PyExpr::Attr(..) | PyExpr::Item(..) => {
+                        self.visit(fi, e as u32)
                     }
                     PyExpr::Coll(items) => {
-                        let mut vals = Vec::new();
+                        let mut vals = Vals::new();
                         for &i in flow.list(*items) {
                             vals.extend(self.eval(fi, i, 0));
                         }
@@ -1764,25 +1862,48 @@ impl<'l, 'a> Flow<'l, 'a> {
     /// The values expression `e` of file `fi` may have (memoized per round).
     fn eval(&mut self, fi: usize, e: u32, depth: u32) -> Vals {
         if e == NO_EXPR || e == STAR_ARG || depth > MAX_EVAL_DEPTH {
-            return Vec::new();
+            return Vals::new();
         }
         let memo = fi as u32 == self.cur_file;
         if !memo {
             return cap_pts(self.eval_uncached(fi, e, depth));
         }
-        if let Some(Some(v)) = self.memo.get(e as usize) {
-            return v.clone();
+        match self.memo.get(e as usize) {
+            Some(&(s, n)) if s != MEMO_NONE.0 => {
+                return Vals::from_slice(&self.memo_buf[s as usize..(s + n) as usize]);
+            }
+            Some(_) => self.memo[e as usize] = (0, 0), // a cycle reads nothing
+            None => return cap_pts(self.eval_uncached(fi, e, depth)),
         }
-        self.memo[e as usize] = Some(Vec::new());
-        let v = cap_pts(self.eval_uncached(fi, e, depth));
-        self.memo[e as usize] = Some(v.clone());
+        let mut v = self.eval_uncached(fi, e, depth);
+        dedup_pts(&mut v);
+        self.memo[e as usize] = (self.memo_buf.len() as u32, v.len() as u32);
+        self.memo_buf.extend_from_slice(&v);
         v
+    }
+
+    /// The values of expression `e` when they are memoized this round.
+    fn memoized(&self, fi: usize, e: u32) -> Option<&[Val]> {
+        if fi as u32 != self.cur_file {
+            return None;
+        }
+        match self.memo.get(e as usize) {
+            Some(&(s, n)) if s != MEMO_NONE.0 => Some(&self.memo_buf[s as usize..(s + n) as usize]),
+            _ => None,
+        }
+    }
+
+    /// Evaluates expression `e` of the current file for its effects, unless it was already.
+    fn visit(&mut self, fi: usize, e: u32) {
+        if self.memoized(fi, e).is_none() {
+            self.eval(fi, e, 0);
+        }
     }
 
     fn eval_uncached(&mut self, fi: usize, e: u32, depth: u32) -> Vals {
         let lx = self.lx;
         let flow = self.facts(fi);
-        let Some(x) = flow.exprs.get(e as usize) else { return Vec::new() };
+        let Some(x) = flow.exprs.get(e as usize) else { return Vals::new() };
         let owner = flow.owners[e as usize];
         let src = self.owner_node(fi, owner);
         match x {
@@ -1798,7 +1919,8 @@ impl<'l, 'a> Flow<'l, 'a> {
                         None => {
                             let v = lx.resolve_name(fi, self.scope(fi, owner), self.name(n), 0);
                             let k = self.name_key(fi, owner, n);
-                            self.name_tab.push((v, k));
+                            let c = self.cell(&k);
+                            self.name_tab.push((v, c));
                             let i = (self.name_tab.len() - 1) as u32;
                             self.names.insert(key, i);
                             i
@@ -1809,9 +1931,9 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     slot
                 };
-                let (v, k) = &self.name_tab[slot as usize];
-                let (mut out, k) = (v.clone(), *k);
-                self.get_into(&k, &mut out);
+                let (v, c) = &self.name_tab[slot as usize];
+                let (mut out, c) = (Vals::from_slice(v), *c);
+                self.read(c, &mut out);
                 out
             }
             PyExpr::Attr(o, a) => {
@@ -1836,7 +1958,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             PyExpr::Item(o) => {
                 let ov = self.eval(fi, *o, depth + 1);
-                let mut out = Vec::new();
+                let mut out = Vals::new();
                 for v in &ov {
                     match *v {
                         Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
@@ -1851,9 +1973,9 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 out
             }
-            PyExpr::Coll(_) => vec![Val::Coll(fi as u32, e)],
+            PyExpr::Coll(_) => smallvec![Val::Coll(fi as u32, e)],
             PyExpr::Union(xs) => {
-                let mut out = Vec::new();
+                let mut out = Vals::new();
                 for &i in flow.list(*xs) {
                     out.extend(self.eval(fi, i, depth + 1));
                 }
@@ -1862,7 +1984,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             PyExpr::Op(o, m) => {
                 let m = self.fsym(fi, *m);
                 let ov = self.eval(fi, *o, depth + 1);
-                let mut out = Vec::new();
+                let mut out = Vals::new();
                 for v in &ov {
                     if let Val::Inst(c) = *v {
                         for t in self.method(c, m) {
@@ -1873,7 +1995,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 out
             }
-            PyExpr::Str(_) => Vec::new(),
+            PyExpr::Str(_) => Vals::new(),
         }
     }
 
@@ -1889,32 +2011,52 @@ impl<'l, 'a> Flow<'l, 'a> {
 
     /// Member `name` of class `c` looked up along its C3 MRO, starting at position `skip`.
     fn class_member(&mut self, c: u32, name: Sym, skip: usize) -> Vals {
-        let lx = self.lx;
-        let mro = self.mro(c);
-        for &k in mro.iter().skip(skip) {
-            let mut out: Vals = match self.own.get(&(k, name)) {
-                Some(v) => v.clone(),
-                None => {
-                    let mut v = Vec::new();
-                    let s = self.name(name);
-                    if let Some(&m) = lx.children.get(&(k, s)) {
-                        v.push(Val::Node(m));
-                    } else if let Some(bs) = lx.attrs.get(&(k, s)) {
-                        for b in bs {
-                            v.extend(lx.resolve_binding(*b, 0));
-                        }
-                    }
-                    let v = cap_pts(v);
-                    self.own.insert((k, name), v.clone());
-                    v
-                }
-            };
-            self.get_into(&Key::Attr(k, name), &mut out);
+        let ci = match self.chains.get(&(c, name)) {
+            Some(&i) => i as usize,
+            None => {
+                let mro = self.mro(c);
+                let n = mro.len();
+                self.chain_tab.push((mro, vec![NO_EXPR; n]));
+                self.chains.insert((c, name), (self.chain_tab.len() - 1) as u32);
+                self.chain_tab.len() - 1
+            }
+        };
+        for pos in skip..self.chain_tab[ci].1.len() {
+            let mut o = self.chain_tab[ci].1[pos];
+            if o == NO_EXPR {
+                o = self.own_member(self.chain_tab[ci].0[pos], name);
+                self.chain_tab[ci].1[pos] = o;
+            }
+            let (v, cell) = &self.own_tab[o as usize];
+            let (mut out, cell) = (Vals::from_slice(v), *cell);
+            self.read(cell, &mut out);
             if !out.is_empty() {
                 return out;
             }
         }
-        Vec::new()
+        Vals::new()
+    }
+
+    /// The entry of `own_tab` for member `name` of class `k` itself (made on first use).
+    fn own_member(&mut self, k: u32, name: Sym) -> u32 {
+        if let Some(&o) = self.own.get(&(k, name)) {
+            return o;
+        }
+        let lx = self.lx;
+        let mut v = Vals::new();
+        let s = self.name(name);
+        if let Some(&m) = lx.children.get(&(k, s)) {
+            v.push(Val::Node(m));
+        } else if let Some(bs) = lx.attrs.get(&(k, s)) {
+            for b in bs {
+                v.extend(lx.resolve_binding(*b, 0));
+            }
+        }
+        let cell = self.cell(&Key::Attr(k, name));
+        self.own_tab.push((cap_pts(v), cell));
+        let o = (self.own_tab.len() - 1) as u32;
+        self.own.insert((k, name), o);
+        o
     }
 
     /// The C3 linearization of class `c` (depth-first order when C3 fails).
@@ -1969,7 +2111,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     fn attr_of(&mut self, fi: usize, src: u32, vals: &[Val], a: Sym) -> Vals {
         let lx = self.lx;
         let _ = fi;
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         for v in vals {
             match *v {
                 Val::Inst(c) => {
@@ -1991,12 +2133,30 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 Val::Node(n) => match lx.kind(n) {
                     NodeKind::Class => out.extend(self.class_member(n, a, 0)),
-                    NodeKind::File => {
-                        out.extend(lx.attr(*v, self.name(a), 0));
-                        self.get_into(&Key::Var(n, a), &mut out);
+                    NodeKind::File | NodeKind::Directory => {
+                        let cell = match self.mod_attr.get(&(n, a)) {
+                            Some((m, cell)) => {
+                                out.extend(m.iter().copied());
+                                *cell
+                            }
+                            None => {
+                                // The scope rules' answer never changes once asked.
+                                let m = lx.attr(*v, self.name(a), 0);
+                                out.extend(m.iter().copied());
+                                let cell = if lx.kind(n) == NodeKind::File {
+                                    self.cell(&Key::Var(n, a))
+                                } else {
+                                    NO_EXPR
+                                };
+                                self.mod_attr.insert((n, a), (m, cell));
+                                cell
+                            }
+                        };
+                        if cell != NO_EXPR {
+                            self.read(cell, &mut out);
+                        }
                     }
                     NodeKind::Function => self.get_into(&Key::Attr(n, a), &mut out),
-                    NodeKind::Directory => out.extend(lx.attr(*v, self.name(a), 0)),
                 },
                 Val::Super(c) => out.extend(self.class_member(c, a, 1)),
                 Val::External => out.push(Val::External),
@@ -2008,7 +2168,7 @@ impl<'l, 'a> Flow<'l, 'a> {
 
     /// What iterating over each value yields (`for`, unpacking, `next`).
     fn iter_vals(&mut self, src: u32, vals: &[Val]) -> Vals {
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         for v in vals {
             match *v {
                 Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
@@ -2079,12 +2239,15 @@ impl<'l, 'a> Flow<'l, 'a> {
         // A method reached through an instance (`obj.m(...)`) gets the receiver implicitly.
         let through_instance = match fexpr.and_then(|f| self.facts(fi).exprs.get(f as usize)) {
             Some(PyExpr::Attr(o, _)) => {
-                let ov = self.eval(fi, *o, 0);
-                !ov.iter().any(|v| matches!(v, Val::Node(n) if lx.kind(*n) == NodeKind::Class))
+                let class = |v: &Val| matches!(v, Val::Node(n) if lx.kind(*n) == NodeKind::Class);
+                match self.memoized(fi, *o) {
+                    Some(ov) => !ov.iter().any(class),
+                    None => !self.eval(fi, *o, 0).iter().any(class),
+                }
             }
             _ => false,
         };
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         for v in fv {
             match *v {
                 Val::Node(n) if lx.kind(n) == NodeKind::Function => {
@@ -2151,14 +2314,16 @@ impl<'l, 'a> Flow<'l, 'a> {
         let (name, recv) = match flow.exprs.get(f as usize) {
             Some(PyExpr::Name(n)) => (flow.str(*n), None),
             Some(PyExpr::Attr(o, a)) => (flow.str(*a), Some(*o)),
-            _ => return Vec::new(),
+            _ => return Vals::new(),
         };
-        let arg = |i: usize| argv.get(i).and_then(|a| a.clone()).unwrap_or_default();
+        let arg = |i: usize| {
+            argv.get(i).and_then(|a| a.as_deref().map(Vals::from_slice)).unwrap_or_default()
+        };
         // The `key=` keyword argument.
         let key_sym = self.sym_of.get("key").copied();
         let key_kw = || -> Vals {
             let i = key_sym.and_then(|y| kn.iter().position(|&x| x == y));
-            i.map(|i| kwv[i].clone()).unwrap_or_default()
+            i.map(|i| Vals::from_slice(&kwv[i])).unwrap_or_default()
         };
         let me = (fi as u32, e);
         if let Some(o) = recv {
@@ -2171,7 +2336,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 })
                 .collect();
             if !colls.is_empty() {
-                let mut out = Vec::new();
+                let mut out = Vals::new();
                 for (a, b) in colls {
                     let k = Key::Elem(a, b);
                     match name {
@@ -2205,20 +2370,20 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 _ => {}
             }
-            return Vec::new();
+            return Vals::new();
         }
         match name {
             "map" => {
                 let el = self.iter_vals(src, &arg(1));
                 let rets = self.callback(src, &arg(0), &el);
                 self.add(Key::Elem(me.0, me.1), &rets);
-                vec![Val::Coll(me.0, me.1)]
+                smallvec![Val::Coll(me.0, me.1)]
             }
             "filter" => {
                 let el = self.iter_vals(src, &arg(1));
                 self.callback(src, &arg(0), &el);
                 self.add(Key::Elem(me.0, me.1), &el);
-                vec![Val::Coll(me.0, me.1)]
+                smallvec![Val::Coll(me.0, me.1)]
             }
             "sorted" | "min" | "max" => {
                 let el = self.iter_vals(src, &arg(0));
@@ -2237,16 +2402,16 @@ impl<'l, 'a> Flow<'l, 'a> {
                     };
                     match lit {
                         Some(s) => self.attr_of(fi, src, &arg(0), s),
-                        None => Vec::new(),
+                        None => Vals::new(),
                     }
                 }
-                _ => Vec::new(),
+                _ => Vals::new(),
             },
             "super" => {
                 let class = self.scope(fi, owner).and_then(|s| lx.enclosing_class(s));
-                class.map(|c| vec![Val::Super(c)]).unwrap_or_default()
+                class.map(|c| smallvec![Val::Super(c)]).unwrap_or_default()
             }
-            _ => Vec::new(),
+            _ => Vals::new(),
         }
     }
 
@@ -2274,17 +2439,17 @@ impl<'l, 'a> Flow<'l, 'a> {
                 .into_iter()
                 .filter(|v| matches!(v, Val::Node(_)))
                 .collect(),
-            _ => Vec::new(),
+            _ => Vals::new(),
         }
     }
 
     /// A function value called by a builtin on `args`: edges to it; what it returns.
     fn callback(&mut self, src: u32, f: &[Val], args: &[Val]) -> Vals {
-        let mut out = Vec::new();
+        let mut out = Vals::new();
         for t in self.lx.callables(f) {
             self.edge(src, t);
             if self.lx.kind(t) == NodeKind::Function {
-                self.bind(t, &[Some(args.to_vec())], &[], &[], 0);
+                self.bind(t, &[Some(Vals::from_slice(args))], &[], &[], 0);
                 self.get_into(&Key::Ret(t), &mut out);
             }
         }
@@ -2301,8 +2466,20 @@ impl<'l, 'a> Flow<'l, 'a> {
         let owner = flow.owners[t as usize];
         match x {
             PyExpr::Name(n) => {
-                let k = self.name_key(fi, owner, self.fsym(fi, *n));
-                self.add(k, vals);
+                if vals.is_empty() {
+                    return;
+                }
+                let slots = &mut self.target_cell[fi];
+                if slots.is_empty() {
+                    *slots = vec![NO_EXPR; flow.exprs.len()];
+                }
+                let mut c = slots[t as usize];
+                if c == NO_EXPR {
+                    let k = self.name_key(fi, owner, self.fsym(fi, *n));
+                    c = self.cell(&k);
+                    self.target_cell[fi][t as usize] = c;
+                }
+                self.add_cell(c, vals);
             }
             PyExpr::Attr(o, a) => {
                 let a = self.fsym(fi, *a);
@@ -2354,11 +2531,32 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 }
 
+/// Removes repeated values (keeping the first of each) and keeps the first [`MAX_PTS`].
 fn cap_pts(mut v: Vals) -> Vals {
-    let mut seen = HashSet::default();
-    v.retain(|x| seen.insert(*x));
-    v.truncate(MAX_PTS);
+    dedup_pts(&mut v);
     v
+}
+
+/// [`cap_pts`] in place.
+fn dedup_pts(v: &mut Vals) {
+    if v.len() > 64 {
+        let mut seen = HashSet::default();
+        v.retain(|x| seen.insert(*x));
+    } else if v.len() > 1 {
+        let mut w = 0;
+        for r in 0..v.len() {
+            let x = v[r];
+            if !v[..w].contains(&x) {
+                v[w] = x;
+                w += 1;
+                if w == MAX_PTS {
+                    break;
+                }
+            }
+        }
+        v.truncate(w);
+    }
+    v.truncate(MAX_PTS);
 }
 
 /// The name a definition node is defined under.

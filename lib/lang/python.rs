@@ -8,6 +8,7 @@
 use fxhash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
+use smallvec::SmallVec;
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::extract::{
@@ -236,11 +237,14 @@ impl Extractor {
             strs: HashMap::default(),
             scratch: Vec::new(),
             kw_scratch: Vec::new(),
+            cursor: None,
         };
         b.collect_defs(&items);
         b.collect_rest(&items);
         b.facts.flow.params = vec![Span::default(); b.facts.defs.len()];
-        b.walk(root, NO_EXPR, 0);
+        if !crate::extract::bench_no_flow() {
+            b.walk(root, NO_EXPR, 0);
+        }
         b.facts.flow.call_exprs = b
             .call_nodes
             .iter()
@@ -251,7 +255,7 @@ impl Extractor {
 }
 
 /// Nesting state while walking the sorted captures.
-struct Builder<'s> {
+struct Builder<'s, 't> {
     src: &'s [u8],
     facts: FileFacts,
     /// tree-sitter node id of a definition -> its index.
@@ -268,9 +272,12 @@ struct Builder<'s> {
     scratch: Vec<u32>,
     /// Keyword arguments being collected, as (name, value) pairs (a stack like `scratch`).
     kw_scratch: Vec<u32>,
+    /// One tree cursor for the value-flow walk's lists of children (a cursor per node would
+    /// allocate and free its stack each time).
+    cursor: Option<tree_sitter::TreeCursor<'t>>,
 }
 
-impl<'s> Builder<'s> {
+impl<'s, 't> Builder<'s, 't> {
     fn text(&self, n: Node) -> String {
         String::from_utf8_lossy(&self.src[n.start_byte()..n.end_byte()]).into_owned()
     }
@@ -665,7 +672,7 @@ impl<'s> Builder<'s> {
 /// Deepest expression nesting the value-flow walk follows.
 const MAX_NEST: u32 = 200;
 
-impl<'s> Builder<'s> {
+impl<'s, 't> Builder<'s, 't> {
     /// The id of string `s` in the flow's string table.
     fn intern(&mut self, s: &'s str) -> u32 {
         if let Some(&i) = self.strs.get(s) {
@@ -713,8 +720,24 @@ impl<'s> Builder<'s> {
         self.facts.flow.stmts.push(s);
     }
 
+    /// The named children of `n`, in order.
+    fn named_kids(&mut self, n: Node<'t>) -> SmallVec<[Node<'t>; 8]> {
+        let mut out = SmallVec::new();
+        let cur = self.cursor.get_or_insert_with(|| n.walk());
+        cur.reset(n);
+        let mut more = cur.goto_first_child();
+        while more {
+            let c = cur.node();
+            if c.is_named() {
+                out.push(c);
+            }
+            more = cur.goto_next_sibling();
+        }
+        out
+    }
+
     /// Walks statements, recording the value flow (owner: the enclosing definition).
-    fn walk(&mut self, n: Node, owner: u32, depth: u32) {
+    fn walk(&mut self, n: Node<'t>, owner: u32, depth: u32) {
         if depth > MAX_NEST {
             return;
         }
@@ -737,8 +760,7 @@ impl<'s> Builder<'s> {
                 let def = n.child_by_field_id(fields().definition);
                 let target = def.and_then(|d| self.def_of_node.get(&d.id()).copied());
                 let mut decos = Vec::new();
-                let mut cur = n.walk();
-                for c in n.named_children(&mut cur) {
+                for c in self.named_kids(n) {
                     if kind_of(c) == "decorator"
                         && let Some(e) = c.named_child(0)
                     {
@@ -803,8 +825,7 @@ impl<'s> Builder<'s> {
                 {
                     self.stmt(FlowStmt::For(t, it));
                 }
-                let mut cur = n.walk();
-                for c in n.named_children(&mut cur) {
+                for c in self.named_kids(n) {
                     if matches!(kind_of(c), "block" | "else_clause") {
                         self.walk(c, owner, depth + 1);
                     }
@@ -831,9 +852,8 @@ impl<'s> Builder<'s> {
                 if owner == NO_EXPR {
                     return;
                 }
-                let mut cur = n.walk();
-                let kids: Vec<Node> =
-                    n.named_children(&mut cur).filter(|c| kind_of(c) == "identifier").collect();
+                let mut kids = self.named_kids(n);
+                kids.retain(|c| kind_of(*c) == "identifier");
                 let base = self.scratch.len();
                 for c in kids {
                     let id = self.text_id(c);
@@ -853,26 +873,17 @@ impl<'s> Builder<'s> {
                 self.ex(n, owner, depth + 1);
             }
             _ => {
-                // The children through a cursor of their own (no list of them to allocate).
-                let mut cur = n.walk();
-                let mut more = cur.goto_first_child();
-                while more {
-                    let c = cur.node();
-                    if c.is_named() {
-                        self.walk(c, owner, depth + 1);
-                    }
-                    more = cur.goto_next_sibling();
+                for c in self.named_kids(n) {
+                    self.walk(c, owner, depth + 1);
                 }
             }
         }
     }
 
     /// Parameter names of definition `d`, and their defaults as assignments.
-    fn flow_params(&mut self, d: DefIdx, ps: Node, outer: u32, depth: u32) {
+    fn flow_params(&mut self, d: DefIdx, ps: Node<'t>, outer: u32, depth: u32) {
         let mut names: Vec<u32> = Vec::new();
-        let mut cur = ps.walk();
-        let kids: Vec<Node> = ps.named_children(&mut cur).collect();
-        for p in kids {
+        for p in self.named_kids(ps) {
             let (name, default) = match kind_of(p) {
                 "identifier" => (Some(self.text_id(p)), None),
                 "typed_parameter" => {
@@ -915,7 +926,7 @@ impl<'s> Builder<'s> {
     }
 
     /// An assignment target.
-    fn target(&mut self, n: Node, owner: u32, depth: u32) -> u32 {
+    fn target(&mut self, n: Node<'t>, owner: u32, depth: u32) -> u32 {
         if depth > MAX_NEST {
             return NO_EXPR;
         }
@@ -952,8 +963,7 @@ impl<'s> Builder<'s> {
             }
             "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list"
             | "expression_list" => {
-                let mut cur = n.walk();
-                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                let kids = self.named_kids(n);
                 let base = self.scratch.len();
                 for k in kids {
                     let t = self.target(k, owner, depth + 1);
@@ -971,7 +981,7 @@ impl<'s> Builder<'s> {
     }
 
     /// An expression's value (and the flow of everything inside it).
-    fn ex(&mut self, n: Node, owner: u32, depth: u32) -> u32 {
+    fn ex(&mut self, n: Node<'t>, owner: u32, depth: u32) -> u32 {
         if depth > MAX_NEST {
             return NO_EXPR;
         }
@@ -1002,8 +1012,7 @@ impl<'s> Builder<'s> {
                 let base = self.scratch.len();
                 let kw_base = self.kw_scratch.len();
                 if let Some(al) = n.child_by_field_id(fields().arguments) {
-                    let mut cur = al.walk();
-                    let kids: Vec<Node> = al.named_children(&mut cur).collect();
+                    let kids = self.named_kids(al);
                     if kind_of(al) == "generator_expression" {
                         let g = self.ex(al, owner, d);
                         self.scratch.push(g);
@@ -1073,8 +1082,7 @@ impl<'s> Builder<'s> {
                 self.push_expr(owner, PyExpr::Item(v))
             }
             "list" | "tuple" | "set" | "expression_list" => {
-                let mut cur = n.walk();
-                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                let kids = self.named_kids(n);
                 let base = self.scratch.len();
                 for k in kids {
                     if kind_of(k) == "list_splat" {
@@ -1096,8 +1104,7 @@ impl<'s> Builder<'s> {
                 self.push_expr(owner, PyExpr::Coll(items))
             }
             "dictionary" => {
-                let mut cur = n.walk();
-                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                let kids = self.named_kids(n);
                 let base = self.scratch.len();
                 for k in kids {
                     if kind_of(k) == "pair" {
@@ -1121,8 +1128,7 @@ impl<'s> Builder<'s> {
             | "set_comprehension"
             | "generator_expression"
             | "dictionary_comprehension" => {
-                let mut cur = n.walk();
-                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                let kids = self.named_kids(n);
                 for k in &kids {
                     if kind_of(k) == "for_in_clause" {
                         let it = k
@@ -1158,8 +1164,7 @@ impl<'s> Builder<'s> {
                 None => NO_EXPR,
             },
             "conditional_expression" | "boolean_operator" => {
-                let mut cur = n.walk();
-                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                let kids = self.named_kids(n);
                 let cond = kind_of(n) == "conditional_expression";
                 let base = self.scratch.len();
                 for (i, k) in kids.into_iter().enumerate() {
@@ -1178,8 +1183,7 @@ impl<'s> Builder<'s> {
                         let first = n.children(&mut cur).find(|c| !c.is_named());
                         first.map(|c| self.raw(c))
                     });
-                let mut cur = n.walk();
-                let kids: Vec<Node> = n.named_children(&mut cur).collect();
+                let kids = self.named_kids(n);
                 let mut first = NO_EXPR;
                 for (i, k) in kids.into_iter().enumerate() {
                     let e = self.ex(k, owner, d);
@@ -1259,14 +1263,8 @@ impl<'s> Builder<'s> {
                 NO_EXPR
             }
             _ => {
-                let mut cur = n.walk();
-                let mut more = cur.goto_first_child();
-                while more {
-                    let k = cur.node();
-                    if k.is_named() {
-                        self.ex(k, owner, d);
-                    }
-                    more = cur.goto_next_sibling();
+                for k in self.named_kids(n) {
+                    self.ex(k, owner, d);
                 }
                 NO_EXPR
             }
