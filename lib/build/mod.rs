@@ -141,18 +141,29 @@ pub enum Event {
 /// `build.rs`): a cds-build whose frontends differ parses every file again.
 const FACTS: &str = concat!("facts=", env!("CDS_FACTS_FINGERPRINT"));
 
+/// The extractors' fingerprint, marked when the value flow is switched off for a benchmark
+/// (those facts lack their flow: never reused by, nor reusing, a normal build's).
+fn facts_fingerprint() -> &'static str {
+    if crate::extract::bench_no_flow() {
+        concat!("facts=", env!("CDS_FACTS_FINGERPRINT"), "-noflow")
+    } else {
+        FACTS
+    }
+}
+
 /// Options that shape the file set, and the extractors' fingerprint, as canonical text (stored
 /// in the index).
 fn options_text(opts: &BuildOptions) -> Vec<u8> {
     let w = &opts.walk;
     format!(
-        "mode={} hidden={} no_ignore={} follow={} max_filesize={} exclude={:?} {FACTS}",
+        "mode={} hidden={} no_ignore={} follow={} max_filesize={} exclude={:?} {}",
         opts.mode.name(),
         w.hidden,
         w.no_ignore,
         w.follow,
         w.max_filesize,
-        w.excludes
+        w.excludes,
+        facts_fingerprint()
     )
     .into_bytes()
 }
@@ -275,7 +286,7 @@ pub fn build_with(
     // The previous generation: its cache, and whether anything changed at all.
     let previous = if opts.force { None } else { Previous::load(&index_dir) };
     // Facts cached by other extractors are not reused: the file would index differently now.
-    let previous = previous.filter(|p| p.options.ends_with(FACTS.as_bytes()));
+    let previous = previous.filter(|p| p.options.ends_with(facts_fingerprint().as_bytes()));
     if let Some(prev) = &previous
         && prev.options == options
         && prev.same_files(&walked.files)

@@ -90,8 +90,8 @@ pub struct PyFlow {
 
 /// For benchmarks only: with `CDS_BENCH_NO_FLOW=1` in the environment, Python files get no
 /// value-flow facts and the linker no value-flow solve, so bench/callgraph.sh can time the same
-/// build without the value flow. Never set it otherwise (facts extracted so are cached without
-/// their flow): build into a throwaway `--index`.
+/// build without the value flow. The build's options record it, so facts extracted so are
+/// never reused by a normal build (nor the other way round).
 pub fn bench_no_flow() -> bool {
     static NO_FLOW: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *NO_FLOW.get_or_init(|| std::env::var_os("CDS_BENCH_NO_FLOW").is_some_and(|v| v == "1"))
