@@ -2,8 +2,6 @@
 //! sort its captures in document order, nest definitions by byte range, find the doc comment
 //! before a definition, count lines and syntax errors.
 
-use std::collections::HashMap;
-
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator, Tree};
 
 use crate::extract::{DefIdx, FileFacts};
@@ -15,14 +13,14 @@ pub struct Captured<'t> {
     pub kind: &'static str,
     /// The main capture's node.
     pub node: Node<'t>,
-    /// Sub-captures by name (`def.name`, `call.callee`, ...).
-    pub sub: HashMap<&'static str, Node<'t>>,
+    /// Sub-captures by name (`def.name`, `call.callee`, ...), in match order.
+    pub sub: Vec<(&'static str, Node<'t>)>,
 }
 
 impl<'t> Captured<'t> {
-    /// A sub-capture.
+    /// A sub-capture (the last of that name).
     pub fn get(&self, name: &str) -> Option<Node<'t>> {
-        self.sub.get(name).copied()
+        self.sub.iter().rev().find(|(n, _)| *n == name).map(|&(_, n)| n)
     }
 }
 
@@ -40,13 +38,13 @@ pub fn captures<'t>(
     let mut matches = cursor.matches(query, root, src);
     while let Some(m) = matches.next() {
         let mut main: Option<(&'static str, Node<'t>)> = None;
-        let mut sub = HashMap::new();
+        let mut sub = Vec::new();
         for c in m.captures() {
             let name = names[c.index as usize];
             if is_main(name) {
                 main = Some((name, c.node));
             } else {
-                sub.insert(name, c.node);
+                sub.push((name, c.node));
             }
         }
         if let Some((kind, node)) = main {
@@ -233,6 +231,21 @@ pub fn compiled(
 ) -> &'static tree_sitter::Query {
     cell.get_or_init(|| {
         tree_sitter::Query::new(&language, source)
+            .unwrap_or_else(|e| panic!("{path} does not compile: {e}"))
+    })
+}
+
+/// A frontend's facts patterns `source` (the file `path`), compiled once per process into
+/// `cell` and matched by [`crate::lang::matcher`]. The queries are part of the binary and
+/// compiled by unit tests: failing here is a build defect.
+pub fn patterns(
+    cell: &'static std::sync::OnceLock<crate::lang::matcher::Patterns>,
+    language: tree_sitter::Language,
+    source: &str,
+    path: &str,
+) -> &'static crate::lang::matcher::Patterns {
+    cell.get_or_init(|| {
+        crate::lang::matcher::Patterns::new(&language, source)
             .unwrap_or_else(|e| panic!("{path} does not compile: {e}"))
     })
 }

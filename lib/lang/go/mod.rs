@@ -15,7 +15,7 @@ mod resolve;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Query};
+use tree_sitter::Node;
 
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
@@ -31,10 +31,10 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_go::LANGUAGE.into()
 }
 
-/// The compiled facts query (compiled once per process; `Query` is `Sync`).
-fn query() -> &'static Query {
-    static QUERY: OnceLock<Query> = OnceLock::new();
-    tree::compiled(&QUERY, language(), FACTS_QUERY, "queries/go/facts.scm")
+/// The compiled facts patterns (compiled once per process, matched by [`crate::lang::matcher`]).
+fn patterns() -> &'static crate::lang::matcher::Patterns {
+    static PATTERNS: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
+    tree::patterns(&PATTERNS, language(), FACTS_QUERY, "queries/go/facts.scm")
 }
 
 /// Main capture names of the facts query; the others qualify them.
@@ -72,8 +72,7 @@ impl Extractor {
         let parsed = tree::parse(&mut self.0.parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
         let Some(t) = parsed.as_ref() else { return facts };
-        let caps =
-            tree::captures(query(), &mut self.0.cursor, t.root_node(), src, |n| MAIN.contains(&n));
+        let caps = patterns().captures(t.root_node(), |n| MAIN.contains(&n));
         let mut b = Builder { src, facts: &mut facts, nest: tree::Nest::default() };
         let mut def_of: HashMap<usize, DefIdx> = HashMap::new();
         let mut stmt = 0u32;
@@ -660,7 +659,8 @@ mod tests {
 
     #[test]
     fn query_compiles_with_known_captures() {
-        let q = Query::new(&language(), FACTS_QUERY).unwrap();
+        patterns();
+        let q = tree_sitter::Query::new(&language(), FACTS_QUERY).unwrap();
         for name in q.capture_names() {
             assert!(
                 MAIN.contains(name)

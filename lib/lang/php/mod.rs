@@ -22,7 +22,7 @@ mod tests;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Query};
+use tree_sitter::Node;
 
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
@@ -61,10 +61,10 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_php::LANGUAGE_PHP.into()
 }
 
-/// The compiled facts query (compiled once per process; `Query` is `Sync`).
-fn query() -> &'static Query {
-    static QUERY: OnceLock<Query> = OnceLock::new();
-    tree::compiled(&QUERY, language(), FACTS_QUERY, "queries/php/facts.scm")
+/// The compiled facts patterns (compiled once per process, matched by [`crate::lang::matcher`]).
+fn patterns() -> &'static crate::lang::matcher::Patterns {
+    static PATTERNS: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
+    tree::patterns(&PATTERNS, language(), FACTS_QUERY, "queries/php/facts.scm")
 }
 
 /// A reusable extractor: one per thread.
@@ -88,8 +88,7 @@ impl Extractor {
         let parsed = tree::parse(&mut self.0.parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
         let Some(t) = parsed.as_ref() else { return facts };
-        let items =
-            tree::captures(query(), &mut self.0.cursor, t.root_node(), src, |n| MAIN.contains(&n));
+        let items = patterns().captures(t.root_node(), |n| MAIN.contains(&n));
         let mut b = Builder {
             src,
             facts: &mut facts,

@@ -23,7 +23,7 @@ mod resolve;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Query};
+use tree_sitter::Node;
 
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
@@ -53,10 +53,10 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_ruby::LANGUAGE.into()
 }
 
-/// The compiled facts query (compiled once per process; `Query` is `Sync`).
-fn query() -> &'static Query {
-    static QUERY: OnceLock<Query> = OnceLock::new();
-    tree::compiled(&QUERY, language(), FACTS_QUERY, "queries/ruby/facts.scm")
+/// The compiled facts patterns (compiled once per process, matched by [`crate::lang::matcher`]).
+fn patterns() -> &'static crate::lang::matcher::Patterns {
+    static PATTERNS: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
+    tree::patterns(&PATTERNS, language(), FACTS_QUERY, "queries/ruby/facts.scm")
 }
 
 /// A reusable extractor: one per thread.
@@ -89,8 +89,7 @@ impl Extractor {
         let parsed = tree::parse(&mut self.0.parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
         let Some(t) = parsed.as_ref() else { return facts };
-        let items =
-            tree::captures(query(), &mut self.0.cursor, t.root_node(), src, |n| MAIN.contains(&n));
+        let items = patterns().captures(t.root_node(), |n| MAIN.contains(&n));
         Builder { src, facts: &mut facts, locals: HashMap::new(), comments: Vec::new(), stmt: 0 }
             .run(&items);
         facts

@@ -23,7 +23,7 @@
 
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Parser, Query, QueryCursor};
+use tree_sitter::{Node, Parser};
 
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Impl, Import, ImportForm,
@@ -74,23 +74,19 @@ const OPAQUE_GENERICS: &[&str] = &[
 /// Smart pointers that dereference to their type argument.
 const DEREF_GENERICS: &[&str] = &["Box", "Rc", "Arc"];
 
-/// The compiled facts query (compiled once per process; `Query` is `Sync`).
-pub(super) fn query() -> &'static Query {
-    static QUERY: OnceLock<Query> = OnceLock::new();
-    QUERY.get_or_init(|| {
-        // The query is part of the binary and covered by a unit test, so failing here is a
-        // build defect, not a user error.
-        Query::new(&super::language(), FACTS_QUERY).expect("queries/rust/facts.scm compiles")
-    })
+/// The compiled facts patterns (compiled once per process, matched by [`crate::lang::matcher`]).
+pub(super) fn patterns() -> &'static crate::lang::matcher::Patterns {
+    static PATTERNS: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
+    tree::patterns(&PATTERNS, super::language(), FACTS_QUERY, "queries/rust/facts.scm")
 }
 
 /// Extracts the facts of one file. Never fails: syntax errors are recovered from and counted.
-pub(super) fn extract(parser: &mut Parser, cursor: &mut QueryCursor, src: &[u8]) -> FileFacts {
+pub(super) fn extract(parser: &mut Parser, src: &[u8]) -> FileFacts {
     let parsed = tree::parse(parser, src);
     let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
     let Some(parsed) = parsed.as_ref() else { return facts };
     let root = parsed.root_node();
-    let items = tree::captures(query(), cursor, root, src, |n| MAIN.contains(&n));
+    let items = patterns().captures(root, |n| MAIN.contains(&n));
     let mut nest = tree::Nest::default();
     let mut stmt = 0u32;
     for it in &items {
