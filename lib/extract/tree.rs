@@ -108,10 +108,35 @@ pub fn text(n: Node, src: &[u8]) -> String {
 /// each on the line right above the next, ending on the line above `node` (or on its line).
 /// Returns its byte range.
 pub fn doc_before(node: Node, src: &[u8], is_doc: impl Fn(&[u8]) -> bool) -> Option<(u32, u32)> {
+    doc_before_in(node, node.parent(), src, is_doc)
+}
+
+/// [`doc_before`] for a node whose parent the caller knows (tree-sitter finds a node's parent,
+/// and so its siblings, by a search from the root).
+pub fn doc_before_in(
+    node: Node,
+    parent: Option<Node>,
+    src: &[u8],
+    is_doc: impl Fn(&[u8]) -> bool,
+) -> Option<(u32, u32)> {
+    // The siblings before `node`, as tree-sitter's `prev_sibling` goes through them.
+    let parent = parent?;
+    let mut before: Vec<Node> = Vec::new();
+    let mut cursor = parent.walk();
+    let mut found = false;
+    for c in parent.children(&mut cursor) {
+        if c.id() == node.id() {
+            found = true;
+            break;
+        }
+        before.push(c);
+    }
+    if !found {
+        return None;
+    }
     let mut first: Option<Node> = None;
     let mut next_row = node.start_position().row;
-    let mut cur = node.prev_sibling();
-    while let Some(c) = cur {
+    for &c in before.iter().rev() {
         if !c.kind().contains("comment") {
             break;
         }
@@ -122,21 +147,10 @@ pub fn doc_before(node: Node, src: &[u8], is_doc: impl Fn(&[u8]) -> bool) -> Opt
         }
         first = Some(c);
         next_row = c.start_position().row;
-        cur = c.prev_sibling();
     }
+    // The run ends with the sibling right before `node`.
     let first = first?;
-    let last_end = {
-        let mut c = first;
-        let mut end = first.end_byte();
-        while let Some(n) = c.next_sibling() {
-            if n.id() == node.id() || !n.kind().contains("comment") {
-                break;
-            }
-            end = n.end_byte();
-            c = n;
-        }
-        end
-    };
+    let last_end = before.last().map_or(first.end_byte(), |l| l.end_byte());
     Some((first.start_byte() as u32, last_end as u32))
 }
 

@@ -12,8 +12,9 @@ use crate::lang::Lang;
 /// A reusable extractor: one per thread (tree-sitter parsers are not `Sync`).
 #[derive(Default)]
 pub struct Extractor {
-    c: Option<Parser>,
-    cpp: Option<Parser>,
+    /// Each grammar's parser and its [`INERT`] kinds by kind id.
+    c: Option<(Parser, Vec<bool>)>,
+    cpp: Option<(Parser, Vec<bool>)>,
 }
 
 impl Extractor {
@@ -26,16 +27,17 @@ impl Extractor {
     /// recovered from and counted in [`FileFacts::syntax_errors`].
     pub fn extract(&mut self, lang: Lang, src: &[u8]) -> FileFacts {
         let cpp = lang == Lang::Cpp;
-        let parser = if cpp {
-            self.cpp.get_or_insert_with(|| tree::parser_for(&super::cpp_language()))
+        let (parser, inert) = if cpp {
+            self.cpp.get_or_insert_with(|| loaded(super::cpp_language()))
         } else {
-            self.c.get_or_insert_with(|| tree::parser_for(&super::c_language()))
+            self.c.get_or_insert_with(|| loaded(super::c_language()))
         };
         let parsed = tree::parse(parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
         let Some(t) = parsed.as_ref() else { return facts };
         let mut b = Builder {
             src,
+            inert,
             cpp,
             facts: &mut facts,
             namespaces: Vec::new(),
@@ -48,6 +50,15 @@ impl Extractor {
     }
 }
 
+/// A parser for `language`, and which of its kind ids are [`INERT`] (a kind id's name is
+/// what [`Node::kind`] gives).
+fn loaded(language: tree_sitter::Language) -> (Parser, Vec<bool>) {
+    let inert = (0..language.node_kind_count())
+        .map(|id| language.node_kind_for_id(id as u16).is_some_and(|k| INERT.contains(&k)))
+        .collect();
+    (tree::parser_for(&language), inert)
+}
+
 /// Where a node sits.
 #[derive(Clone, Copy)]
 struct Ctx {
@@ -57,8 +68,13 @@ struct Ctx {
     local: bool,
 }
 
+/// The walk's stack: a node, where it sits, and its parent.
+type Stack<'t> = Vec<(Node<'t>, Ctx, Option<Node<'t>>)>;
+
 struct Builder<'s, 'f> {
     src: &'s [u8],
+    /// By node kind id: whether the kind is [`INERT`].
+    inert: &'s [bool],
     cpp: bool,
     facts: &'f mut FileFacts,
     /// Namespace names the file opens (C++).
@@ -98,35 +114,37 @@ impl Builder<'_, '_> {
 
     /// Visits every node once, in document order (definitions before what they contain).
     fn walk(&mut self, root: Node) {
-        let mut stack: Vec<(Node, Ctx)> = vec![(root, Ctx { owner: None, local: false })];
-        while let Some((n, cx)) = stack.pop() {
-            self.visit(n, cx, &mut stack);
+        let mut stack: Stack = vec![(root, Ctx { owner: None, local: false }, None)];
+        while let Some((n, cx, parent)) = stack.pop() {
+            self.visit(n, cx, parent, &mut stack);
         }
     }
 
-    fn push_children<'t>(&self, n: Node<'t>, cx: Ctx, stack: &mut Vec<(Node<'t>, Ctx)>) {
+    fn push_children<'t>(&self, n: Node<'t>, cx: Ctx, stack: &mut Stack<'t>) {
         let at = stack.len();
         let mut cursor = n.walk();
         for c in n.named_children(&mut cursor) {
             if c.child_count() > 0 || c.kind() == "ERROR" {
-                stack.push((c, cx));
+                stack.push((c, cx, Some(n)));
             }
         }
         stack[at..].reverse();
     }
 
-    fn visit<'t>(&mut self, n: Node<'t>, cx: Ctx, stack: &mut Vec<(Node<'t>, Ctx)>) {
-        let kind = n.kind();
-        if INERT.contains(&kind) {
+    fn visit<'t>(&mut self, n: Node<'t>, cx: Ctx, parent: Option<Node<'t>>, stack: &mut Stack<'t>) {
+        if self.inert.get(n.kind_id() as usize).copied().unwrap_or(false) {
             return;
         }
+        let kind = n.kind();
         match kind {
-            "function_definition" => self.function(n, cx, stack),
+            "function_definition" => self.function(n, cx, parent, stack),
             "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
                 if let Some(body) = n.child_by_field_name("body") {
                     let name = n.child_by_field_name("name");
                     match name.and_then(|nm| self.class_name(nm)) {
-                        Some((owner, name)) => self.class(n, n, body, name, owner, cx, stack),
+                        Some((owner, name)) => {
+                            self.class(n, n, body, name, owner, cx, parent, stack)
+                        }
                         // An anonymous member struct: its fields belong to the enclosing one.
                         None => self.push_children(body, cx, stack),
                     }
@@ -151,7 +169,7 @@ impl Builder<'_, '_> {
                             .find(|d| d.kind() == "type_identifier")
                             .map(|d| self.text(d));
                         match name {
-                            Some(name) => self.class(n, t, body, name, None, cx, stack),
+                            Some(name) => self.class(n, t, body, name, None, cx, parent, stack),
                             None => self.push_children(body, cx, stack),
                         }
                     }
@@ -371,7 +389,13 @@ impl Builder<'_, '_> {
     }
 
     /// A function definition: its entity, then its body.
-    fn function<'t>(&mut self, n: Node<'t>, cx: Ctx, stack: &mut Vec<(Node<'t>, Ctx)>) {
+    fn function<'t>(
+        &mut self,
+        n: Node<'t>,
+        cx: Ctx,
+        parent_node: Option<Node<'t>>,
+        stack: &mut Stack<'t>,
+    ) {
         let decl = n.child_by_field_name("declarator");
         let fdecl = decl.and_then(function_declarator);
         // `operator bool() const`: the conversion holds its own (abstract) declarator.
@@ -410,7 +434,16 @@ impl Builder<'_, '_> {
         let returns = n.child_by_field_name("type").and_then(|t| self.type_name(t));
         let body = n.child_by_field_name("body");
         let decorators = if file_local { vec![Expr::Dotted("static".into())] } else { Vec::new() };
-        let i = self.push_def(n, body, DefKind::Function, name, owner, parent, first_param);
+        let i = self.push_def(
+            n,
+            parent_node,
+            body,
+            DefKind::Function,
+            name,
+            owner,
+            parent,
+            first_param,
+        );
         let d = &mut self.facts.defs[i as usize];
         d.decorators = decorators;
         d.returns = returns;
@@ -432,7 +465,7 @@ impl Builder<'_, '_> {
         for c in n.named_children(&mut cursor) {
             if matches!(c.kind(), "compound_statement" | "field_initializer_list" | "try_statement")
             {
-                stack.push((c, inner));
+                stack.push((c, inner, Some(n)));
             }
         }
         stack[at..].reverse();
@@ -449,7 +482,8 @@ impl Builder<'_, '_> {
         name: String,
         owner: Option<String>,
         cx: Ctx,
-        stack: &mut Vec<(Node<'t>, Ctx)>,
+        parent: Option<Node<'t>>,
+        stack: &mut Stack<'t>,
     ) {
         let mut bases = Vec::new();
         let mut cursor = spec.walk();
@@ -464,7 +498,7 @@ impl Builder<'_, '_> {
                 }
             }
         }
-        let i = self.push_def(n, Some(body), DefKind::Class, name, owner, cx.owner, None);
+        let i = self.push_def(n, parent, Some(body), DefKind::Class, name, owner, cx.owner, None);
         self.facts.defs[i as usize].bases = bases;
         if spec.kind() != "enum_specifier" {
             self.push_children(body, Ctx { owner: Some(i), local: cx.local }, stack);
@@ -475,6 +509,7 @@ impl Builder<'_, '_> {
     fn push_def(
         &mut self,
         n: Node,
+        n_parent: Option<Node>,
         body: Option<Node>,
         kind: DefKind,
         name: String,
@@ -483,20 +518,28 @@ impl Builder<'_, '_> {
         first_param: Option<String>,
     ) -> DefIdx {
         // `template <...>` lines belong to what they declare.
-        let mut outer = n;
-        while let Some(p) = outer.parent().filter(|p| p.kind() == "template_declaration") {
+        // (`n_parent` is `n.parent()`, known to the walk: tree-sitter finds a parent from the
+        // root down.)
+        let (mut outer, mut up) = (n, n_parent);
+        while let Some(p) = up.filter(|p| p.kind() == "template_declaration") {
             outer = p;
+            up = p.parent();
         }
-        let doc =
-            tree::doc_before(outer, self.src, |t| t.starts_with(b"//") || t.starts_with(b"/*"))
-                .filter(|&(s, _)| starts_line(self.src, s as usize));
+        let doc = tree::doc_before_in(outer, up, self.src, |t| {
+            t.starts_with(b"//") || t.starts_with(b"/*")
+        })
+        .filter(|&(s, _)| starts_line(self.src, s as usize));
         let byte_start =
             doc.map_or(outer.start_byte() as u32, |d| d.0.min(outer.start_byte() as u32));
         let line_start = match doc {
-            Some(_) => line_of(self.src, byte_start as usize),
+            // The definition's line less the lines of its doc comment.
+            Some(_) => {
+                outer.start_position().row as u32 + 1
+                    - newlines(&self.src[byte_start as usize..outer.start_byte()])
+            }
             None => outer.start_position().row as u32 + 1,
         };
-        let direct = outer.parent().is_some_and(|p| {
+        let direct = up.is_some_and(|p| {
             matches!(
                 p.kind(),
                 "translation_unit"
@@ -751,7 +794,7 @@ fn starts_line(src: &[u8], at: usize) -> bool {
         .all(|c| c.is_ascii_whitespace())
 }
 
-/// The 1-based line of a byte offset.
-fn line_of(src: &[u8], byte: usize) -> u32 {
-    bstr::ByteSlice::find_iter(&src[..byte.min(src.len())], b"\n").count() as u32 + 1
+/// The number of line breaks in some bytes.
+fn newlines(b: &[u8]) -> u32 {
+    bstr::ByteSlice::find_iter(b, b"\n").count() as u32
 }
