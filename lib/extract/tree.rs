@@ -108,35 +108,10 @@ pub fn text(n: Node, src: &[u8]) -> String {
 /// each on the line right above the next, ending on the line above `node` (or on its line).
 /// Returns its byte range.
 pub fn doc_before(node: Node, src: &[u8], is_doc: impl Fn(&[u8]) -> bool) -> Option<(u32, u32)> {
-    doc_before_in(node, node.parent(), src, is_doc)
-}
-
-/// [`doc_before`] for a node whose parent the caller knows (tree-sitter finds a node's parent,
-/// and so its siblings, by a search from the root).
-pub fn doc_before_in(
-    node: Node,
-    parent: Option<Node>,
-    src: &[u8],
-    is_doc: impl Fn(&[u8]) -> bool,
-) -> Option<(u32, u32)> {
-    // The siblings before `node`, as tree-sitter's `prev_sibling` goes through them.
-    let parent = parent?;
-    let mut before: Vec<Node> = Vec::new();
-    let mut cursor = parent.walk();
-    let mut found = false;
-    for c in parent.children(&mut cursor) {
-        if c.id() == node.id() {
-            found = true;
-            break;
-        }
-        before.push(c);
-    }
-    if !found {
-        return None;
-    }
     let mut first: Option<Node> = None;
     let mut next_row = node.start_position().row;
-    for &c in before.iter().rev() {
+    let mut cur = node.prev_sibling();
+    while let Some(c) = cur {
         if !c.kind().contains("comment") {
             break;
         }
@@ -147,10 +122,21 @@ pub fn doc_before_in(
         }
         first = Some(c);
         next_row = c.start_position().row;
+        cur = c.prev_sibling();
     }
-    // The run ends with the sibling right before `node`.
     let first = first?;
-    let last_end = before.last().map_or(first.end_byte(), |l| l.end_byte());
+    let last_end = {
+        let mut c = first;
+        let mut end = first.end_byte();
+        while let Some(n) = c.next_sibling() {
+            if n.id() == node.id() || !n.kind().contains("comment") {
+                break;
+            }
+            end = n.end_byte();
+            c = n;
+        }
+        end
+    };
     Some((first.start_byte() as u32, last_end as u32))
 }
 
@@ -262,6 +248,37 @@ pub fn patterns(
         crate::lang::matcher::Patterns::new(&language, source)
             .unwrap_or_else(|e| panic!("{path} does not compile: {e}"))
     })
+}
+
+/// A node's child by field name, with the field's id looked up once per name and thread rather
+/// than per call (tree-sitter finds an id by comparing the name with each of the grammar's field
+/// names).
+pub trait Field<'t> {
+    /// The child in field `name` (what [`Node::child_by_field_name`] gives).
+    fn field(&self, name: &'static str) -> Option<Node<'t>>;
+}
+
+impl<'t> Field<'t> for Node<'t> {
+    fn field(&self, name: &'static str) -> Option<Node<'t>> {
+        thread_local! {
+            static IDS: std::cell::RefCell<fxhash::FxHashMap<(usize, usize), u16>> =
+                std::cell::RefCell::default();
+        }
+        let lang = self.language();
+        let key = (name.as_ptr() as usize, name.len());
+        let cached = IDS.with(|m| m.borrow().get(&key).copied());
+        // The cached id holds when it names the field in this node's grammar (frontends share
+        // names across grammars: JS and TypeScript, C and C++).
+        let id = match cached {
+            Some(id) if lang.field_name_for_id(id) == Some(name) => id,
+            _ => {
+                let id = lang.field_id_for_name(name)?.get();
+                IDS.with(|m| m.borrow_mut().insert(key, id));
+                id
+            }
+        };
+        self.child_by_field_id(id)
+    }
 }
 
 /// A parser loaded with `language`.

@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::Node;
 
+use crate::extract::tree::Field as _;
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
 };
@@ -129,7 +130,7 @@ impl<'s> Builder<'s, '_> {
                     };
                     let module = c.kind == "def.module";
                     let i = self.def(c.node, DefKind::Class, name, owner, module);
-                    if let Some(sc) = c.node.child_by_field_name("superclass")
+                    if let Some(sc) = c.node.field("superclass")
                         && let Some(e) = sc.named_child(0)
                         && let Some(base) = self.superclass(e)
                     {
@@ -300,13 +301,13 @@ impl<'s> Builder<'s, '_> {
     /// One `call` node: an import, a mixin, a `define_method`, or calls. Returns the index of
     /// a definition it makes.
     fn call(&mut self, node: Node, owner: Option<DefIdx>) -> Option<DefIdx> {
-        let method = node.child_by_field_name("method")?;
+        let method = node.field("method")?;
         if !matches!(method.kind(), "identifier" | "constant" | "operator") {
             return None; // `super(...)`: see the `super` capture
         }
         let m = self.text(method);
-        let recv = node.child_by_field_name("receiver");
-        let args = node.child_by_field_name("arguments");
+        let recv = node.field("receiver");
+        let args = node.field("arguments");
         let arg = |i: usize| args.and_then(|a| named(a).into_iter().nth(i));
         match (recv, m.as_str()) {
             (None, "require" | "require_relative" | "load" | "autoload") => {
@@ -346,7 +347,7 @@ impl<'s> Builder<'s, '_> {
             (None, "define_method") => {
                 let in_class =
                     owner.is_none_or(|o| self.facts.defs[o as usize].kind == DefKind::Class);
-                let block = node.child_by_field_name("block");
+                let block = node.field("block");
                 if in_class
                     && block.is_some()
                     && let Some(name) = arg(0).and_then(|a| self.symbol(a))
@@ -403,11 +404,11 @@ impl<'s> Builder<'s, '_> {
 
     /// `Foo::Bar.new` -> `Foo.Bar`.
     fn new_of(&self, call: Node) -> Option<String> {
-        let m = call.child_by_field_name("method")?;
+        let m = call.field("method")?;
         if &self.src[m.start_byte()..m.end_byte()] != b"new" {
             return None;
         }
-        self.const_path(call.child_by_field_name("receiver")?)
+        self.const_path(call.field("receiver")?)
     }
 
     /// The path a `require` names: a literal string, or `File.expand_path("../x", __FILE__)`
@@ -418,8 +419,8 @@ impl<'s> Builder<'s, '_> {
         }
         // `File.expand_path("../x", __FILE__)`: `x` beside the file.
         if arg.kind() == "call"
-            && arg.child_by_field_name("method").is_some_and(|m| self.text(m) == "expand_path")
-            && let Some(args) = arg.child_by_field_name("arguments")
+            && arg.field("method").is_some_and(|m| self.text(m) == "expand_path")
+            && let Some(args) = arg.field("arguments")
         {
             let a = named(args);
             if a.len() == 2 && self.text(a[1]) == "__FILE__" {
@@ -457,8 +458,8 @@ impl<'s> Builder<'s, '_> {
         match n.kind() {
             "constant" => Some(self.text(n)),
             "scope_resolution" => {
-                let name = self.text(n.child_by_field_name("name")?);
-                match n.child_by_field_name("scope") {
+                let name = self.text(n.field("name")?);
+                match n.field("scope") {
                     None => Some(name),
                     Some(s) => Some(format!("{}.{name}", self.const_path(s)?)),
                 }
@@ -470,7 +471,7 @@ impl<'s> Builder<'s, '_> {
     /// A superclass expression: a constant path, also `Migration[7.0]`.
     fn superclass(&self, e: Node) -> Option<String> {
         match e.kind() {
-            "element_reference" => self.const_path(e.child_by_field_name("object")?),
+            "element_reference" => self.const_path(e.field("object")?),
             _ => self.const_path(e),
         }
     }

@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Node, Parser};
 
+use crate::extract::tree::Field as _;
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Impl, Import, ImportForm,
     tree,
@@ -120,8 +121,7 @@ pub(super) fn extract(parser: &mut Parser, src: &[u8]) -> FileFacts {
                 stmt += 1;
             }
             "impl" => {
-                let (Some(ty), Some(tr)) = (it.get("impl.type"), node.child_by_field_name("trait"))
-                else {
+                let (Some(ty), Some(tr)) = (it.get("impl.type"), node.field("trait")) else {
                     continue;
                 };
                 if let (Some(ty), Some(tr)) = (type_path(ty, src), type_path(tr, src)) {
@@ -188,7 +188,7 @@ fn macro_calls(
     while let Some(n) = stack.pop() {
         match n.kind() {
             "call_expression" => {
-                if let Some(f) = n.child_by_field_name("function") {
+                if let Some(f) = n.field("function") {
                     let call = Call {
                         owner,
                         deco_of: None,
@@ -221,7 +221,7 @@ fn macro_calls(
 /// One definition.
 fn def(node: Node, name: Node, kind: &str, parent: Option<DefIdx>, src: &[u8]) -> Def {
     let (start, mut doc) = leading(node, src);
-    let body = node.child_by_field_name("body").filter(|b| {
+    let body = node.field("body").filter(|b| {
         matches!(
             b.kind(),
             "block" | "declaration_list" | "field_declaration_list" | "enum_variant_list"
@@ -252,18 +252,18 @@ fn def(node: Node, name: Node, kind: &str, parent: Option<DefIdx>, src: &[u8]) -
             d.is_async = node
                 .children(&mut c)
                 .any(|m| m.kind() == "function_modifiers" && tree::text(m, src).contains("async"));
-            d.first_param = node.child_by_field_name("parameters").and_then(|ps| {
+            d.first_param = node.field("parameters").and_then(|ps| {
                 let mut c = ps.walk();
                 let first = ps
                     .named_children(&mut c)
                     .find(|p| !p.kind().ends_with("comment") && p.kind() != "attribute_item")?;
                 (first.kind() == "self_parameter").then(|| "self".to_string())
             });
-            d.returns = node.child_by_field_name("return_type").and_then(|t| value_type(t, src));
+            d.returns = node.field("return_type").and_then(|t| value_type(t, src));
             d.owner = impl_owner(node, src);
         }
         "trait_item" => {
-            if let Some(bounds) = node.child_by_field_name("bounds") {
+            if let Some(bounds) = node.field("bounds") {
                 let mut c = bounds.walk();
                 for b in bounds.named_children(&mut c) {
                     if let Some(p) = type_path(b, src) {
@@ -349,7 +349,7 @@ fn line_of(node: Node) -> u32 {
 fn impl_owner(f: Node, src: &[u8]) -> Option<String> {
     let list = f.parent().filter(|p| p.kind() == "declaration_list")?;
     let imp = list.parent().filter(|p| p.kind() == "impl_item")?;
-    let ty = imp.child_by_field_name("type")?;
+    let ty = imp.field("type")?;
     match type_path(ty, src) {
         Some(mut p) => p.pop(),
         // `impl Trait for [T]`, `for (A, B)`: the type as written, spaces dropped.
@@ -367,7 +367,7 @@ fn path_attribute(node: Node, src: &[u8]) -> Option<String> {
                 let is_path = attr
                     .named_child(0)
                     .is_some_and(|n| n.kind() == "identifier" && tree::text(n, src) == "path");
-                if let Some(v) = attr.child_by_field_name("value").filter(|_| is_path) {
+                if let Some(v) = attr.field("value").filter(|_| is_path) {
                     let t = tree::text(v, src);
                     return Some(t.trim_matches('"').to_string());
                 }
@@ -393,10 +393,10 @@ fn path_segs(n: Node, src: &[u8]) -> Option<Vec<String>> {
                 cur = None;
             }
             "scoped_identifier" | "scoped_type_identifier" => {
-                rev.push(tree::text(x.child_by_field_name("name")?, src));
-                cur = x.child_by_field_name("path");
+                rev.push(tree::text(x.field("name")?, src));
+                cur = x.field("path");
             }
-            "generic_type" => cur = Some(x.child_by_field_name("type")?),
+            "generic_type" => cur = Some(x.field("type")?),
             _ => return None,
         }
     }
@@ -408,8 +408,8 @@ fn path_segs(n: Node, src: &[u8]) -> Option<Vec<String>> {
 fn type_path(mut n: Node, src: &[u8]) -> Option<Vec<String>> {
     loop {
         n = match n.kind() {
-            "reference_type" | "pointer_type" => n.child_by_field_name("type")?,
-            "dynamic_type" | "abstract_type" => n.child_by_field_name("trait")?,
+            "reference_type" | "pointer_type" => n.field("type")?,
+            "dynamic_type" | "abstract_type" => n.field("trait")?,
             "generic_type"
             | "type_identifier"
             | "scoped_type_identifier"
@@ -425,9 +425,9 @@ fn type_path(mut n: Node, src: &[u8]) -> Option<Vec<String>> {
 fn value_type(mut n: Node, src: &[u8]) -> Option<String> {
     loop {
         n = match n.kind() {
-            "reference_type" | "pointer_type" => n.child_by_field_name("type")?,
+            "reference_type" | "pointer_type" => n.field("type")?,
             "generic_type" => {
-                let base = path_segs(n.child_by_field_name("type")?, src)?;
+                let base = path_segs(n.field("type")?, src)?;
                 let last = base.last()?.as_str();
                 if OPAQUE_GENERICS.contains(&last) {
                     return None;
@@ -435,7 +435,7 @@ fn value_type(mut n: Node, src: &[u8]) -> Option<String> {
                 if !DEREF_GENERICS.contains(&last) {
                     return Some(base.join("."));
                 }
-                let args = n.child_by_field_name("type_arguments")?;
+                let args = n.field("type_arguments")?;
                 let mut c = args.walk();
                 args.named_children(&mut c).next()?
             }
@@ -458,12 +458,12 @@ fn value_chain(n: Node, src: &[u8]) -> Option<Vec<String>> {
                 break;
             }
             "field_expression" => {
-                let field = cur.child_by_field_name("field")?;
+                let field = cur.field("field")?;
                 if field.kind() != "field_identifier" {
                     return None;
                 }
                 rev.push(tree::text(field, src));
-                cur = cur.child_by_field_name("value")?;
+                cur = cur.field("value")?;
             }
             _ => return None,
         }
@@ -476,7 +476,7 @@ fn value_chain(n: Node, src: &[u8]) -> Option<Vec<String>> {
 fn callee_path(n: Node, src: &[u8]) -> Option<Vec<String>> {
     let mut segs = match n.kind() {
         "identifier" | "scoped_identifier" => path_segs(n, src)?,
-        "generic_function" => return callee_path(n.child_by_field_name("function")?, src),
+        "generic_function" => return callee_path(n.field("function")?, src),
         _ => return None,
     };
     if segs.len() > 1 && segs[0] == "self" {
@@ -494,17 +494,11 @@ fn callee(n: Node, src: &[u8]) -> Callee {
             }
             Some(segs) => Callee::Chain(segs.join(".")),
             // `<T as Trait>::f()`: a method of an unknown type.
-            None => n
-                .child_by_field_name("name")
-                .map_or(Callee::Other, |m| Callee::Attr(tree::text(m, src))),
+            None => n.field("name").map_or(Callee::Other, |m| Callee::Attr(tree::text(m, src))),
         },
-        "generic_function" => {
-            n.child_by_field_name("function").map_or(Callee::Other, |f| callee(f, src))
-        }
+        "generic_function" => n.field("function").map_or(Callee::Other, |f| callee(f, src)),
         "field_expression" => {
-            let (Some(value), Some(field)) =
-                (n.child_by_field_name("value"), n.child_by_field_name("field"))
-            else {
+            let (Some(value), Some(field)) = (n.field("value"), n.field("field")) else {
                 return Callee::Other;
             };
             if field.kind() != "field_identifier" {
@@ -517,7 +511,7 @@ fn callee(n: Node, src: &[u8]) -> Callee {
             }
             // `make().run()`, `Foo::new().run()`, `self.inner().run()`.
             if value.kind() == "call_expression"
-                && let Some(inner) = value.child_by_field_name("function")
+                && let Some(inner) = value.field("function")
                 && let Some(segs) = callee_path(inner, src).or_else(|| value_chain(inner, src))
             {
                 return Callee::OnCall(segs.join("."), attr);
@@ -561,17 +555,17 @@ fn bind(it: &tree::Captured, owner: Option<DefIdx>, facts: &FileFacts, src: &[u8
 fn rhs(n: Node, src: &[u8]) -> Option<BindValue> {
     match n.kind() {
         "call_expression" => {
-            let segs = callee_path(n.child_by_field_name("function")?, src)?;
+            let segs = callee_path(n.field("function")?, src)?;
             Some(BindValue::CallOf(segs.join(".")))
         }
         "struct_expression" => {
-            let segs = type_path(n.child_by_field_name("name")?, src)?;
+            let segs = type_path(n.field("name")?, src)?;
             Some(BindValue::Annotated(segs.join(".")))
         }
         "reference_expression" => {
-            let mut v = n.child_by_field_name("value")?;
+            let mut v = n.field("value")?;
             while v.kind() == "reference_expression" {
-                v = v.child_by_field_name("value")?;
+                v = v.field("value")?;
             }
             rhs(v, src)
         }
@@ -594,10 +588,10 @@ fn imports(node: Node, owner: Option<DefIdx>, stmt: u32, src: &[u8], out: &mut V
         ..Import::default()
     };
     if node.kind() == "extern_crate_declaration" {
-        let Some(name) = node.child_by_field_name("name") else { return };
+        let Some(name) = node.field("name") else { return };
         out.push(Import {
             module: tree::text(name, src),
-            alias: node.child_by_field_name("alias").map(|a| tree::text(a, src)),
+            alias: node.field("alias").map(|a| tree::text(a, src)),
             ..base
         });
         return;
@@ -605,7 +599,7 @@ fn imports(node: Node, owner: Option<DefIdx>, stmt: u32, src: &[u8], out: &mut V
     let mut c = node.walk();
     let public = node.children(&mut c).any(|n| n.kind() == "visibility_modifier");
     let form = if public { ImportForm::ReExport } else { ImportForm::Plain };
-    let Some(arg) = node.child_by_field_name("argument") else { return };
+    let Some(arg) = node.field("argument") else { return };
     let mut flat = Vec::new();
     use_tree(arg, &[], 0, src, &mut flat);
     for (mut segs, name, alias) in flat {
@@ -644,18 +638,18 @@ fn use_tree(n: Node, prefix: &[String], depth: usize, src: &[u8], out: &mut Vec<
     };
     match n.kind() {
         "use_as_clause" => {
-            let Some(path) = n.child_by_field_name("path") else { return };
+            let Some(path) = n.field("path") else { return };
             if let Some(segs) = with(path_segs(path, src)) {
-                let alias = n.child_by_field_name("alias").map(|a| tree::text(a, src));
+                let alias = n.field("alias").map(|a| tree::text(a, src));
                 out.push((segs, None, alias));
             }
         }
         "scoped_use_list" => {
-            let p = match n.child_by_field_name("path") {
+            let p = match n.field("path") {
                 Some(path) => with(path_segs(path, src)),
                 None => Some(prefix.to_vec()),
             };
-            let (Some(p), Some(list)) = (p, n.child_by_field_name("list")) else { return };
+            let (Some(p), Some(list)) = (p, n.field("list")) else { return };
             use_tree(list, &p, depth + 1, src, out);
         }
         "use_list" => {
