@@ -87,10 +87,19 @@ impl<'s> Walker<'s> {
         if depth > MAX_NESTING || n.child_count() == 0 {
             return;
         }
+        // The named children, read with one cursor while visiting them (no list of them).
         let mut c = n.walk();
-        let kids: Vec<Node> = n.named_children(&mut c).collect();
-        for k in kids {
-            self.visit(k, owner, depth + 1, top);
+        if !c.goto_first_child() {
+            return;
+        }
+        loop {
+            let k = c.node();
+            if k.is_named() {
+                self.visit(k, owner, depth + 1, top);
+            }
+            if !c.goto_next_sibling() {
+                break;
+            }
         }
     }
 
