@@ -108,9 +108,20 @@ pub fn text(n: Node, src: &[u8]) -> String {
 /// each on the line right above the next, ending on the line above `node` (or on its line).
 /// Returns its byte range.
 pub fn doc_before(node: Node, src: &[u8], is_doc: impl Fn(&[u8]) -> bool) -> Option<(u32, u32)> {
+    doc_after(node, node.prev_sibling(), src, is_doc)
+}
+
+/// [`doc_before`] for a node whose previous sibling `prev` the caller knows (tree-sitter finds
+/// a sibling by a search from the root).
+pub fn doc_after(
+    node: Node,
+    prev: Option<Node>,
+    src: &[u8],
+    is_doc: impl Fn(&[u8]) -> bool,
+) -> Option<(u32, u32)> {
     let mut first: Option<Node> = None;
     let mut next_row = node.start_position().row;
-    let mut cur = node.prev_sibling();
+    let mut cur = prev;
     while let Some(c) = cur {
         if !c.kind().contains("comment") {
             break;
@@ -125,18 +136,8 @@ pub fn doc_before(node: Node, src: &[u8], is_doc: impl Fn(&[u8]) -> bool) -> Opt
         cur = c.prev_sibling();
     }
     let first = first?;
-    let last_end = {
-        let mut c = first;
-        let mut end = first.end_byte();
-        while let Some(n) = c.next_sibling() {
-            if n.id() == node.id() || !n.kind().contains("comment") {
-                break;
-            }
-            end = n.end_byte();
-            c = n;
-        }
-        end
-    };
+    // The run ends with the sibling right before `node`.
+    let last_end = prev.map_or(first.end_byte(), |p| p.end_byte());
     Some((first.start_byte() as u32, last_end as u32))
 }
 

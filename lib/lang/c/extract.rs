@@ -69,8 +69,11 @@ struct Ctx {
     local: bool,
 }
 
-/// The walk's stack: a node, where it sits, and its parent.
-type Stack<'t> = Vec<(Node<'t>, Ctx, Option<Node<'t>>)>;
+/// A node's parent and previous sibling (named or not), as the walk found them.
+type Around<'t> = (Option<Node<'t>>, Option<Node<'t>>);
+
+/// The walk's stack: a node, where it sits, its parent and its previous sibling.
+type Stack<'t> = Vec<(Node<'t>, Ctx, Around<'t>)>;
 
 struct Builder<'s, 'f> {
     src: &'s [u8],
@@ -115,36 +118,38 @@ impl Builder<'_, '_> {
 
     /// Visits every node once, in document order (definitions before what they contain).
     fn walk(&mut self, root: Node) {
-        let mut stack: Stack = vec![(root, Ctx { owner: None, local: false }, None)];
-        while let Some((n, cx, parent)) = stack.pop() {
-            self.visit(n, cx, parent, &mut stack);
+        let mut stack: Stack = vec![(root, Ctx { owner: None, local: false }, (None, None))];
+        while let Some((n, cx, around)) = stack.pop() {
+            self.visit(n, cx, around, &mut stack);
         }
     }
 
     fn push_children<'t>(&self, n: Node<'t>, cx: Ctx, stack: &mut Stack<'t>) {
         let at = stack.len();
         let mut cursor = n.walk();
-        for c in n.named_children(&mut cursor) {
-            if c.child_count() > 0 || c.kind() == "ERROR" {
-                stack.push((c, cx, Some(n)));
+        let mut prev = None;
+        for c in n.children(&mut cursor) {
+            if c.is_named() && (c.child_count() > 0 || c.kind() == "ERROR") {
+                stack.push((c, cx, (Some(n), prev)));
             }
+            prev = Some(c);
         }
         stack[at..].reverse();
     }
 
-    fn visit<'t>(&mut self, n: Node<'t>, cx: Ctx, parent: Option<Node<'t>>, stack: &mut Stack<'t>) {
+    fn visit<'t>(&mut self, n: Node<'t>, cx: Ctx, around: Around<'t>, stack: &mut Stack<'t>) {
         if self.inert.get(n.kind_id() as usize).copied().unwrap_or(false) {
             return;
         }
         let kind = n.kind();
         match kind {
-            "function_definition" => self.function(n, cx, parent, stack),
+            "function_definition" => self.function(n, cx, around, stack),
             "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
                 if let Some(body) = n.field("body") {
                     let name = n.field("name");
                     match name.and_then(|nm| self.class_name(nm)) {
                         Some((owner, name)) => {
-                            self.class(n, n, body, name, owner, cx, parent, stack)
+                            self.class(n, n, body, name, owner, cx, around, stack)
                         }
                         // An anonymous member struct: its fields belong to the enclosing one.
                         None => self.push_children(body, cx, stack),
@@ -170,7 +175,7 @@ impl Builder<'_, '_> {
                             .find(|d| d.kind() == "type_identifier")
                             .map(|d| self.text(d));
                         match name {
-                            Some(name) => self.class(n, t, body, name, None, cx, parent, stack),
+                            Some(name) => self.class(n, t, body, name, None, cx, around, stack),
                             None => self.push_children(body, cx, stack),
                         }
                     }
@@ -389,13 +394,7 @@ impl Builder<'_, '_> {
     }
 
     /// A function definition: its entity, then its body.
-    fn function<'t>(
-        &mut self,
-        n: Node<'t>,
-        cx: Ctx,
-        parent_node: Option<Node<'t>>,
-        stack: &mut Stack<'t>,
-    ) {
+    fn function<'t>(&mut self, n: Node<'t>, cx: Ctx, around: Around<'t>, stack: &mut Stack<'t>) {
         let decl = n.field("declarator");
         let fdecl = decl.and_then(function_declarator);
         // `operator bool() const`: the conversion holds its own (abstract) declarator.
@@ -434,16 +433,7 @@ impl Builder<'_, '_> {
         let returns = n.field("type").and_then(|t| self.type_name(t));
         let body = n.field("body");
         let decorators = if file_local { vec![Expr::Dotted("static".into())] } else { Vec::new() };
-        let i = self.push_def(
-            n,
-            parent_node,
-            body,
-            DefKind::Function,
-            name,
-            owner,
-            parent,
-            first_param,
-        );
+        let i = self.push_def(n, around, body, DefKind::Function, name, owner, parent, first_param);
         let d = &mut self.facts.defs[i as usize];
         d.decorators = decorators;
         d.returns = returns;
@@ -462,11 +452,17 @@ impl Builder<'_, '_> {
         // The body and a constructor's member initializers hold the calls.
         let at = stack.len();
         let mut cursor = n.walk();
-        for c in n.named_children(&mut cursor) {
-            if matches!(c.kind(), "compound_statement" | "field_initializer_list" | "try_statement")
+        let mut prev = None;
+        for c in n.children(&mut cursor) {
+            if c.is_named()
+                && matches!(
+                    c.kind(),
+                    "compound_statement" | "field_initializer_list" | "try_statement"
+                )
             {
-                stack.push((c, inner, Some(n)));
+                stack.push((c, inner, (Some(n), prev)));
             }
+            prev = Some(c);
         }
         stack[at..].reverse();
     }
@@ -482,7 +478,7 @@ impl Builder<'_, '_> {
         name: String,
         owner: Option<String>,
         cx: Ctx,
-        parent: Option<Node<'t>>,
+        around: Around<'t>,
         stack: &mut Stack<'t>,
     ) {
         let mut bases = Vec::new();
@@ -498,7 +494,7 @@ impl Builder<'_, '_> {
                 }
             }
         }
-        let i = self.push_def(n, parent, Some(body), DefKind::Class, name, owner, cx.owner, None);
+        let i = self.push_def(n, around, Some(body), DefKind::Class, name, owner, cx.owner, None);
         self.facts.defs[i as usize].bases = bases;
         if spec.kind() != "enum_specifier" {
             self.push_children(body, Ctx { owner: Some(i), local: cx.local }, stack);
@@ -509,7 +505,7 @@ impl Builder<'_, '_> {
     fn push_def(
         &mut self,
         n: Node,
-        n_parent: Option<Node>,
+        (n_parent, n_prev): Around,
         body: Option<Node>,
         kind: DefKind,
         name: String,
@@ -518,16 +514,20 @@ impl Builder<'_, '_> {
         first_param: Option<String>,
     ) -> DefIdx {
         // `template <...>` lines belong to what they declare.
-        // (`n_parent` is `n.parent()`, known to the walk: tree-sitter finds a parent from the
-        // root down.)
+        // (`n_parent` and `n_prev` are `n.parent()` and `n.prev_sibling()`, known to the walk:
+        // tree-sitter finds them by a search from the root.)
         let (mut outer, mut up) = (n, n_parent);
         while let Some(p) = up.filter(|p| p.kind() == "template_declaration") {
             outer = p;
             up = p.parent();
         }
-        let doc =
-            tree::doc_before(outer, self.src, |t| t.starts_with(b"//") || t.starts_with(b"/*"))
-                .filter(|&(s, _)| starts_line(self.src, s as usize));
+        let is_doc = |t: &[u8]| t.starts_with(b"//") || t.starts_with(b"/*");
+        let doc = if outer == n {
+            tree::doc_after(outer, n_prev, self.src, is_doc)
+        } else {
+            tree::doc_before(outer, self.src, is_doc)
+        }
+        .filter(|&(s, _)| starts_line(self.src, s as usize));
         let byte_start =
             doc.map_or(outer.start_byte() as u32, |d| d.0.min(outer.start_byte() as u32));
         let line_start = match doc {
