@@ -152,6 +152,15 @@ pub fn sig_end(def: Node, body: Option<Node>, src: &[u8]) -> u32 {
     end as u32
 }
 
+/// The 1-based line of byte `at`, at or before `node`'s start (a doc comment's): counted back
+/// from the node's line, not from the top of the file (quadratic in a file's definitions).
+pub fn line_back(node: Node, src: &[u8], at: usize) -> u32 {
+    let start = node.start_byte().min(src.len());
+    let at = at.min(start);
+    node.start_position().row as u32 + 1
+        - bstr::ByteSlice::find_iter(&src[at..start], b"\n").count() as u32
+}
+
 /// Number of lines in the file (a final newline ends the last line, it does not start one).
 pub fn count_lines(src: &[u8]) -> u32 {
     let n = bstr::ByteSlice::find_iter(src, b"\n").count() as u32;

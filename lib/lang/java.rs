@@ -159,7 +159,7 @@ impl Builder<'_, '_> {
         let byte_start =
             doc.map_or(node.start_byte() as u32, |d| d.0.min(node.start_byte() as u32));
         let line_start = if doc.is_some() {
-            line_of(self.src, byte_start as usize)
+            tree::line_back(node, self.src, byte_start as usize)
         } else {
             node.start_position().row as u32 + 1
         };
@@ -566,11 +566,6 @@ fn head_of(decl: Node) -> Node {
         next = n.next_sibling();
     }
     decl
-}
-
-/// The 1-based line of a byte offset.
-fn line_of(src: &[u8], byte: usize) -> u32 {
-    src[..byte.min(src.len())].iter().filter(|&&c| c == b'\n').count() as u32 + 1
 }
 
 /// Java's module rules for the linker (see [`crate::graph::scope`]).
