@@ -15,9 +15,25 @@ pub struct Captured<'t> {
     pub node: Node<'t>,
     /// Sub-captures by name (`def.name`, `call.callee`, ...), in match order.
     pub sub: Vec<(&'static str, Node<'t>)>,
+    /// The main node's parent and previous sibling, when the walk that found it knows them
+    /// (tree-sitter finds them by a search from the root).
+    pub around: Option<(Option<Node<'t>>, Option<Node<'t>>)>,
 }
 
 impl<'t> Captured<'t> {
+    /// The main node's parent.
+    pub fn parent(&self) -> Option<Node<'t>> {
+        self.around.map_or_else(|| self.node.parent(), |a| a.0)
+    }
+
+    /// The main node's doc comment ([`doc_before`]).
+    pub fn doc(&self, src: &[u8], is_doc: impl Fn(&[u8]) -> bool) -> Option<(u32, u32)> {
+        match self.around {
+            Some((_, prev)) => doc_after(self.node, prev, src, is_doc),
+            None => doc_before(self.node, src, is_doc),
+        }
+    }
+
     /// A sub-capture (the last of that name).
     pub fn get(&self, name: &str) -> Option<Node<'t>> {
         self.sub.iter().rev().find(|(n, _)| *n == name).map(|&(_, n)| n)
@@ -48,7 +64,7 @@ pub fn captures<'t>(
             }
         }
         if let Some((kind, node)) = main {
-            out.push(Captured { kind, node, sub });
+            out.push(Captured { kind, node, sub, around: None });
         }
     }
     out.sort_by(|a, b| {

@@ -154,7 +154,7 @@ impl Builder<'_, '_> {
         let node = c.node;
         let kind = if c.kind == "def.class" { DefKind::Class } else { DefKind::Function };
         let body = node.field("body");
-        let doc = tree::doc_before(node, self.src, is_javadoc);
+        let doc = c.doc(self.src, is_javadoc);
         let head = head_of(node);
         let byte_start =
             doc.map_or(node.start_byte() as u32, |d| d.0.min(node.start_byte() as u32));
@@ -197,7 +197,7 @@ impl Builder<'_, '_> {
         } else {
             (None, None)
         };
-        let direct = match (parent, node.parent()) {
+        let direct = match (parent, c.parent()) {
             (None, Some(p)) => p.kind() == "program",
             (Some(_), Some(p)) => matches!(
                 p.kind(),

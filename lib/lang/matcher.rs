@@ -358,7 +358,7 @@ impl Patterns {
         is_main: impl Fn(&str) -> bool,
     ) -> Vec<Captured<'t>> {
         let mut out: Vec<Captured<'t>> = Vec::new();
-        self.each_match(root, &mut |caps| {
+        self.each_match(root, &mut |caps, at, around| {
             let mut main = None;
             let mut sub = Vec::new();
             for &(name, n) in caps {
@@ -369,7 +369,8 @@ impl Patterns {
                 }
             }
             if let Some((kind, node)) = main {
-                out.push(Captured { kind, node, sub });
+                let around = around.filter(|_| node.id() == at.id());
+                out.push(Captured { kind, node, sub, around });
             }
         });
         out.sort_by(|a, b| {
@@ -383,11 +384,16 @@ impl Patterns {
 
     /// Calls `found` with the captures of every match under `root`, node by node in document
     /// order (a node's matches in the order of their patterns in the query).
-    fn each_match<'t>(&self, root: Node<'t>, found: &mut Found<'_, 't>) {
+    fn each_match<'t>(&self, root: Node<'t>, found: &mut Matched<'_, 't>) {
         let mut walk = root.walk();
         let mut m = Matching { scratch: root.walk(), caps: Vec::new(), pool: Vec::new() };
+        // The parent and previous sibling of each node on the way down (known below the tree's
+        // root: a walk from another node does not know that node's).
+        let known = root.parent().is_none();
+        let mut around: Vec<Around<'t>> = vec![(None, None)];
         loop {
             let node = walk.node();
+            let here = around.last().copied().filter(|_| known);
             let direct = self.by_symbol.get(node.kind_id() as usize).map_or(&[][..], |v| &v[..]);
             // The node's patterns in query order.
             let (mut a, mut b) = (0, 0);
@@ -410,23 +416,36 @@ impl Patterns {
                 let p = &self.pats[i];
                 if kind_matches(&p.kind, node) {
                     m.caps.clear();
-                    m.node(p, node, found);
+                    m.node(p, node, &mut |caps| found(caps, node, here));
                 }
             }
             if walk.goto_first_child() {
+                around.push((Some(node), None));
                 continue;
             }
             loop {
+                let left = walk.node();
                 if walk.goto_next_sibling() {
+                    if let Some(a) = around.last_mut() {
+                        a.1 = Some(left);
+                    }
                     break;
                 }
                 if !walk.goto_parent() {
                     return;
                 }
+                around.pop();
             }
         }
     }
 }
+
+/// A node's parent and previous sibling.
+type Around<'t> = (Option<Node<'t>>, Option<Node<'t>>);
+
+/// What receives a match at a node: its captures, the node, and the node's parent and previous
+/// sibling when known.
+type Matched<'f, 't> = dyn FnMut(&[(&'static str, Node<'t>)], Node<'t>, Option<Around<'t>>) + 'f;
 
 /// What receives a match: its captures, in order.
 type Found<'f, 't> = dyn FnMut(&[(&'static str, Node<'t>)]) + 'f;
@@ -584,12 +603,26 @@ mod tests {
         }
         let pats = Patterns::new(lang, query).unwrap();
         let mut got: Vec<Canon> = Vec::new();
-        pats.each_match(tree.root_node(), &mut |caps| got.push(canon(caps)));
+        pats.each_match(tree.root_node(), &mut |caps, _, _| got.push(canon(caps)));
         want.sort();
         got.sort();
         assert_eq!(got.len(), want.len(), "{what}: number of matches");
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g, w, "{what}");
+        }
+    }
+
+    /// The parent and previous sibling the walk gives a match's main node are tree-sitter's.
+    fn same_around(lang: &Language, query: &str, src: &[u8]) {
+        let mut parser = Parser::new();
+        parser.set_language(lang).unwrap();
+        let tree = parser.parse(src, None).unwrap();
+        let pats = Patterns::new(lang, query).unwrap();
+        for c in pats.captures(tree.root_node(), |_| true) {
+            if let Some((parent, prev)) = c.around {
+                assert_eq!(parent, c.node.parent());
+                assert_eq!(prev, c.node.prev_sibling());
+            }
         }
     }
 
@@ -604,12 +637,9 @@ mod tests {
                 if p.is_dir() {
                     stack.push(p);
                 } else if p.extension().is_some_and(|x| ext.iter().any(|e| x == *e)) {
-                    same_matches(
-                        &lang,
-                        query,
-                        &std::fs::read(&p).unwrap(),
-                        &p.display().to_string(),
-                    );
+                    let src = std::fs::read(&p).unwrap();
+                    same_matches(&lang, query, &src, &p.display().to_string());
+                    same_around(&lang, query, &src);
                     n += 1;
                 }
             }
@@ -617,6 +647,7 @@ mod tests {
         assert!(n > 0, "fixtures of {ext:?}");
         for s in snippets {
             same_matches(&lang, query, s.as_bytes(), s);
+            same_around(&lang, query, s.as_bytes());
         }
     }
 

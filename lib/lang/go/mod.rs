@@ -141,8 +141,8 @@ impl Builder<'_, '_> {
         let node = c.node;
         // A lone `type X struct {}` spans its `type` keyword; one spec of a group `type ( ... )`
         // spans itself.
-        let outer = match node.parent() {
-            Some(p) if p.kind() == "type_declaration" && node.kind() == "type_spec" => {
+        let outer = match (node.kind() == "type_spec").then(|| c.parent()).flatten() {
+            Some(p) if p.kind() == "type_declaration" => {
                 let specs =
                     p.named_children(&mut p.walk()).filter(|x| x.kind() != "comment").count();
                 let grouped = p.children(&mut p.walk()).any(|x| x.kind() == "(");
@@ -152,9 +152,13 @@ impl Builder<'_, '_> {
         };
         // The comments right above: directives (`//go:noinline`) are the definition's
         // annotations, the other lines its doc comment.
-        let above =
-            tree::doc_before(outer, self.src, |t| t.starts_with(b"//") || t.starts_with(b"/*"))
-                .and_then(|r| own_lines(self.src, r));
+        let is_doc = |t: &[u8]| t.starts_with(b"//") || t.starts_with(b"/*");
+        let above = if outer == node {
+            c.doc(self.src, is_doc)
+        } else {
+            tree::doc_before(outer, self.src, is_doc)
+        }
+        .and_then(|r| own_lines(self.src, r));
         let doc = above.and_then(|r| without_directives(self.src, r));
         let (kind, sig_end, bases, first_param, owner, returns) = match c.kind {
             "def.class" => {

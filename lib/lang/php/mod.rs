@@ -361,7 +361,7 @@ impl Builder<'_, '_> {
         let head = head_of(node);
         // PHPDoc sits above the attributes (`/** */ #[A] class X`), or between them and the
         // declaration.
-        let doc = tree::doc_before(node, self.src, is_phpdoc).or_else(|| {
+        let doc = c.doc(self.src, is_phpdoc).or_else(|| {
             let prev = head.prev_sibling()?;
             let t = &self.src[prev.start_byte()..prev.end_byte()];
             (prev.kind() == "comment" && is_phpdoc(t))
@@ -403,7 +403,7 @@ impl Builder<'_, '_> {
         } else {
             (None, None)
         };
-        let direct = match node.parent() {
+        let direct = match c.parent() {
             Some(p) => match p.kind() {
                 "program" | "declaration_list" | "enum_declaration_list" => true,
                 // A namespace's braced body, or a function's body.

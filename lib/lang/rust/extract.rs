@@ -97,7 +97,7 @@ pub(super) fn extract(parser: &mut Parser, src: &[u8]) -> FileFacts {
             "def.function" | "def.class" | "def.module" => {
                 let Some(name) = it.get("def.name") else { continue };
                 let idx = facts.defs.len() as DefIdx;
-                facts.defs.push(def(node, name, it.kind, owner, src));
+                facts.defs.push(def(it, name, owner, src));
                 nest.push(idx, node.end_byte());
             }
             "import.mod" => {
@@ -219,8 +219,11 @@ fn macro_calls(
 }
 
 /// One definition.
-fn def(node: Node, name: Node, kind: &str, parent: Option<DefIdx>, src: &[u8]) -> Def {
-    let (start, mut doc) = leading(node, src);
+fn def(it: &tree::Captured, name: Node, parent: Option<DefIdx>, src: &[u8]) -> Def {
+    let (node, kind) = (it.node, it.kind);
+    // The walk that found the item knows its parent and previous sibling.
+    let (up, prev) = it.around.unwrap_or_else(|| (node.parent(), node.prev_sibling()));
+    let (start, mut doc) = leading(node, prev, src);
     let body = node.field("body").filter(|b| {
         matches!(
             b.kind(),
@@ -234,7 +237,7 @@ fn def(node: Node, name: Node, kind: &str, parent: Option<DefIdx>, src: &[u8]) -
         kind: if kind == "def.function" { DefKind::Function } else { DefKind::Class },
         name: tree::text(name, src),
         parent,
-        direct: is_direct(node),
+        direct: is_direct_in(up),
         line_start: start.start_position().row as u32 + 1,
         line_head: node.start_position().row as u32 + 1,
         line_end: node.end_position().row as u32 + 1,
@@ -260,7 +263,7 @@ fn def(node: Node, name: Node, kind: &str, parent: Option<DefIdx>, src: &[u8]) -
                 (first.kind() == "self_parameter").then(|| "self".to_string())
             });
             d.returns = node.field("return_type").and_then(|t| value_type(t, src));
-            d.owner = impl_owner(node, src);
+            d.owner = impl_owner(up, src);
         }
         "trait_item" => {
             if let Some(bounds) = node.field("bounds") {
@@ -278,10 +281,14 @@ fn def(node: Node, name: Node, kind: &str, parent: Option<DefIdx>, src: &[u8]) -
 }
 
 /// The first node of an item (its outer doc comment and attributes) and its doc range.
-fn leading<'t>(node: Node<'t>, src: &[u8]) -> (Node<'t>, Option<(u32, u32)>) {
+fn leading<'t>(
+    node: Node<'t>,
+    prev: Option<Node<'t>>,
+    src: &[u8],
+) -> (Node<'t>, Option<(u32, u32)>) {
     let mut start = node;
     let mut doc: Option<(u32, u32)> = None;
-    let mut cur = node.prev_sibling();
+    let mut cur = prev;
     while let Some(p) = cur {
         let adjacent = p.end_position().row + 1 >= start.start_position().row;
         if !adjacent {
@@ -338,7 +345,12 @@ fn trim_end(n: Node, src: &[u8]) -> u32 {
 
 /// A direct statement of the file or of a module, trait or impl body.
 fn is_direct(node: Node) -> bool {
-    node.parent().is_none_or(|p| matches!(p.kind(), "source_file" | "declaration_list"))
+    is_direct_in(node.parent())
+}
+
+/// [`is_direct`] of a node whose parent is `up`.
+fn is_direct_in(up: Option<Node>) -> bool {
+    up.is_none_or(|p| matches!(p.kind(), "source_file" | "declaration_list"))
 }
 
 fn line_of(node: Node) -> u32 {
@@ -346,8 +358,9 @@ fn line_of(node: Node) -> u32 {
 }
 
 /// The type a `fn` in an `impl` block is a method of: the last segment of the type as written.
-fn impl_owner(f: Node, src: &[u8]) -> Option<String> {
-    let list = f.parent().filter(|p| p.kind() == "declaration_list")?;
+/// (`up` is the function's parent.)
+fn impl_owner(up: Option<Node>, src: &[u8]) -> Option<String> {
+    let list = up.filter(|p| p.kind() == "declaration_list")?;
     let imp = list.parent().filter(|p| p.kind() == "impl_item")?;
     let ty = imp.field("type")?;
     match type_path(ty, src) {
