@@ -64,6 +64,10 @@ pub struct Patterns {
     by_symbol: Vec<Vec<usize>>,
     /// Patterns whose root is `(_)` or `_`.
     wild: Vec<usize>,
+    /// `(_ (kind) @x)`: any named node with a child of a kind, found from the child (matching
+    /// at every named node would read every node's children). Pattern indices by the child's
+    /// symbol.
+    by_child: Vec<Vec<usize>>,
 }
 
 /// A syntax error in a facts query (a build defect: the queries are part of the binary).
@@ -339,14 +343,22 @@ impl Patterns {
             pats.extend(c.alts()?);
         }
         let mut by_symbol = vec![Vec::new(); lang.node_kind_count() + 1];
+        let mut by_child = vec![Vec::new(); lang.node_kind_count() + 1];
         let mut wild = Vec::new();
         for (i, p) in pats.iter().enumerate() {
-            match p.kind {
-                Kind::Symbol(s) => by_symbol[s as usize].push(i),
-                Kind::AnyNamed | Kind::Any => wild.push(i),
+            match (&p.kind, child_kinds(p)) {
+                (Kind::Symbol(s), _) => by_symbol[*s as usize].push(i),
+                (Kind::AnyNamed, Some(kinds)) => {
+                    for k in kinds {
+                        if !by_child[k as usize].contains(&i) {
+                            by_child[k as usize].push(i);
+                        }
+                    }
+                }
+                (Kind::AnyNamed | Kind::Any, _) => wild.push(i),
             }
         }
-        Ok(Patterns { pats, by_symbol, wild })
+        Ok(Patterns { pats, by_symbol, wild, by_child })
     }
 
     /// The matches in the tree under `root`, as [`crate::extract::tree::captures`] returns
@@ -394,6 +406,25 @@ impl Patterns {
         loop {
             let node = walk.node();
             let here = around.last().copied().filter(|_| known);
+            // `(_ (kind) @x)` patterns, from the child: their match is at its (named) parent.
+            for &i in self.by_child.get(node.kind_id() as usize).map_or(&[][..], |v| &v[..]) {
+                let p = &self.pats[i];
+                let parent = match here {
+                    Some((p, _)) => p,
+                    None => node.parent(),
+                };
+                let Some(parent) = parent.filter(|q| q.is_named()) else { continue };
+                m.caps.clear();
+                m.caps.extend(p.captures.iter().map(|&c| (c, parent)));
+                for alt in p.steps[0].alts.iter().filter(|a| kind_matches(&a.kind, node)) {
+                    let base = m.caps.len();
+                    m.caps.extend(alt.captures.iter().map(|&c| (c, node)));
+                    let up =
+                        if known { around.len().checked_sub(2).map(|k| around[k]) } else { None };
+                    found(&m.caps, parent, up);
+                    m.caps.truncate(base);
+                }
+            }
             let direct = self.by_symbol.get(node.kind_id() as usize).map_or(&[][..], |v| &v[..]);
             // The node's patterns in query order.
             let (mut a, mut b) = (0, 0);
@@ -558,6 +589,28 @@ impl<'t> Matching<'t> {
         }
         count
     }
+}
+
+/// The child kinds of a pattern `(_ (kind) @x)` or `(_ [(a) (b)] @x)`: a named root with
+/// nothing but captures and one plain child step of plain kinds. None for other patterns.
+fn child_kinds(p: &Pat) -> Option<Vec<u16>> {
+    let [step] = &p.steps[..] else { return None };
+    if !matches!(p.kind, Kind::AnyNamed)
+        || !p.negated.is_empty()
+        || p.anchor_end
+        || step.field.is_some()
+        || step.optional
+        || step.anchored
+    {
+        return None;
+    }
+    step.alts
+        .iter()
+        .map(|a| match a.kind {
+            Kind::Symbol(s) if a.steps.is_empty() && a.negated.is_empty() => Some(s),
+            _ => None,
+        })
+        .collect()
 }
 
 fn kind_matches(k: &Kind, n: Node) -> bool {
