@@ -16,9 +16,10 @@
 #   ruby  rubocop 1.39.0 (Debian's rubocop: the gem's lib/, exe/ and config)
 #   php   Doctrine ORM 2.14's library (Debian's php-doctrine-orm)
 #
-# Per corpus: lines of code, cold build (median wall and peak RSS), rebuild after editing one
-# file, index size, `ctags -R` on the same tree, and the ratio; then the median of a
-# `cds-search NAME` process on it.
+# Per corpus: lines of code, cold build (median wall, peak RSS and CPU time: user + system),
+# rebuild after editing one file, index size, `ctags -R` on the same tree (wall and CPU), and
+# the ratio of the walls; then the median of a `cds-search NAME` process on it. On a loaded
+# machine the CPU times compare better than the walls (cds-build runs a thread per core).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 runs=${RUNS:-3}
@@ -33,7 +34,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-timed() { /usr/bin/time -f '%e %M' -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
+timed() { /usr/bin/time -f '%e %M %U %S' -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
 
 npm_src() { # npm_src NAME@VERSION DEST: the package's files, unpacked
     local dest=$2
@@ -115,7 +116,7 @@ edit_one() { # a file of the language to edit, and the line appended to it
     esac
 }
 
-printf '%-6s %9s %9s %9s %9s %8s %9s %8s %9s\n' lang lines cold_s rss_MiB edit_s idx_MiB ctags_s ratio search_ms
+printf '%-6s %9s %9s %9s %9s %9s %8s %9s %9s %8s %9s\n' lang lines cold_s cpu_s rss_MiB edit_s idx_MiB ctags_s ctags_cpu ratio search_ms
 for lang in "${@:-js ts java go rust c cpp ruby php}"; do
     for l in $lang; do
         dir=$(corpus "$l")
@@ -138,7 +139,7 @@ for lang in "${@:-js ts java go rust c cpp ruby php}"; do
         "$bin/cds-build" -q --no-ignore --index "$idx" "$dir"
         : > "$work/ctags"
         for _ in $(seq "$runs"); do
-            (cd "$dir" && timed ctags -R -f "$work/tags" .) | cut -d' ' -f1 >> "$work/ctags"
+            (cd "$dir" && timed ctags -R -f "$work/tags" .) >> "$work/ctags"
         done
         # A name that the corpus defines: the first function name ctags found.
         name=$(grep -v '^!' "$work/tags" |
@@ -149,9 +150,11 @@ for lang in "${@:-js ts java go rust c cpp ruby php}"; do
         cold_s=$(cut -d' ' -f1 "$work/cold" | median)
         rss=$(($(cut -d' ' -f2 "$work/cold" | median | cut -d. -f1) / 1024))
         edit_s=$(median < "$work/edit")
-        ctags_s=$(median < "$work/ctags")
+        ctags_s=$(cut -d' ' -f1 "$work/ctags" | median)
+        ctags_cpu=$(awk '{print $3 + $4}' "$work/ctags" | median)
+        cpu_s=$(awk '{print $3 + $4}' "$work/cold" | median)
         size=$(du -sm "$idx/$(cat "$idx/CURRENT")" | cut -f1)
-        printf '%-6s %9s %9s %9s %9s %8s %9s %8s %9s\n' "$l" "$lines" "$cold_s" "$rss" "$edit_s" "$size" "$ctags_s" \
+        printf '%-6s %9s %9s %9s %9s %9s %8s %9s %9s %8s %9s\n' "$l" "$lines" "$cold_s" "$cpu_s" "$rss" "$edit_s" "$size" "$ctags_s" "$ctags_cpu" \
             "$(awk -v a="$cold_s" -v b="$ctags_s" 'BEGIN {printf "%.2fx", a / b}')" "$search_ms"
     done
 done

@@ -2,8 +2,6 @@
 //! sort its captures in document order, nest definitions by byte range, find the doc comment
 //! before a definition, count lines and syntax errors.
 
-use std::collections::HashMap;
-
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator, Tree};
 
 use crate::extract::{DefIdx, FileFacts};
@@ -15,14 +13,30 @@ pub struct Captured<'t> {
     pub kind: &'static str,
     /// The main capture's node.
     pub node: Node<'t>,
-    /// Sub-captures by name (`def.name`, `call.callee`, ...).
-    pub sub: HashMap<&'static str, Node<'t>>,
+    /// Sub-captures by name (`def.name`, `call.callee`, ...), in match order.
+    pub sub: Vec<(&'static str, Node<'t>)>,
+    /// The main node's parent and previous sibling, when the walk that found it knows them
+    /// (tree-sitter finds them by a search from the root).
+    pub around: Option<(Option<Node<'t>>, Option<Node<'t>>)>,
 }
 
 impl<'t> Captured<'t> {
-    /// A sub-capture.
+    /// The main node's parent.
+    pub fn parent(&self) -> Option<Node<'t>> {
+        self.around.map_or_else(|| self.node.parent(), |a| a.0)
+    }
+
+    /// The main node's doc comment ([`doc_before`]).
+    pub fn doc(&self, src: &[u8], is_doc: impl Fn(&[u8]) -> bool) -> Option<(u32, u32)> {
+        match self.around {
+            Some((_, prev)) => doc_after(self.node, prev, src, is_doc),
+            None => doc_before(self.node, src, is_doc),
+        }
+    }
+
+    /// A sub-capture (the last of that name).
     pub fn get(&self, name: &str) -> Option<Node<'t>> {
-        self.sub.get(name).copied()
+        self.sub.iter().rev().find(|(n, _)| *n == name).map(|&(_, n)| n)
     }
 }
 
@@ -40,17 +54,17 @@ pub fn captures<'t>(
     let mut matches = cursor.matches(query, root, src);
     while let Some(m) = matches.next() {
         let mut main: Option<(&'static str, Node<'t>)> = None;
-        let mut sub = HashMap::new();
+        let mut sub = Vec::new();
         for c in m.captures() {
             let name = names[c.index as usize];
             if is_main(name) {
                 main = Some((name, c.node));
             } else {
-                sub.insert(name, c.node);
+                sub.push((name, c.node));
             }
         }
         if let Some((kind, node)) = main {
-            out.push(Captured { kind, node, sub });
+            out.push(Captured { kind, node, sub, around: None });
         }
     }
     out.sort_by(|a, b| {
@@ -110,9 +124,20 @@ pub fn text(n: Node, src: &[u8]) -> String {
 /// each on the line right above the next, ending on the line above `node` (or on its line).
 /// Returns its byte range.
 pub fn doc_before(node: Node, src: &[u8], is_doc: impl Fn(&[u8]) -> bool) -> Option<(u32, u32)> {
+    doc_after(node, node.prev_sibling(), src, is_doc)
+}
+
+/// [`doc_before`] for a node whose previous sibling `prev` the caller knows (tree-sitter finds
+/// a sibling by a search from the root).
+pub fn doc_after(
+    node: Node,
+    prev: Option<Node>,
+    src: &[u8],
+    is_doc: impl Fn(&[u8]) -> bool,
+) -> Option<(u32, u32)> {
     let mut first: Option<Node> = None;
     let mut next_row = node.start_position().row;
-    let mut cur = node.prev_sibling();
+    let mut cur = prev;
     while let Some(c) = cur {
         if !c.kind().contains("comment") {
             break;
@@ -127,18 +152,8 @@ pub fn doc_before(node: Node, src: &[u8], is_doc: impl Fn(&[u8]) -> bool) -> Opt
         cur = c.prev_sibling();
     }
     let first = first?;
-    let last_end = {
-        let mut c = first;
-        let mut end = first.end_byte();
-        while let Some(n) = c.next_sibling() {
-            if n.id() == node.id() || !n.kind().contains("comment") {
-                break;
-            }
-            end = n.end_byte();
-            c = n;
-        }
-        end
-    };
+    // The run ends with the sibling right before `node`.
+    let last_end = prev.map_or(first.end_byte(), |p| p.end_byte());
     Some((first.start_byte() as u32, last_end as u32))
 }
 
@@ -151,6 +166,15 @@ pub fn sig_end(def: Node, body: Option<Node>, src: &[u8]) -> u32 {
         end -= 1;
     }
     end as u32
+}
+
+/// The 1-based line of byte `at`, at or before `node`'s start (a doc comment's): counted back
+/// from the node's line, not from the top of the file (quadratic in a file's definitions).
+pub fn line_back(node: Node, src: &[u8], at: usize) -> u32 {
+    let start = node.start_byte().min(src.len());
+    let at = at.min(start);
+    node.start_position().row as u32 + 1
+        - bstr::ByteSlice::find_iter(&src[at..start], b"\n").count() as u32
 }
 
 /// Number of lines in the file (a final newline ends the last line, it does not start one).
@@ -235,6 +259,52 @@ pub fn compiled(
         tree_sitter::Query::new(&language, source)
             .unwrap_or_else(|e| panic!("{path} does not compile: {e}"))
     })
+}
+
+/// A frontend's facts patterns `source` (the file `path`), compiled once per process into
+/// `cell` and matched by [`crate::lang::matcher`]. The queries are part of the binary and
+/// compiled by unit tests: failing here is a build defect.
+pub fn patterns(
+    cell: &'static std::sync::OnceLock<crate::lang::matcher::Patterns>,
+    language: tree_sitter::Language,
+    source: &str,
+    path: &str,
+) -> &'static crate::lang::matcher::Patterns {
+    cell.get_or_init(|| {
+        crate::lang::matcher::Patterns::new(&language, source)
+            .unwrap_or_else(|e| panic!("{path} does not compile: {e}"))
+    })
+}
+
+/// A node's child by field name, with the field's id looked up once per name and thread rather
+/// than per call (tree-sitter finds an id by comparing the name with each of the grammar's field
+/// names).
+pub trait Field<'t> {
+    /// The child in field `name` (what [`Node::child_by_field_name`] gives).
+    fn field(&self, name: &'static str) -> Option<Node<'t>>;
+}
+
+impl<'t> Field<'t> for Node<'t> {
+    fn field(&self, name: &'static str) -> Option<Node<'t>> {
+        thread_local! {
+            static IDS: std::cell::RefCell<fxhash::FxHashMap<(usize, usize), u16>> =
+                std::cell::RefCell::default();
+        }
+        let lang = self.language();
+        let key = (name.as_ptr() as usize, name.len());
+        let cached = IDS.with(|m| m.borrow().get(&key).copied());
+        // The cached id holds when it names the field in this node's grammar (frontends share
+        // names across grammars: JS and TypeScript, C and C++).
+        let id = match cached {
+            Some(id) if lang.field_name_for_id(id) == Some(name) => id,
+            _ => {
+                let id = lang.field_id_for_name(name)?.get();
+                IDS.with(|m| m.borrow_mut().insert(key, id));
+                id
+            }
+        };
+        self.child_by_field_id(id)
+    }
 }
 
 /// A parser loaded with `language`.

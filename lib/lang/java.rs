@@ -15,8 +15,9 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Query};
+use tree_sitter::Node;
 
+use crate::extract::tree::Field as _;
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
 };
@@ -50,10 +51,10 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_java::LANGUAGE.into()
 }
 
-/// The compiled facts query (compiled once per process; `Query` is `Sync`).
-fn query() -> &'static Query {
-    static QUERY: OnceLock<Query> = OnceLock::new();
-    tree::compiled(&QUERY, language(), FACTS_QUERY, "queries/java/facts.scm")
+/// The compiled facts patterns (compiled once per process, matched by [`crate::lang::matcher`]).
+fn patterns() -> &'static crate::lang::matcher::Patterns {
+    static PATTERNS: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
+    tree::patterns(&PATTERNS, language(), FACTS_QUERY, "queries/java/facts.scm")
 }
 
 /// A reusable extractor: one per thread.
@@ -77,8 +78,7 @@ impl Extractor {
         let parsed = tree::parse(&mut self.0.parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
         let Some(t) = parsed.as_ref() else { return facts };
-        let items =
-            tree::captures(query(), &mut self.0.cursor, t.root_node(), src, |n| MAIN.contains(&n));
+        let items = patterns().captures(t.root_node(), |n| MAIN.contains(&n));
         Builder { src, facts: &mut facts, superclass: Vec::new() }.run(&items);
         facts
     }
@@ -153,27 +153,27 @@ impl Builder<'_, '_> {
     fn def(&mut self, c: &tree::Captured, name: Node, parent: Option<DefIdx>) -> DefIdx {
         let node = c.node;
         let kind = if c.kind == "def.class" { DefKind::Class } else { DefKind::Function };
-        let body = node.child_by_field_name("body");
-        let doc = tree::doc_before(node, self.src, is_javadoc);
+        let body = node.field("body");
+        let doc = c.doc(self.src, is_javadoc);
         let head = head_of(node);
         let byte_start =
             doc.map_or(node.start_byte() as u32, |d| d.0.min(node.start_byte() as u32));
         let line_start = if doc.is_some() {
-            line_of(self.src, byte_start as usize)
+            tree::line_back(node, self.src, byte_start as usize)
         } else {
             node.start_position().row as u32 + 1
         };
         let mut bases = Vec::new();
         let mut superclass = None;
         if kind == DefKind::Class {
-            if let Some(sc) = node.child_by_field_name("superclass")
+            if let Some(sc) = node.field("superclass")
                 && let Some(t) = named_children(sc).into_iter().find_map(|t| self.type_name(t))
             {
                 superclass = t.rsplit('.').next().map(str::to_string);
                 bases.push(Expr::Dotted(t));
             }
             let lists = [
-                node.child_by_field_name("interfaces"),
+                node.field("interfaces"),
                 named_children(node).into_iter().find(|n| n.kind() == "extends_interfaces"),
             ];
             for l in lists.into_iter().flatten() {
@@ -189,7 +189,7 @@ impl Builder<'_, '_> {
         let (first_param, returns) = if kind == DefKind::Function {
             let fp = (!has_modifier(node, "static")).then(|| "this".to_string());
             let ret = if node.kind() == "method_declaration" {
-                node.child_by_field_name("type").and_then(|t| self.type_name(t))
+                node.field("type").and_then(|t| self.type_name(t))
             } else {
                 None
             };
@@ -197,7 +197,7 @@ impl Builder<'_, '_> {
         } else {
             (None, None)
         };
-        let direct = match (parent, node.parent()) {
+        let direct = match (parent, c.parent()) {
             (None, Some(p)) => p.kind() == "program",
             (Some(_), Some(p)) => matches!(
                 p.kind(),
@@ -215,7 +215,7 @@ impl Builder<'_, '_> {
             .filter(|m| m.kind() == "modifiers")
             .flat_map(named_children)
             .filter(|a| matches!(a.kind(), "marker_annotation" | "annotation"))
-            .filter_map(|a| a.child_by_field_name("name"))
+            .filter_map(|a| a.field("name"))
             .filter_map(|n| self.dotted_name(n))
             .map(Expr::Dotted)
             .collect();
@@ -303,7 +303,7 @@ impl Builder<'_, '_> {
             _ => {
                 // `this(...)` / `super(...)`: a constructor of this class / of the superclass.
                 let ctor = c.get("call.ctor")?;
-                if c.node.child_by_field_name("object").is_some() {
+                if c.node.field("object").is_some() {
                     return None;
                 }
                 let ctor_def = owner?;
@@ -344,7 +344,7 @@ impl Builder<'_, '_> {
 
     /// A `method_invocation`'s callee.
     fn invocation(&self, node: Node, name: String) -> Callee {
-        let Some(obj) = node.child_by_field_name("object") else { return Callee::Name(name) };
+        let Some(obj) = node.field("object") else { return Callee::Name(name) };
         // `Iface.super.m()`: the `super` is a second step.
         let mut cursor = node.walk();
         let supers = node.children(&mut cursor).filter(|n| n.kind() == "super").count();
@@ -356,8 +356,8 @@ impl Builder<'_, '_> {
         }
         match obj.kind() {
             "method_invocation" => {
-                let inner = obj.child_by_field_name("name").map(|n| self.text(n));
-                match (inner, obj.child_by_field_name("object")) {
+                let inner = obj.field("name").map(|n| self.text(n));
+                match (inner, obj.field("object")) {
                     (Some(i), None) => Callee::OnCall(i, name),
                     (Some(i), Some(o)) => match self.dotted_expr(o) {
                         Some(d) => Callee::OnCall(format!("{d}.{i}"), name),
@@ -369,14 +369,14 @@ impl Builder<'_, '_> {
             "object_creation_expression"
                 if obj.named_child(0).map(|n| n.kind()) != Some("class_body") =>
             {
-                match obj.child_by_field_name("type").and_then(|t| self.type_name(t)) {
+                match obj.field("type").and_then(|t| self.type_name(t)) {
                     Some(t) => Callee::OnCall(t, name),
                     None => Callee::Attr(name),
                 }
             }
             "parenthesized_expression" => match obj.named_child(0) {
                 Some(e) if e.kind() == "object_creation_expression" => {
-                    match e.child_by_field_name("type").and_then(|t| self.type_name(t)) {
+                    match e.field("type").and_then(|t| self.type_name(t)) {
                         Some(t) => Callee::OnCall(t, name),
                         None => Callee::Attr(name),
                     }
@@ -397,13 +397,13 @@ impl Builder<'_, '_> {
                 let decls: Vec<Node> =
                     c.node.children_by_field_name("declarator", &mut cursor).collect();
                 for d in decls {
-                    let Some(name) = d.child_by_field_name("name") else { continue };
-                    if d.child_by_field_name("dimensions").is_some() {
+                    let Some(name) = d.field("name") else { continue };
+                    if d.field("dimensions").is_some() {
                         continue; // `Foo x[]`: an array
                     }
                     let value = match &ty {
                         Some(t) => Some(BindValue::Annotated(t.clone())),
-                        None => d.child_by_field_name("value").and_then(|v| self.value(v)),
+                        None => d.field("value").and_then(|v| self.value(v)),
                     };
                     if let Some(value) = value {
                         let target = self.text(name);
@@ -413,7 +413,7 @@ impl Builder<'_, '_> {
             }
             "bind.param" => {
                 let (Some(t), Some(n)) = (c.get("bind.type"), c.get("bind.name")) else { return };
-                if c.node.child_by_field_name("dimensions").is_some() {
+                if c.node.field("dimensions").is_some() {
                     return;
                 }
                 if let Some(t) = self.type_name(t).filter(|t| t != "var") {
@@ -453,18 +453,18 @@ impl Builder<'_, '_> {
     fn value(&self, v: Node) -> Option<BindValue> {
         match v.kind() {
             "object_creation_expression" => {
-                let t = self.type_name(v.child_by_field_name("type")?)?;
+                let t = self.type_name(v.field("type")?)?;
                 Some(BindValue::CallOf(t))
             }
             "method_invocation" => {
-                let name = self.text(v.child_by_field_name("name")?);
-                match v.child_by_field_name("object") {
+                let name = self.text(v.field("name")?);
+                match v.field("object") {
                     None => Some(BindValue::CallOf(name)),
                     Some(o) => Some(BindValue::CallOf(format!("{}.{name}", self.dotted_expr(o)?))),
                 }
             }
             "cast_expression" => {
-                let t = self.type_name(v.child_by_field_name("type")?)?;
+                let t = self.type_name(v.field("type")?)?;
                 Some(BindValue::Annotated(t))
             }
             _ => None,
@@ -476,8 +476,8 @@ impl Builder<'_, '_> {
         match n.kind() {
             "identifier" | "type_identifier" => Some(self.text(n)),
             "scoped_identifier" => {
-                let scope = self.dotted_name(n.child_by_field_name("scope")?)?;
-                let name = self.text(n.child_by_field_name("name")?);
+                let scope = self.dotted_name(n.field("scope")?)?;
+                let name = self.text(n.field("name")?);
                 Some(format!("{scope}.{name}"))
             }
             _ => None,
@@ -495,8 +495,8 @@ impl Builder<'_, '_> {
                 if n.children(&mut cursor).filter(|c| c.kind() == "super").count() > 1 {
                     return None;
                 }
-                let obj = self.dotted_expr(n.child_by_field_name("object")?)?;
-                let field = n.child_by_field_name("field")?;
+                let obj = self.dotted_expr(n.field("object")?)?;
+                let field = n.field("field")?;
                 if field.kind() != "identifier" {
                     return None;
                 }
@@ -566,11 +566,6 @@ fn head_of(decl: Node) -> Node {
         next = n.next_sibling();
     }
     decl
-}
-
-/// The 1-based line of a byte offset.
-fn line_of(src: &[u8], byte: usize) -> u32 {
-    src[..byte.min(src.len())].iter().filter(|&&c| c == b'\n').count() as u32 + 1
 }
 
 /// Java's module rules for the linker (see [`crate::graph::scope`]).
@@ -818,7 +813,8 @@ mod tests {
 
     #[test]
     fn query_compiles_with_known_captures() {
-        let q = Query::new(&language(), FACTS_QUERY).expect("compiles");
+        patterns();
+        let q = tree_sitter::Query::new(&language(), FACTS_QUERY).expect("compiles");
         let known = [
             "def.name",
             "def.body",

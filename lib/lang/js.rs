@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use tree_sitter::{Node, Parser};
 
+use crate::extract::tree::Field as _;
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
 };
@@ -82,13 +83,23 @@ impl<'s> Walker<'s> {
     }
 
     fn children(&mut self, n: Node, owner: Option<DefIdx>, depth: u32, top: bool) {
-        if depth > MAX_NESTING {
+        // A leaf has no children: no cursor (an allocation) to find that out.
+        if depth > MAX_NESTING || n.child_count() == 0 {
             return;
         }
+        // The named children, read with one cursor while visiting them (no list of them).
         let mut c = n.walk();
-        let kids: Vec<Node> = n.named_children(&mut c).collect();
-        for k in kids {
-            self.visit(k, owner, depth + 1, top);
+        if !c.goto_first_child() {
+            return;
+        }
+        loop {
+            let k = c.node();
+            if k.is_named() {
+                self.visit(k, owner, depth + 1, top);
+            }
+            if !c.goto_next_sibling() {
+                break;
+            }
         }
     }
 
@@ -135,30 +146,28 @@ impl<'s> Walker<'s> {
         match n.kind() {
             "export_statement" => self.export(n, owner, depth, top),
             "function_declaration" | "generator_function_declaration" | "function_signature" => {
-                let Some(name) = n.child_by_field_name("name") else {
+                let Some(name) = n.field("name") else {
                     return self.children(n, owner, depth, false);
                 };
                 let outer = outer_of(n);
                 self.function(n, self.text(name), None, owner, outer, false);
             }
-            "class_declaration" | "abstract_class_declaration" | "class" => {
-                match n.child_by_field_name("name") {
-                    Some(name) => {
-                        let outer = outer_of(n);
-                        self.class(n, self.text(name), owner, outer, depth);
-                    }
-                    None => self.children(n, owner, depth, false),
+            "class_declaration" | "abstract_class_declaration" | "class" => match n.field("name") {
+                Some(name) => {
+                    let outer = outer_of(n);
+                    self.class(n, self.text(name), owner, outer, depth);
                 }
-            }
+                None => self.children(n, owner, depth, false),
+            },
             "interface_declaration" | "enum_declaration" => {
-                let Some(name) = n.child_by_field_name("name") else { return };
+                let Some(name) = n.field("name") else { return };
                 let outer = outer_of(n);
                 self.class(n, self.text(name), owner, outer, depth);
             }
             "internal_module" | "module" => {
-                let Some(name) = n.child_by_field_name("name") else { return };
+                let Some(name) = n.field("name") else { return };
                 let outer = outer_of(n);
-                let body = n.child_by_field_name("body");
+                let body = n.field("body");
                 let name = self.text(name).trim_matches(['"', '\'']).to_string();
                 let i = self.def(DefKind::Class, name, None, owner, outer, n, body);
                 self.facts.defs[i as usize].namespace = true;
@@ -187,9 +196,9 @@ impl<'s> Walker<'s> {
                         self.this_assign(a, owner);
                         self.children(n, owner, depth, false)
                     }
-                    Some(f) if top && is_function(f) && f.child_by_field_name("name").is_some() => {
+                    Some(f) if top && is_function(f) && f.field("name").is_some() => {
                         // A named function expression at the top level that nothing else names.
-                        let name = self.text(f.child_by_field_name("name").unwrap_or(f));
+                        let name = self.text(f.field("name").unwrap_or(f));
                         self.function(f, name, None, owner, n, false);
                     }
                     _ => self.children(n, owner, depth, false),
@@ -201,7 +210,7 @@ impl<'s> Walker<'s> {
                 self.children(n, owner, depth, false);
             }
             "new_expression" => {
-                if let Some(c) = n.child_by_field_name("constructor")
+                if let Some(c) = n.field("constructor")
                     && let Some(chain) = self.chain(c)
                 {
                     let callee = if chain.contains('.') {
@@ -219,7 +228,7 @@ impl<'s> Walker<'s> {
     }
 
     fn export(&mut self, n: Node, owner: Option<DefIdx>, depth: u32, top: bool) {
-        if let Some(source) = n.child_by_field_name("source") {
+        if let Some(source) = n.field("source") {
             // `export ... from './x'`: a re-export.
             let module = unquote(&self.text(source));
             let line = n.start_position().row as u32 + 1;
@@ -233,8 +242,8 @@ impl<'s> Walker<'s> {
                             if s.kind() != "export_specifier" {
                                 continue;
                             }
-                            let name = s.child_by_field_name("name").map(|x| self.text(x));
-                            let alias = s.child_by_field_name("alias").map(|x| self.text(x));
+                            let name = s.field("name").map(|x| self.text(x));
+                            let alias = s.field("alias").map(|x| self.text(x));
                             self.push_import(
                                 owner,
                                 &module,
@@ -267,7 +276,7 @@ impl<'s> Walker<'s> {
             return;
         }
         let is_default = tree::has_child_kind(n, "default");
-        if let Some(decl) = n.child_by_field_name("declaration") {
+        if let Some(decl) = n.field("declaration") {
             let before = self.facts.defs.len();
             self.visit(decl, owner, depth, top);
             if is_default && let Some(d) = self.facts.defs.get(before) {
@@ -276,12 +285,12 @@ impl<'s> Walker<'s> {
             }
             return;
         }
-        if let Some(v) = n.child_by_field_name("value") {
+        if let Some(v) = n.field("value") {
             // `export default foo` / `export default function () {}`.
             if is_default && let Some(chain) = self.chain(v) {
                 self.bind(owner, "default", BindValue::Alias(chain));
             } else if is_function(v)
-                && let Some(name) = v.child_by_field_name("name")
+                && let Some(name) = v.field("name")
             {
                 let name = self.text(name);
                 self.function(v, name.clone(), None, owner, n, false);
@@ -296,8 +305,8 @@ impl<'s> Walker<'s> {
 
     /// `const NAME = <function | arrow | class | object literal | require(...) | new X()>`.
     fn declarator(&mut self, d: Node, owner: Option<DefIdx>, outer: Node, depth: u32) {
-        let Some(name_node) = d.child_by_field_name("name") else { return };
-        let value = d.child_by_field_name("value");
+        let Some(name_node) = d.field("name") else { return };
+        let value = d.field("value");
         if name_node.kind() == "object_pattern" {
             // `const { a, b: c } = require('./x')`.
             if let Some(v) = value
@@ -309,8 +318,8 @@ impl<'s> Walker<'s> {
                     let (name, alias) = match p.kind() {
                         "shorthand_property_identifier_pattern" => (self.text(p), None),
                         "pair_pattern" => (
-                            p.child_by_field_name("key").map(|k| self.text(k)).unwrap_or_default(),
-                            p.child_by_field_name("value").map(|v| self.text(v)),
+                            p.field("key").map(|k| self.text(k)).unwrap_or_default(),
+                            p.field("value").map(|v| self.text(v)),
                         ),
                         _ => continue,
                     };
@@ -330,7 +339,7 @@ impl<'s> Walker<'s> {
             return;
         }
         let name = self.text(name_node);
-        if let Some(ty) = d.child_by_field_name("type").and_then(|t| self.type_name(t)) {
+        if let Some(ty) = d.field("type").and_then(|t| self.type_name(t)) {
             self.bind(owner, &name, BindValue::Annotated(ty));
         }
         let Some(v) = value else { return };
@@ -347,14 +356,12 @@ impl<'s> Walker<'s> {
         } else {
             match v.kind() {
                 "new_expression" => {
-                    if let Some(c) =
-                        v.child_by_field_name("constructor").and_then(|c| self.chain(c))
-                    {
+                    if let Some(c) = v.field("constructor").and_then(|c| self.chain(c)) {
                         self.bind(owner, &name, BindValue::CallOf(c));
                     }
                 }
                 "call_expression" => {
-                    if let Some(c) = v.child_by_field_name("function").and_then(|c| self.chain(c)) {
+                    if let Some(c) = v.field("function").and_then(|c| self.chain(c)) {
                         self.bind(owner, &name, BindValue::CallOf(c));
                     }
                 }
@@ -377,15 +384,13 @@ impl<'s> Walker<'s> {
         for p in props {
             match p.kind() {
                 "method_definition" => {
-                    if let Some(k) = p.child_by_field_name("name") {
+                    if let Some(k) = p.field("name") {
                         let key = unquote(&self.text(k));
                         self.function(p, format!("{name}.{key}"), None, owner, p, false);
                     }
                 }
                 "pair" => {
-                    let (Some(k), Some(v)) =
-                        (p.child_by_field_name("key"), p.child_by_field_name("value"))
-                    else {
+                    let (Some(k), Some(v)) = (p.field("key"), p.field("value")) else {
                         continue;
                     };
                     let v = unwrap_expr(v);
@@ -404,9 +409,7 @@ impl<'s> Walker<'s> {
     /// A top-level assignment: `exports.f = function`, `Foo.prototype.m = function`,
     /// `a.b = () => {}`, `module.exports = function f`.
     fn assignment(&mut self, a: Node, stmt: Node, owner: Option<DefIdx>, depth: u32) {
-        let (Some(left), Some(right)) =
-            (a.child_by_field_name("left"), a.child_by_field_name("right"))
-        else {
+        let (Some(left), Some(right)) = (a.field("left"), a.field("right")) else {
             return;
         };
         let right = unwrap_expr(right);
@@ -416,7 +419,7 @@ impl<'s> Walker<'s> {
         {
             let parts: Vec<&str> = t.split('.').collect();
             let (owner_ty, name): (Option<String>, String) = match parts.as_slice() {
-                ["module", "exports"] => match right.child_by_field_name("name") {
+                ["module", "exports"] => match right.field("name") {
                     Some(n) => (None, self.text(n)),
                     None => return self.children(right, owner, depth, false),
                 },
@@ -454,9 +457,7 @@ impl<'s> Walker<'s> {
 
     /// `this.x = new Foo()` inside a method: a typed attribute.
     fn this_assign(&mut self, a: Node, owner: Option<DefIdx>) {
-        let (Some(left), Some(right)) =
-            (a.child_by_field_name("left"), a.child_by_field_name("right"))
-        else {
+        let (Some(left), Some(right)) = (a.field("left"), a.field("right")) else {
             return;
         };
         let Some(t) = self.chain(left) else { return };
@@ -465,10 +466,8 @@ impl<'s> Walker<'s> {
         }
         let right = unwrap_expr(right);
         let value = match right.kind() {
-            "new_expression" => {
-                right.child_by_field_name("constructor").and_then(|c| self.chain(c))
-            }
-            "call_expression" => right.child_by_field_name("function").and_then(|c| self.chain(c)),
+            "new_expression" => right.field("constructor").and_then(|c| self.chain(c)),
+            "call_expression" => right.field("function").and_then(|c| self.chain(c)),
             _ => None,
         };
         if let Some(v) = value {
@@ -485,12 +484,12 @@ impl<'s> Walker<'s> {
         outer: Node,
         method: bool,
     ) -> DefIdx {
-        let body = f.child_by_field_name("body");
+        let body = f.field("body");
         // A function expression takes its head from what names it (`const f = () =>`,
         // `exports.f = function`, `f: () =>`), so the fold line reads as the definition.
         let head = if outer.id() != f.id() && is_function(f) { outer } else { f };
         let head = match head.kind() {
-            "export_statement" => head.child_by_field_name("declaration").unwrap_or(f),
+            "export_statement" => head.field("declaration").unwrap_or(f),
             _ => head,
         };
         let i = self.def(DefKind::Function, name, owner_ty, parent, outer, head, body);
@@ -499,10 +498,10 @@ impl<'s> Walker<'s> {
             self.facts.defs[i as usize].first_param = Some("this".into());
         }
         self.facts.defs[i as usize].is_async = tree::has_child_kind(f, "async");
-        if let Some(rt) = f.child_by_field_name("return_type").and_then(|t| self.type_name(t)) {
+        if let Some(rt) = f.field("return_type").and_then(|t| self.type_name(t)) {
             self.facts.defs[i as usize].returns = Some(rt);
         }
-        if let Some(params) = f.child_by_field_name("parameters") {
+        if let Some(params) = f.field("parameters") {
             self.params(i, params);
         }
         if let Some(b) = body {
@@ -522,8 +521,8 @@ impl<'s> Walker<'s> {
             if !matches!(p.kind(), "required_parameter" | "optional_parameter") {
                 continue;
             }
-            let name = p.child_by_field_name("pattern").or_else(|| p.child_by_field_name("name"));
-            let (Some(name), Some(ty)) = (name, p.child_by_field_name("type")) else { continue };
+            let name = p.field("pattern").or_else(|| p.field("name"));
+            let (Some(name), Some(ty)) = (name, p.field("type")) else { continue };
             if name.kind() != "identifier" {
                 continue;
             }
@@ -539,7 +538,7 @@ impl<'s> Walker<'s> {
     }
 
     fn class(&mut self, n: Node, name: String, parent: Option<DefIdx>, outer: Node, depth: u32) {
-        let body = n.child_by_field_name("body");
+        let body = n.field("body");
         let i = self.def(DefKind::Class, name, None, parent, outer, n, body);
         let mut bases = Vec::new();
         let mut c = n.walk();
@@ -569,29 +568,27 @@ impl<'s> Walker<'s> {
         for m in members {
             match m.kind() {
                 "method_definition" | "method_signature" | "abstract_method_signature" => {
-                    if let Some(k) = m.child_by_field_name("name") {
+                    if let Some(k) = m.field("name") {
                         let key = unquote(&self.text(k));
                         self.function(m, key, None, Some(i), m, true);
                     }
                 }
                 "public_field_definition" | "field_definition" => {
                     let key = m
-                        .child_by_field_name("name")
-                        .or_else(|| m.child_by_field_name("property"))
+                        .field("name")
+                        .or_else(|| m.field("property"))
                         .map(|k| unquote(&self.text(k)));
                     let Some(key) = key else { continue };
-                    if let Some(ty) = m.child_by_field_name("type").and_then(|t| self.type_name(t))
-                    {
+                    if let Some(ty) = m.field("type").and_then(|t| self.type_name(t)) {
                         self.bind(Some(i), &key, BindValue::Annotated(ty));
                     }
-                    match m.child_by_field_name("value").map(unwrap_expr) {
+                    match m.field("value").map(unwrap_expr) {
                         Some(v) if is_function(v) => {
                             self.function(v, key, None, Some(i), m, true);
                         }
                         Some(v) => {
                             if v.kind() == "new_expression"
-                                && let Some(c) =
-                                    v.child_by_field_name("constructor").and_then(|c| self.chain(c))
+                                && let Some(c) = v.field("constructor").and_then(|c| self.chain(c))
                             {
                                 self.bind(Some(i), &key, BindValue::CallOf(c));
                             }
@@ -618,7 +615,7 @@ impl<'s> Walker<'s> {
         let line = n.start_position().row as u32 + 1;
         let mut c = n.walk();
         let kids: Vec<Node> = n.named_children(&mut c).collect();
-        let source = n.child_by_field_name("source").map(|s| unquote(&self.text(s)));
+        let source = n.field("source").map(|s| unquote(&self.text(s)));
         let mut bound = false;
         for k in kids {
             match k.kind() {
@@ -655,11 +652,8 @@ impl<'s> Walker<'s> {
                                     if s.kind() != "import_specifier" {
                                         continue;
                                     }
-                                    let name = s
-                                        .child_by_field_name("name")
-                                        .map(|x| unquote(&self.text(x)));
-                                    let alias =
-                                        s.child_by_field_name("alias").map(|x| self.text(x));
+                                    let name = s.field("name").map(|x| unquote(&self.text(x)));
+                                    let alias = s.field("alias").map(|x| self.text(x));
                                     self.push_import(
                                         owner,
                                         &module,
@@ -678,7 +672,7 @@ impl<'s> Walker<'s> {
                 "import_require_clause" => {
                     // TS `import x = require('./x')`.
                     let alias = k.named_child(0).map(|x| self.text(x));
-                    if let Some(s) = k.child_by_field_name("source") {
+                    if let Some(s) = k.field("source") {
                         let module = unquote(&self.text(s));
                         self.push_import(owner, &module, None, alias, ImportForm::Plain, line);
                     }
@@ -717,7 +711,7 @@ impl<'s> Walker<'s> {
     }
 
     fn call(&mut self, n: Node, owner: Option<DefIdx>) {
-        let Some(f) = n.child_by_field_name("function") else { return };
+        let Some(f) = n.field("function") else { return };
         let f = unwrap_expr(f);
         if f.kind() == "import" || require_arg(n, self.src).is_some() {
             return; // dynamic import / require: module loading, not a call of ours
@@ -727,21 +721,17 @@ impl<'s> Walker<'s> {
             "member_expression" => match self.chain(f) {
                 Some(c) => Callee::Chain(c),
                 None => {
-                    let prop =
-                        f.child_by_field_name("property").map(|p| self.text(p)).unwrap_or_default();
-                    let obj = f.child_by_field_name("object").map(unwrap_expr);
+                    let prop = f.field("property").map(|p| self.text(p)).unwrap_or_default();
+                    let obj = f.field("object").map(unwrap_expr);
                     match obj {
                         Some(o) if o.kind() == "call_expression" => {
-                            match o
-                                .child_by_field_name("function")
-                                .and_then(|g| self.chain(unwrap_expr(g)))
-                            {
+                            match o.field("function").and_then(|g| self.chain(unwrap_expr(g))) {
                                 Some(g) => Callee::OnCall(g, prop),
                                 None => Callee::Attr(prop),
                             }
                         }
                         Some(o) if o.kind() == "new_expression" => {
-                            match o.child_by_field_name("constructor").and_then(|g| self.chain(g)) {
+                            match o.field("constructor").and_then(|g| self.chain(g)) {
                                 Some(g) => Callee::OnCall(g, prop),
                                 None => Callee::Attr(prop),
                             }
@@ -779,13 +769,11 @@ impl<'s> Walker<'s> {
                 Some(self.text(n))
             }
             "member_expression" | "nested_identifier" | "nested_type_identifier" => {
-                let obj = n
-                    .child_by_field_name("object")
-                    .or_else(|| n.child_by_field_name("module"))
-                    .or_else(|| n.named_child(0))?;
+                let obj =
+                    n.field("object").or_else(|| n.field("module")).or_else(|| n.named_child(0))?;
                 let prop = n
-                    .child_by_field_name("property")
-                    .or_else(|| n.child_by_field_name("name"))
+                    .field("property")
+                    .or_else(|| n.field("name"))
                     .or_else(|| n.named_child(n.named_child_count().saturating_sub(1) as u32))?;
                 let head = self.chain(obj)?;
                 Some(format!("{head}.{}", self.text(prop)))
@@ -798,9 +786,7 @@ impl<'s> Walker<'s> {
     fn type_name(&self, t: Node) -> Option<String> {
         match t.kind() {
             "type_annotation" | "parenthesized_type" => self.type_name(t.named_child(0)?),
-            "generic_type" => {
-                self.type_name(t.child_by_field_name("name").or_else(|| t.named_child(0))?)
-            }
+            "generic_type" => self.type_name(t.field("name").or_else(|| t.named_child(0))?),
             "array_type" => self.type_name(t.named_child(0)?),
             "type_identifier" | "identifier" => Some(self.text(t)),
             "nested_type_identifier" | "member_expression" | "nested_identifier" => self.chain(t),
@@ -845,11 +831,11 @@ fn require_arg(n: Node, src: &[u8]) -> Option<String> {
     if n.kind() != "call_expression" {
         return None;
     }
-    let f = n.child_by_field_name("function")?;
+    let f = n.field("function")?;
     if f.kind() != "identifier" || &src[f.start_byte()..f.end_byte()] != b"require" {
         return None;
     }
-    let arg = n.child_by_field_name("arguments")?.named_child(0)?;
+    let arg = n.field("arguments")?.named_child(0)?;
     if arg.kind() != "string" {
         return None;
     }

@@ -19,6 +19,7 @@ pub mod c;
 pub mod go;
 pub mod java;
 pub mod js;
+pub mod matcher;
 pub mod php;
 pub mod python;
 pub mod ruby;

@@ -4,6 +4,7 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Parser};
 
+use crate::extract::tree::Field as _;
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
 };
@@ -12,8 +13,9 @@ use crate::lang::Lang;
 /// A reusable extractor: one per thread (tree-sitter parsers are not `Sync`).
 #[derive(Default)]
 pub struct Extractor {
-    c: Option<Parser>,
-    cpp: Option<Parser>,
+    /// Each grammar's parser and its [`INERT`] kinds by kind id.
+    c: Option<(Parser, Vec<bool>)>,
+    cpp: Option<(Parser, Vec<bool>)>,
 }
 
 impl Extractor {
@@ -26,16 +28,17 @@ impl Extractor {
     /// recovered from and counted in [`FileFacts::syntax_errors`].
     pub fn extract(&mut self, lang: Lang, src: &[u8]) -> FileFacts {
         let cpp = lang == Lang::Cpp;
-        let parser = if cpp {
-            self.cpp.get_or_insert_with(|| tree::parser_for(&super::cpp_language()))
+        let (parser, inert) = if cpp {
+            self.cpp.get_or_insert_with(|| loaded(super::cpp_language()))
         } else {
-            self.c.get_or_insert_with(|| tree::parser_for(&super::c_language()))
+            self.c.get_or_insert_with(|| loaded(super::c_language()))
         };
         let parsed = tree::parse(parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
         let Some(t) = parsed.as_ref() else { return facts };
         let mut b = Builder {
             src,
+            inert,
             cpp,
             facts: &mut facts,
             namespaces: Vec::new(),
@@ -48,6 +51,15 @@ impl Extractor {
     }
 }
 
+/// A parser for `language`, and which of its kind ids are [`INERT`] (a kind id's name is
+/// what [`Node::kind`] gives).
+fn loaded(language: tree_sitter::Language) -> (Parser, Vec<bool>) {
+    let inert = (0..language.node_kind_count())
+        .map(|id| language.node_kind_for_id(id as u16).is_some_and(|k| INERT.contains(&k)))
+        .collect();
+    (tree::parser_for(&language), inert)
+}
+
 /// Where a node sits.
 #[derive(Clone, Copy)]
 struct Ctx {
@@ -57,8 +69,16 @@ struct Ctx {
     local: bool,
 }
 
+/// A node's parent and previous sibling (named or not), as the walk found them.
+type Around<'t> = (Option<Node<'t>>, Option<Node<'t>>);
+
+/// The walk's stack: a node, where it sits, its parent and its previous sibling.
+type Stack<'t> = Vec<(Node<'t>, Ctx, Around<'t>)>;
+
 struct Builder<'s, 'f> {
     src: &'s [u8],
+    /// By node kind id: whether the kind is [`INERT`].
+    inert: &'s [bool],
     cpp: bool,
     facts: &'f mut FileFacts,
     /// Namespace names the file opens (C++).
@@ -98,42 +118,46 @@ impl Builder<'_, '_> {
 
     /// Visits every node once, in document order (definitions before what they contain).
     fn walk(&mut self, root: Node) {
-        let mut stack: Vec<(Node, Ctx)> = vec![(root, Ctx { owner: None, local: false })];
-        while let Some((n, cx)) = stack.pop() {
-            self.visit(n, cx, &mut stack);
+        let mut stack: Stack = vec![(root, Ctx { owner: None, local: false }, (None, None))];
+        while let Some((n, cx, around)) = stack.pop() {
+            self.visit(n, cx, around, &mut stack);
         }
     }
 
-    fn push_children<'t>(&self, n: Node<'t>, cx: Ctx, stack: &mut Vec<(Node<'t>, Ctx)>) {
+    fn push_children<'t>(&self, n: Node<'t>, cx: Ctx, stack: &mut Stack<'t>) {
         let at = stack.len();
         let mut cursor = n.walk();
-        for c in n.named_children(&mut cursor) {
-            if c.child_count() > 0 || c.kind() == "ERROR" {
-                stack.push((c, cx));
+        let mut prev = None;
+        for c in n.children(&mut cursor) {
+            if c.is_named() && (c.child_count() > 0 || c.kind() == "ERROR") {
+                stack.push((c, cx, (Some(n), prev)));
             }
+            prev = Some(c);
         }
         stack[at..].reverse();
     }
 
-    fn visit<'t>(&mut self, n: Node<'t>, cx: Ctx, stack: &mut Vec<(Node<'t>, Ctx)>) {
-        let kind = n.kind();
-        if INERT.contains(&kind) {
+    fn visit<'t>(&mut self, n: Node<'t>, cx: Ctx, around: Around<'t>, stack: &mut Stack<'t>) {
+        if self.inert.get(n.kind_id() as usize).copied().unwrap_or(false) {
             return;
         }
+        let kind = n.kind();
         match kind {
-            "function_definition" => self.function(n, cx, stack),
+            "function_definition" => self.function(n, cx, around, stack),
             "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
-                if let Some(body) = n.child_by_field_name("body") {
-                    let name = n.child_by_field_name("name");
+                if let Some(body) = n.field("body") {
+                    let name = n.field("name");
                     match name.and_then(|nm| self.class_name(nm)) {
-                        Some((owner, name)) => self.class(n, n, body, name, owner, cx, stack),
+                        Some((owner, name)) => {
+                            self.class(n, n, body, name, owner, cx, around, stack)
+                        }
                         // An anonymous member struct: its fields belong to the enclosing one.
                         None => self.push_children(body, cx, stack),
                     }
                 }
             }
             "type_definition" => {
-                let ty = n.child_by_field_name("type");
+                let ty = n.field("type");
                 let anon = ty.filter(|t| {
                     matches!(
                         t.kind(),
@@ -141,9 +165,9 @@ impl Builder<'_, '_> {
                             | "union_specifier"
                             | "enum_specifier"
                             | "class_specifier"
-                    ) && t.child_by_field_name("name").is_none()
+                    ) && t.field("name").is_none()
                 });
-                match anon.and_then(|t| Some((t, t.child_by_field_name("body")?))) {
+                match anon.and_then(|t| Some((t, t.field("body")?))) {
                     Some((t, body)) => {
                         let mut cursor = n.walk();
                         let name = n
@@ -151,7 +175,7 @@ impl Builder<'_, '_> {
                             .find(|d| d.kind() == "type_identifier")
                             .map(|d| self.text(d));
                         match name {
-                            Some(name) => self.class(n, t, body, name, None, cx, stack),
+                            Some(name) => self.class(n, t, body, name, None, cx, around, stack),
                             None => self.push_children(body, cx, stack),
                         }
                     }
@@ -160,7 +184,7 @@ impl Builder<'_, '_> {
             }
             "namespace_definition" => {
                 let mut cx = cx;
-                match n.child_by_field_name("name") {
+                match n.field("name") {
                     Some(name) => {
                         for seg in self.text(name).split("::") {
                             let seg = seg.trim().trim_start_matches("inline").trim();
@@ -171,7 +195,7 @@ impl Builder<'_, '_> {
                     }
                     None => cx.local = true,
                 }
-                if let Some(body) = n.child_by_field_name("body") {
+                if let Some(body) = n.field("body") {
                     self.push_children(body, cx, stack);
                 }
             }
@@ -196,14 +220,13 @@ impl Builder<'_, '_> {
                 self.push_children(n, cx, stack);
             }
             "call_expression" => {
-                if let Some(callee) = n.child_by_field_name("function").and_then(|f| self.callee(f))
-                {
+                if let Some(callee) = n.field("function").and_then(|f| self.callee(f)) {
                     self.call(cx.owner, callee, n);
                 }
                 self.push_children(n, cx, stack);
             }
             "new_expression" => {
-                if let Some(t) = n.child_by_field_name("type").and_then(|t| self.type_name(t)) {
+                if let Some(t) = n.field("type").and_then(|t| self.type_name(t)) {
                     self.call(cx.owner, ctor(&t), n);
                 }
                 self.push_children(n, cx, stack);
@@ -224,7 +247,7 @@ impl Builder<'_, '_> {
     fn class_name(&self, n: Node) -> Option<(Option<String>, String)> {
         match n.kind() {
             "type_identifier" | "identifier" => Some((None, self.text(n))),
-            "template_type" => Some((None, self.text(n.child_by_field_name("name")?))),
+            "template_type" => Some((None, self.text(n.field("name")?))),
             "qualified_identifier" => {
                 let segs = self.segments(n)?;
                 let (last, scope) = segs.split_last()?;
@@ -243,10 +266,10 @@ impl Builder<'_, '_> {
         loop {
             match cur.kind() {
                 "qualified_identifier" => {
-                    if let Some(s) = cur.child_by_field_name("scope") {
+                    if let Some(s) = cur.field("scope") {
                         out.push(self.simple_name(s)?);
                     }
-                    cur = cur.child_by_field_name("name")?;
+                    cur = cur.field("name")?;
                 }
                 _ => {
                     out.push(self.simple_name(cur)?);
@@ -264,12 +287,12 @@ impl Builder<'_, '_> {
                 Some(self.text(n))
             }
             "template_type" | "template_function" | "template_method" => {
-                self.simple_name(n.child_by_field_name("name")?)
+                self.simple_name(n.field("name")?)
             }
             "destructor_name" => Some(self.text(n).split_whitespace().collect()),
             "operator_name" => Some(operator_name(&self.text(n))),
             "operator_cast" => {
-                let t = self.text(n.child_by_field_name("type")?);
+                let t = self.text(n.field("type")?);
                 Some(format!("operator {}", t.split_whitespace().collect::<Vec<_>>().join(" ")))
             }
             _ => None,
@@ -282,12 +305,12 @@ impl Builder<'_, '_> {
         match n.kind() {
             "type_identifier" => Some(self.text(n)),
             "template_type" => {
-                let name = self.simple_name(n.child_by_field_name("name")?)?;
+                let name = self.simple_name(n.field("name")?)?;
                 if SMART_POINTERS.contains(&name.as_str()) {
-                    let args = n.child_by_field_name("arguments")?;
+                    let args = n.field("arguments")?;
                     let first = args.named_child(0)?;
                     let ty = if first.kind() == "type_descriptor" {
-                        first.child_by_field_name("type")?
+                        first.field("type")?
                     } else {
                         first
                     };
@@ -301,7 +324,7 @@ impl Builder<'_, '_> {
                     // `std::unique_ptr<Foo>`: the template type is the name.
                     let mut cur = n;
                     while cur.kind() == "qualified_identifier" {
-                        cur = cur.child_by_field_name("name")?;
+                        cur = cur.field("name")?;
                     }
                     return self.type_name(cur);
                 }
@@ -325,17 +348,17 @@ impl Builder<'_, '_> {
             }
             // A call through a struct's field is a call through a function pointer in C.
             "field_expression" if self.cpp => {
-                let field = f.child_by_field_name("field")?;
+                let field = f.field("field")?;
                 let name = match field.kind() {
                     "qualified_identifier" => self.segments(field)?.pop()?,
                     _ => self.simple_name(field)?,
                 };
-                let arg = f.child_by_field_name("argument")?;
+                let arg = f.field("argument")?;
                 if let Some(d) = self.dotted_expr(arg) {
                     return Some(Callee::Chain(format!("{d}.{name}")));
                 }
                 if arg.kind() == "call_expression"
-                    && let Some(inner) = arg.child_by_field_name("function")
+                    && let Some(inner) = arg.field("function")
                     && let Some(c) = self.callee(inner)
                 {
                     return Some(match c {
@@ -355,37 +378,37 @@ impl Builder<'_, '_> {
             "identifier" | "field_identifier" => Some(self.text(n)),
             "this" => Some("this".into()),
             "field_expression" => {
-                let a = self.dotted_expr(n.child_by_field_name("argument")?)?;
-                let field = n.child_by_field_name("field")?;
+                let a = self.dotted_expr(n.field("argument")?)?;
+                let field = n.field("field")?;
                 if field.kind() != "field_identifier" {
                     return None;
                 }
                 Some(format!("{a}.{}", self.text(field)))
             }
             "parenthesized_expression" => self.dotted_expr(n.named_child(0)?),
-            "pointer_expression" if n.child_by_field_name("operator")?.kind() == "*" => {
-                self.dotted_expr(n.child_by_field_name("argument")?)
+            "pointer_expression" if n.field("operator")?.kind() == "*" => {
+                self.dotted_expr(n.field("argument")?)
             }
             _ => None,
         }
     }
 
     /// A function definition: its entity, then its body.
-    fn function<'t>(&mut self, n: Node<'t>, cx: Ctx, stack: &mut Vec<(Node<'t>, Ctx)>) {
-        let decl = n.child_by_field_name("declarator");
+    fn function<'t>(&mut self, n: Node<'t>, cx: Ctx, around: Around<'t>, stack: &mut Stack<'t>) {
+        let decl = n.field("declarator");
         let fdecl = decl.and_then(function_declarator);
         // `operator bool() const`: the conversion holds its own (abstract) declarator.
         let cast = decl.filter(|d| {
             d.kind() == "operator_cast"
                 || (d.kind() == "qualified_identifier" && {
                     let mut cur = *d;
-                    while let Some(nm) = cur.child_by_field_name("name") {
+                    while let Some(nm) = cur.field("name") {
                         cur = nm;
                     }
                     cur.kind() == "operator_cast"
                 })
         });
-        let name = fdecl.and_then(|d| d.child_by_field_name("declarator")).or(cast);
+        let name = fdecl.and_then(|d| d.field("declarator")).or(cast);
         let fdecl = fdecl.or(cast);
         let parsed = name.and_then(|nm| match nm.kind() {
             "qualified_identifier" => {
@@ -407,16 +430,16 @@ impl Builder<'_, '_> {
         let member = self.cpp && (in_class || owner.is_some());
         let first_param = (member && !(in_class && is_static)).then(|| "this".to_string());
         let file_local = (is_static && !in_class && owner.is_none()) || cx.local;
-        let returns = n.child_by_field_name("type").and_then(|t| self.type_name(t));
-        let body = n.child_by_field_name("body");
+        let returns = n.field("type").and_then(|t| self.type_name(t));
+        let body = n.field("body");
         let decorators = if file_local { vec![Expr::Dotted("static".into())] } else { Vec::new() };
-        let i = self.push_def(n, body, DefKind::Function, name, owner, parent, first_param);
+        let i = self.push_def(n, around, body, DefKind::Function, name, owner, parent, first_param);
         let d = &mut self.facts.defs[i as usize];
         d.decorators = decorators;
         d.returns = returns;
         let inner = Ctx { owner: Some(i), local: cx.local };
         if self.cpp
-            && let Some(params) = fdecl.child_by_field_name("parameters")
+            && let Some(params) = fdecl.field("parameters")
         {
             let mut cursor = params.walk();
             let ps: Vec<Node> = params.named_children(&mut cursor).collect();
@@ -429,11 +452,17 @@ impl Builder<'_, '_> {
         // The body and a constructor's member initializers hold the calls.
         let at = stack.len();
         let mut cursor = n.walk();
-        for c in n.named_children(&mut cursor) {
-            if matches!(c.kind(), "compound_statement" | "field_initializer_list" | "try_statement")
+        let mut prev = None;
+        for c in n.children(&mut cursor) {
+            if c.is_named()
+                && matches!(
+                    c.kind(),
+                    "compound_statement" | "field_initializer_list" | "try_statement"
+                )
             {
-                stack.push((c, inner));
+                stack.push((c, inner, (Some(n), prev)));
             }
+            prev = Some(c);
         }
         stack[at..].reverse();
     }
@@ -449,7 +478,8 @@ impl Builder<'_, '_> {
         name: String,
         owner: Option<String>,
         cx: Ctx,
-        stack: &mut Vec<(Node<'t>, Ctx)>,
+        around: Around<'t>,
+        stack: &mut Stack<'t>,
     ) {
         let mut bases = Vec::new();
         let mut cursor = spec.walk();
@@ -464,7 +494,7 @@ impl Builder<'_, '_> {
                 }
             }
         }
-        let i = self.push_def(n, Some(body), DefKind::Class, name, owner, cx.owner, None);
+        let i = self.push_def(n, around, Some(body), DefKind::Class, name, owner, cx.owner, None);
         self.facts.defs[i as usize].bases = bases;
         if spec.kind() != "enum_specifier" {
             self.push_children(body, Ctx { owner: Some(i), local: cx.local }, stack);
@@ -475,6 +505,7 @@ impl Builder<'_, '_> {
     fn push_def(
         &mut self,
         n: Node,
+        (n_parent, n_prev): Around,
         body: Option<Node>,
         kind: DefKind,
         name: String,
@@ -483,20 +514,31 @@ impl Builder<'_, '_> {
         first_param: Option<String>,
     ) -> DefIdx {
         // `template <...>` lines belong to what they declare.
-        let mut outer = n;
-        while let Some(p) = outer.parent().filter(|p| p.kind() == "template_declaration") {
+        // (`n_parent` and `n_prev` are `n.parent()` and `n.prev_sibling()`, known to the walk:
+        // tree-sitter finds them by a search from the root.)
+        let (mut outer, mut up) = (n, n_parent);
+        while let Some(p) = up.filter(|p| p.kind() == "template_declaration") {
             outer = p;
+            up = p.parent();
         }
-        let doc =
-            tree::doc_before(outer, self.src, |t| t.starts_with(b"//") || t.starts_with(b"/*"))
-                .filter(|&(s, _)| starts_line(self.src, s as usize));
+        let is_doc = |t: &[u8]| t.starts_with(b"//") || t.starts_with(b"/*");
+        let doc = if outer == n {
+            tree::doc_after(outer, n_prev, self.src, is_doc)
+        } else {
+            tree::doc_before(outer, self.src, is_doc)
+        }
+        .filter(|&(s, _)| starts_line(self.src, s as usize));
         let byte_start =
             doc.map_or(outer.start_byte() as u32, |d| d.0.min(outer.start_byte() as u32));
         let line_start = match doc {
-            Some(_) => line_of(self.src, byte_start as usize),
+            // The definition's line less the lines of its doc comment.
+            Some(_) => {
+                outer.start_position().row as u32 + 1
+                    - newlines(&self.src[byte_start as usize..outer.start_byte()])
+            }
             None => outer.start_position().row as u32 + 1,
         };
-        let direct = outer.parent().is_some_and(|p| {
+        let direct = up.is_some_and(|p| {
             matches!(
                 p.kind(),
                 "translation_unit"
@@ -532,7 +574,7 @@ impl Builder<'_, '_> {
 
     /// `#include "x.h"` / `#include <x.h>`.
     fn include(&mut self, n: Node, cx: Ctx) {
-        let Some(p) = n.child_by_field_name("path") else { return };
+        let Some(p) = n.field("path") else { return };
         let raw = self.text(p);
         let (module, level) = match p.kind() {
             "string_literal" => (raw.trim_matches('"').to_string(), 1),
@@ -569,7 +611,7 @@ impl Builder<'_, '_> {
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut cursor).collect();
         for d in decls {
             let Some(fd) = function_declarator(d) else { continue };
-            let Some(name) = fd.child_by_field_name("declarator") else { continue };
+            let Some(name) = fd.field("declarator") else { continue };
             if name.kind() == "identifier" {
                 let line = n.start_position().row as u32 + 1;
                 self.decls.push((self.text(name), line));
@@ -580,7 +622,7 @@ impl Builder<'_, '_> {
     /// C++ typed declarations: `Foo x;`, `Foo *p = ...;`, `auto x = new Foo(...)`, a parameter
     /// `const Foo &f`, a field `Foo *foo_;`. A local `Foo x(args)` also calls the constructor.
     fn decl_binds(&mut self, n: Node, owner: Option<DefIdx>) {
-        let ty = n.child_by_field_name("type");
+        let ty = n.field("type");
         let tname = ty.and_then(|t| self.type_name(t));
         let is_auto = ty.is_some_and(|t| t.kind() == "placeholder_type_specifier");
         let mut cursor = n.walk();
@@ -588,10 +630,10 @@ impl Builder<'_, '_> {
         for d in decls {
             let (target, value) = match d.kind() {
                 "init_declarator" => {
-                    let Some(t) = d.child_by_field_name("declarator").and_then(var_name) else {
+                    let Some(t) = d.field("declarator").and_then(var_name) else {
                         continue;
                     };
-                    let v = d.child_by_field_name("value");
+                    let v = d.field("value");
                     if let (Some(tn), Some(v)) = (&tname, v)
                         && matches!(v.kind(), "argument_list" | "initializer_list")
                         && owner
@@ -609,18 +651,14 @@ impl Builder<'_, '_> {
             let value = match (&tname, value) {
                 (Some(t), _) => BindValue::Annotated(t.clone()),
                 (None, Some(v)) if is_auto => match v.kind() {
-                    "new_expression" => {
-                        match v.child_by_field_name("type").and_then(|t| self.type_name(t)) {
-                            Some(t) => BindValue::Annotated(t),
-                            None => continue,
-                        }
-                    }
-                    "call_expression" => {
-                        match v.child_by_field_name("function").and_then(|f| self.callee(f)) {
-                            Some(Callee::Name(c) | Callee::Chain(c)) => BindValue::CallOf(c),
-                            _ => continue,
-                        }
-                    }
+                    "new_expression" => match v.field("type").and_then(|t| self.type_name(t)) {
+                        Some(t) => BindValue::Annotated(t),
+                        None => continue,
+                    },
+                    "call_expression" => match v.field("function").and_then(|f| self.callee(f)) {
+                        Some(Callee::Name(c) | Callee::Chain(c)) => BindValue::CallOf(c),
+                        _ => continue,
+                    },
                     _ => continue,
                 },
                 _ => continue,
@@ -698,7 +736,7 @@ fn function_declarator(mut d: Node) -> Option<Node> {
     for _ in 0..64 {
         match d.kind() {
             "function_declarator" => {
-                let inner = d.child_by_field_name("declarator")?;
+                let inner = d.field("declarator")?;
                 // `(*fp)(int)`: a function pointer.
                 if inner.kind() == "parenthesized_declarator" {
                     return None;
@@ -707,7 +745,7 @@ fn function_declarator(mut d: Node) -> Option<Node> {
             }
             "pointer_declarator" | "reference_declarator" | "attributed_declarator" => {
                 d = d
-                    .child_by_field_name("declarator")
+                    .field("declarator")
                     .or_else(|| d.named_child((d.named_child_count() as u32).checked_sub(1)?))?;
             }
             _ => return None,
@@ -723,7 +761,7 @@ fn var_name(mut d: Node) -> Option<Node> {
             "identifier" | "field_identifier" => return Some(d),
             "pointer_declarator" | "reference_declarator" => {
                 d = d
-                    .child_by_field_name("declarator")
+                    .field("declarator")
                     .or_else(|| d.named_child((d.named_child_count() as u32).checked_sub(1)?))?;
             }
             _ => return None,
@@ -751,7 +789,7 @@ fn starts_line(src: &[u8], at: usize) -> bool {
         .all(|c| c.is_ascii_whitespace())
 }
 
-/// The 1-based line of a byte offset.
-fn line_of(src: &[u8], byte: usize) -> u32 {
-    bstr::ByteSlice::find_iter(&src[..byte.min(src.len())], b"\n").count() as u32 + 1
+/// The number of line breaks in some bytes.
+fn newlines(b: &[u8]) -> u32 {
+    bstr::ByteSlice::find_iter(b, b"\n").count() as u32
 }

@@ -15,8 +15,9 @@ mod resolve;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Query};
+use tree_sitter::Node;
 
+use crate::extract::tree::Field as _;
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
 };
@@ -31,10 +32,10 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_go::LANGUAGE.into()
 }
 
-/// The compiled facts query (compiled once per process; `Query` is `Sync`).
-fn query() -> &'static Query {
-    static QUERY: OnceLock<Query> = OnceLock::new();
-    tree::compiled(&QUERY, language(), FACTS_QUERY, "queries/go/facts.scm")
+/// The compiled facts patterns (compiled once per process, matched by [`crate::lang::matcher`]).
+fn patterns() -> &'static crate::lang::matcher::Patterns {
+    static PATTERNS: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
+    tree::patterns(&PATTERNS, language(), FACTS_QUERY, "queries/go/facts.scm")
 }
 
 /// Main capture names of the facts query; the others qualify them.
@@ -72,8 +73,7 @@ impl Extractor {
         let parsed = tree::parse(&mut self.0.parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
         let Some(t) = parsed.as_ref() else { return facts };
-        let caps =
-            tree::captures(query(), &mut self.0.cursor, t.root_node(), src, |n| MAIN.contains(&n));
+        let caps = patterns().captures(t.root_node(), |n| MAIN.contains(&n));
         let mut b = Builder { src, facts: &mut facts, nest: tree::Nest::default() };
         let mut def_of: HashMap<usize, DefIdx> = HashMap::new();
         let mut stmt = 0u32;
@@ -141,8 +141,8 @@ impl Builder<'_, '_> {
         let node = c.node;
         // A lone `type X struct {}` spans its `type` keyword; one spec of a group `type ( ... )`
         // spans itself.
-        let outer = match node.parent() {
-            Some(p) if p.kind() == "type_declaration" && node.kind() == "type_spec" => {
+        let outer = match (node.kind() == "type_spec").then(|| c.parent()).flatten() {
+            Some(p) if p.kind() == "type_declaration" => {
                 let specs =
                     p.named_children(&mut p.walk()).filter(|x| x.kind() != "comment").count();
                 let grouped = p.children(&mut p.walk()).any(|x| x.kind() == "(");
@@ -152,9 +152,13 @@ impl Builder<'_, '_> {
         };
         // The comments right above: directives (`//go:noinline`) are the definition's
         // annotations, the other lines its doc comment.
-        let above =
-            tree::doc_before(outer, self.src, |t| t.starts_with(b"//") || t.starts_with(b"/*"))
-                .and_then(|r| own_lines(self.src, r));
+        let is_doc = |t: &[u8]| t.starts_with(b"//") || t.starts_with(b"/*");
+        let above = if outer == node {
+            c.doc(self.src, is_doc)
+        } else {
+            tree::doc_before(outer, self.src, is_doc)
+        }
+        .and_then(|r| own_lines(self.src, r));
         let doc = above.and_then(|r| without_directives(self.src, r));
         let (kind, sig_end, bases, first_param, owner, returns) = match c.kind {
             "def.class" => {
@@ -235,8 +239,8 @@ impl Builder<'_, '_> {
         else {
             return (None, None);
         };
-        let name = p.child_by_field_name("name").map(|n| self.text(n)).filter(|n| n != "_");
-        let ty = p.child_by_field_name("type").and_then(|t| receiver_type(t, self.src));
+        let name = p.field("name").map(|n| self.text(n)).filter(|n| n != "_");
+        let ty = p.field("type").and_then(|t| receiver_type(t, self.src));
         (name, ty)
     }
 
@@ -248,9 +252,8 @@ impl Builder<'_, '_> {
                 let Some(list) = body.named_child(0) else { return out };
                 for f in list.named_children(&mut list.walk()) {
                     if f.kind() == "field_declaration"
-                        && f.child_by_field_name("name").is_none()
-                        && let Some(t) =
-                            f.child_by_field_name("type").and_then(|t| self.type_name(t))
+                        && f.field("name").is_none()
+                        && let Some(t) = f.field("type").and_then(|t| self.type_name(t))
                     {
                         out.push(Expr::Dotted(t));
                     }
@@ -280,7 +283,7 @@ impl Builder<'_, '_> {
         if r.kind() == "parameter_list" {
             let first =
                 r.named_children(&mut r.walk()).find(|x| x.kind() == "parameter_declaration")?;
-            return self.type_name(first.child_by_field_name("type")?);
+            return self.type_name(first.field("type")?);
         }
         self.type_name(r)
     }
@@ -294,7 +297,7 @@ impl Builder<'_, '_> {
         let raw = self.text(path);
         let module = raw.trim_matches(|c| c == '"' || c == '`').to_string();
         let (mut name, mut alias) = (None, None);
-        if let Some(n) = spec.child_by_field_name("name") {
+        if let Some(n) = spec.field("name") {
             match n.kind() {
                 "dot" => name = Some("*".to_string()),
                 _ => alias = Some(self.text(n)),
@@ -323,9 +326,7 @@ impl Builder<'_, '_> {
                 _ => Callee::Other,
             },
             "selector_expression" => {
-                let (Some(op), Some(field)) =
-                    (f.child_by_field_name("operand"), f.child_by_field_name("field"))
-                else {
+                let (Some(op), Some(field)) = (f.field("operand"), f.field("field")) else {
                     return Callee::Other;
                 };
                 let field = self.text(field);
@@ -334,8 +335,7 @@ impl Builder<'_, '_> {
                 }
                 let op = unparen(op);
                 if op.kind() == "call_expression"
-                    && let Some(c) =
-                        op.child_by_field_name("function").and_then(|x| chain(x, self.src))
+                    && let Some(c) = op.field("function").and_then(|x| chain(x, self.src))
                 {
                     return Callee::OnCall(c, field);
                 }
@@ -373,7 +373,7 @@ impl Builder<'_, '_> {
             .children_by_field_name("name", &mut spec.walk())
             .filter(|n| n.kind() == "identifier")
             .collect();
-        if let Some(ty) = spec.child_by_field_name("type") {
+        if let Some(ty) = spec.field("type") {
             if let Some(t) = self.type_name(ty) {
                 for n in names {
                     let target = self.text(n);
@@ -388,7 +388,7 @@ impl Builder<'_, '_> {
             }
             return;
         }
-        let Some(values) = spec.child_by_field_name("value") else { return };
+        let Some(values) = spec.field("value") else { return };
         let vs: Vec<Node> =
             values.named_children(&mut values.walk()).filter(|x| x.kind() != "comment").collect();
         let pairs: Vec<(Node, Node)> = if names.len() == vs.len() {
@@ -414,8 +414,7 @@ impl Builder<'_, '_> {
     fn param(&mut self, owner: Option<DefIdx>, decl: Node, def_of: &HashMap<usize, DefIdx>) {
         let Some(list) = decl.parent() else { return };
         let Some(holder) = list.parent() else { return };
-        let is_params =
-            holder.child_by_field_name("parameters").is_some_and(|p| p.id() == list.id());
+        let is_params = holder.field("parameters").is_some_and(|p| p.id() == list.id());
         if !is_params
             || !matches!(
                 holder.kind(),
@@ -428,7 +427,7 @@ impl Builder<'_, '_> {
         if holder.kind() != "func_literal" && def_of.get(&holder.id()).copied() != owner {
             return;
         }
-        let Some(t) = decl.child_by_field_name("type").and_then(|t| self.type_name(t)) else {
+        let Some(t) = decl.field("type").and_then(|t| self.type_name(t)) else {
             return;
         };
         for n in decl.children_by_field_name("name", &mut decl.walk()) {
@@ -451,7 +450,7 @@ impl Builder<'_, '_> {
         if spec.and_then(|s| def_of.get(&s.id()).copied()) != Some(o) {
             return; // a field of an anonymous struct, or of a function type
         }
-        let Some(ty) = decl.child_by_field_name("type") else { return };
+        let Some(ty) = decl.field("type") else { return };
         let Some(t) = self.type_name(ty) else { return };
         let names: Vec<String> =
             decl.children_by_field_name("name", &mut decl.walk()).map(|n| self.text(n)).collect();
@@ -476,10 +475,10 @@ impl Builder<'_, '_> {
         let v = unparen(v);
         match v.kind() {
             "call_expression" => {
-                let f = chain(v.child_by_field_name("function")?, self.src)?;
+                let f = chain(v.field("function")?, self.src)?;
                 if f == "new" {
                     // `new(T)`: a pointer to a T.
-                    let args = v.child_by_field_name("arguments")?;
+                    let args = v.field("arguments")?;
                     let t = args.named_child(0)?;
                     return type_name(t, self.src)
                         .or_else(|| chain(t, self.src))
@@ -487,11 +486,9 @@ impl Builder<'_, '_> {
                 }
                 Some(BindValue::CallOf(f))
             }
-            "composite_literal" => {
-                self.type_name(v.child_by_field_name("type")?).map(BindValue::Annotated)
-            }
+            "composite_literal" => self.type_name(v.field("type")?).map(BindValue::Annotated),
             "unary_expression" => {
-                let op = v.child_by_field_name("operand")?;
+                let op = v.field("operand")?;
                 let op = unparen(op);
                 if v.child(0).is_some_and(|c| c.kind() == "&") && op.kind() == "composite_literal" {
                     return self.value(op);
@@ -500,11 +497,11 @@ impl Builder<'_, '_> {
             }
             // `x := Map[int](xs)`: an explicit instantiation reads as a conversion.
             "type_conversion_expression" => {
-                let t = v.child_by_field_name("type").filter(|t| t.kind() == "generic_type")?;
+                let t = v.field("type").filter(|t| t.kind() == "generic_type")?;
                 type_name(t, self.src).map(BindValue::CallOf)
             }
             "type_assertion_expression" => {
-                self.type_name(v.child_by_field_name("type")?).map(BindValue::Annotated)
+                self.type_name(v.field("type")?).map(BindValue::Annotated)
             }
             "identifier" | "selector_expression" => chain(v, self.src).map(BindValue::Alias),
             _ => None,
@@ -528,7 +525,7 @@ fn refers_to(v: &BindValue, target: &str) -> bool {
 /// `Map[int](xs)`, `pkg.Map[K, V](m)`: the grammar reads an explicit instantiation as a
 /// conversion to a generic type; a call when the name is a function.
 fn generic_callee(g: Node, src: &[u8]) -> Callee {
-    match g.child_by_field_name("type") {
+    match g.field("type") {
         Some(t) if t.kind() == "type_identifier" => Callee::Name(tree::text(t, src)),
         Some(t) if t.kind() == "qualified_type" => {
             type_name(t, src).map_or(Callee::Other, Callee::Chain)
@@ -614,8 +611,8 @@ fn chain(n: Node, src: &[u8]) -> Option<String> {
             Some(tree::text(n, src))
         }
         "selector_expression" => {
-            let op = chain(n.child_by_field_name("operand")?, src)?;
-            let field = tree::text(n.child_by_field_name("field")?, src);
+            let op = chain(n.field("operand")?, src)?;
+            let field = tree::text(n.field("field")?, src);
             Some(format!("{op}.{field}"))
         }
         _ => None,
@@ -627,12 +624,12 @@ fn type_name(t: Node, src: &[u8]) -> Option<String> {
     match t.kind() {
         "type_identifier" | "identifier" => Some(tree::text(t, src)),
         "qualified_type" => {
-            let p = tree::text(t.child_by_field_name("package")?, src);
-            let n = tree::text(t.child_by_field_name("name")?, src);
+            let p = tree::text(t.field("package")?, src);
+            let n = tree::text(t.field("name")?, src);
             Some(format!("{p}.{n}"))
         }
         "pointer_type" | "parenthesized_type" => type_name(t.named_child(0)?, src),
-        "generic_type" => type_name(t.child_by_field_name("type")?, src),
+        "generic_type" => type_name(t.field("type")?, src),
         // `x := new(pkg.T)` parses its argument as an expression.
         "selector_expression" => chain(t, src),
         _ => None,
@@ -645,7 +642,7 @@ fn receiver_type(t: Node, src: &[u8]) -> Option<String> {
     match t.kind() {
         "type_identifier" => Some(tree::text(t, src)),
         "pointer_type" | "parenthesized_type" => receiver_type(t.named_child(0)?, src),
-        "generic_type" => receiver_type(t.child_by_field_name("type")?, src),
+        "generic_type" => receiver_type(t.field("type")?, src),
         _ => None,
     }
 }
@@ -660,7 +657,8 @@ mod tests {
 
     #[test]
     fn query_compiles_with_known_captures() {
-        let q = Query::new(&language(), FACTS_QUERY).unwrap();
+        patterns();
+        let q = tree_sitter::Query::new(&language(), FACTS_QUERY).unwrap();
         for name in q.capture_names() {
             assert!(
                 MAIN.contains(name)

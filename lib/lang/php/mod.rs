@@ -22,8 +22,9 @@ mod tests;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Query};
+use tree_sitter::Node;
 
+use crate::extract::tree::Field as _;
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
 };
@@ -61,10 +62,10 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_php::LANGUAGE_PHP.into()
 }
 
-/// The compiled facts query (compiled once per process; `Query` is `Sync`).
-fn query() -> &'static Query {
-    static QUERY: OnceLock<Query> = OnceLock::new();
-    tree::compiled(&QUERY, language(), FACTS_QUERY, "queries/php/facts.scm")
+/// The compiled facts patterns (compiled once per process, matched by [`crate::lang::matcher`]).
+fn patterns() -> &'static crate::lang::matcher::Patterns {
+    static PATTERNS: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
+    tree::patterns(&PATTERNS, language(), FACTS_QUERY, "queries/php/facts.scm")
 }
 
 /// A reusable extractor: one per thread.
@@ -88,8 +89,7 @@ impl Extractor {
         let parsed = tree::parse(&mut self.0.parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
         let Some(t) = parsed.as_ref() else { return facts };
-        let items =
-            tree::captures(query(), &mut self.0.cursor, t.root_node(), src, |n| MAIN.contains(&n));
+        let items = patterns().captures(t.root_node(), |n| MAIN.contains(&n));
         let mut b = Builder {
             src,
             facts: &mut facts,
@@ -267,8 +267,8 @@ impl Builder<'_, '_> {
 
     /// `namespace A\B;` or `namespace A\B { ... }`.
     fn namespace(&mut self, node: Node) {
-        let name = node.child_by_field_name("name").map(|n| self.raw_name(n)).unwrap_or_default();
-        let end = node.child_by_field_name("body").map(|_| node.end_byte());
+        let name = node.field("name").map(|n| self.raw_name(n)).unwrap_or_default();
+        let end = node.field("body").map(|_| node.end_byte());
         if self.facts.package.is_none() {
             self.facts.package = Some(name.clone());
         }
@@ -279,7 +279,7 @@ impl Builder<'_, '_> {
     fn use_clauses(&mut self, node: Node, owner: Option<DefIdx>, stmt: &mut u32) {
         let line = node.start_position().row as u32 + 1;
         let decl_kind = use_kind(node);
-        let (prefix, clauses) = match node.child_by_field_name("body") {
+        let (prefix, clauses) = match node.field("body") {
             // `use A\{B, C as D, function f};`
             Some(group) => {
                 let prefix = named_children(node)
@@ -306,7 +306,7 @@ impl Builder<'_, '_> {
             let Some(name) = named_children(clause)
                 .into_iter()
                 .find(|n| matches!(n.kind(), "name" | "qualified_name"))
-                .filter(|n| clause.child_by_field_name("alias").is_none_or(|a| a.id() != n.id()))
+                .filter(|n| clause.field("alias").is_none_or(|a| a.id() != n.id()))
             else {
                 continue;
             };
@@ -319,7 +319,7 @@ impl Builder<'_, '_> {
             if fqn.is_empty() {
                 continue;
             }
-            let alias = clause.child_by_field_name("alias").map(|a| self.text(a));
+            let alias = clause.field("alias").map(|a| self.text(a));
             let (module, last) = match fqn.rsplit_once('\\') {
                 Some((m, l)) => (m.to_string(), l.to_string()),
                 None => (String::new(), fqn.clone()),
@@ -357,11 +357,11 @@ impl Builder<'_, '_> {
     fn def(&mut self, c: &tree::Captured, name: Node, parent: Option<DefIdx>) -> DefIdx {
         let node = c.node;
         let kind = if c.kind == "def.class" { DefKind::Class } else { DefKind::Function };
-        let body = node.child_by_field_name("body");
+        let body = node.field("body");
         let head = head_of(node);
         // PHPDoc sits above the attributes (`/** */ #[A] class X`), or between them and the
         // declaration.
-        let doc = tree::doc_before(node, self.src, is_phpdoc).or_else(|| {
+        let doc = c.doc(self.src, is_phpdoc).or_else(|| {
             let prev = head.prev_sibling()?;
             let t = &self.src[prev.start_byte()..prev.end_byte()];
             (prev.kind() == "comment" && is_phpdoc(t))
@@ -397,14 +397,13 @@ impl Builder<'_, '_> {
         let (first_param, returns) = if kind == DefKind::Function {
             let is_static = named_children(node).iter().any(|m| m.kind() == "static_modifier");
             let fp = (in_class && !is_static).then(|| THIS.to_string());
-            let ret = node
-                .child_by_field_name("return_type")
-                .and_then(|t| self.type_chains(t).into_iter().next());
+            let ret =
+                node.field("return_type").and_then(|t| self.type_chains(t).into_iter().next());
             (fp, ret)
         } else {
             (None, None)
         };
-        let direct = match node.parent() {
+        let direct = match c.parent() {
             Some(p) => match p.kind() {
                 "program" | "declaration_list" | "enum_declaration_list" => true,
                 // A namespace's braced body, or a function's body.
@@ -513,8 +512,8 @@ impl Builder<'_, '_> {
                 Some(format!("${}", self.text(name)))
             }
             "member_access_expression" | "nullsafe_member_access_expression" => {
-                let obj = self.object_chain(n.child_by_field_name("object")?)?;
-                let name = n.child_by_field_name("name").filter(|c| c.kind() == "name")?;
+                let obj = self.object_chain(n.field("object")?)?;
+                let name = n.field("name").filter(|c| c.kind() == "name")?;
                 Some(format!("{obj}.{}", self.text(name)))
             }
             "parenthesized_expression" => self.object_chain(n.named_child(0)?),
@@ -526,15 +525,15 @@ impl Builder<'_, '_> {
     /// for the receiver of a call on its result.
     fn call_path(&self, n: Node) -> Option<String> {
         match n.kind() {
-            "function_call_expression" => self.function_chain(n.child_by_field_name("function")?),
+            "function_call_expression" => self.function_chain(n.field("function")?),
             "member_call_expression" | "nullsafe_member_call_expression" => {
-                let obj = self.object_chain(n.child_by_field_name("object")?)?;
-                let name = n.child_by_field_name("name").filter(|c| c.kind() == "name")?;
+                let obj = self.object_chain(n.field("object")?)?;
+                let name = n.field("name").filter(|c| c.kind() == "name")?;
                 Some(format!("{obj}.{}", self.text(name)))
             }
             "scoped_call_expression" => {
-                let scope = self.scope_chain(n.child_by_field_name("scope")?)?;
-                let name = n.child_by_field_name("name").filter(|c| c.kind() == "name")?;
+                let scope = self.scope_chain(n.field("scope")?)?;
+                let name = n.field("name").filter(|c| c.kind() == "name")?;
                 Some(format!("{scope}.{}", self.text(name)))
             }
             "object_creation_expression" => self.new_class(n),
@@ -619,7 +618,7 @@ impl Builder<'_, '_> {
                 let Some(name) = c.get("bind.name").and_then(|n| self.object_chain(n)) else {
                     return;
                 };
-                let types = match c.node.child_by_field_name("type") {
+                let types = match c.node.field("type") {
                     Some(t) => self.type_chains(t),
                     // `@param Foo $x` in the function's PHPDoc, for an untyped parameter.
                     None => self.param_doc_types(c.node, &name),
@@ -637,7 +636,7 @@ impl Builder<'_, '_> {
                 }
             }
             "bind.property" => {
-                let types = match c.node.child_by_field_name("type") {
+                let types = match c.node.field("type") {
                     Some(t) => self.type_chains(t),
                     // `/** @var Foo */` above an untyped property.
                     None => tree::doc_before(c.node, self.src, is_phpdoc)
@@ -649,9 +648,7 @@ impl Builder<'_, '_> {
                 for el in
                     named_children(c.node).into_iter().filter(|n| n.kind() == "property_element")
                 {
-                    let Some(var) =
-                        el.child_by_field_name("name").and_then(|n| self.object_chain(n))
-                    else {
+                    let Some(var) = el.field("name").and_then(|n| self.object_chain(n)) else {
                         continue;
                     };
                     let prop = var.trim_start_matches('$').to_string();
@@ -659,7 +656,7 @@ impl Builder<'_, '_> {
                         out.push((owner, prop.clone(), BindValue::Annotated(ty.clone())));
                     }
                     if types.is_empty()
-                        && let Some(v) = el.child_by_field_name("default_value")
+                        && let Some(v) = el.field("default_value")
                         && let Some(value) = self.value(v)
                     {
                         out.push((owner, prop.clone(), value));
@@ -788,12 +785,12 @@ impl Builder<'_, '_> {
             "string" | "encapsed_string" => self.literal(e),
             "parenthesized_expression" => self.include_path(e.named_child(0)?),
             "binary_expression" => {
-                let op = e.child_by_field_name("operator")?;
+                let op = e.field("operator")?;
                 if op.kind() != "." {
                     return None;
                 }
-                let base = self.dir_expr(e.child_by_field_name("left")?)?;
-                let rest = self.literal(e.child_by_field_name("right")?)?;
+                let base = self.dir_expr(e.field("left")?)?;
+                let rest = self.literal(e.field("right")?)?;
                 Some(format!("{base}/{}", rest.trim_start_matches('/')))
             }
             _ => None,
@@ -808,11 +805,11 @@ impl Builder<'_, '_> {
                 _ => None,
             },
             "function_call_expression" => {
-                let f = n.child_by_field_name("function")?;
+                let f = n.field("function")?;
                 if !self.text(f).eq_ignore_ascii_case("dirname") {
                     return None;
                 }
-                let args: Vec<Node> = named_children(n.child_by_field_name("arguments")?)
+                let args: Vec<Node> = named_children(n.field("arguments")?)
                     .into_iter()
                     .filter_map(|a| a.named_child(0))
                     .collect();
@@ -961,7 +958,7 @@ const DOC_PSEUDO_TYPES: &[&str] = &[
 
 /// `use function ...` / `use const ...`: the clause's or declaration's type keyword.
 fn use_kind(n: Node) -> Option<&'static str> {
-    let t = n.child_by_field_name("type")?;
+    let t = n.field("type")?;
     match t.kind().to_ascii_lowercase().as_str() {
         "function" => Some("function"),
         "const" => Some("const"),

@@ -18,7 +18,8 @@ fn chain(s: &str) -> Callee {
 
 #[test]
 fn query_compiles_with_known_captures() {
-    let q = Query::new(&language(), FACTS_QUERY).expect("compiles");
+    patterns();
+    let q = tree_sitter::Query::new(&language(), FACTS_QUERY).expect("compiles");
     let known = [
         "def.name",
         "def.body",

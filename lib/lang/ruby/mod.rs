@@ -23,8 +23,9 @@ mod resolve;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Query};
+use tree_sitter::Node;
 
+use crate::extract::tree::Field as _;
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Import, ImportForm, tree,
 };
@@ -53,10 +54,10 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_ruby::LANGUAGE.into()
 }
 
-/// The compiled facts query (compiled once per process; `Query` is `Sync`).
-fn query() -> &'static Query {
-    static QUERY: OnceLock<Query> = OnceLock::new();
-    tree::compiled(&QUERY, language(), FACTS_QUERY, "queries/ruby/facts.scm")
+/// The compiled facts patterns (compiled once per process, matched by [`crate::lang::matcher`]).
+fn patterns() -> &'static crate::lang::matcher::Patterns {
+    static PATTERNS: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
+    tree::patterns(&PATTERNS, language(), FACTS_QUERY, "queries/ruby/facts.scm")
 }
 
 /// A reusable extractor: one per thread.
@@ -89,8 +90,7 @@ impl Extractor {
         let parsed = tree::parse(&mut self.0.parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
         let Some(t) = parsed.as_ref() else { return facts };
-        let items =
-            tree::captures(query(), &mut self.0.cursor, t.root_node(), src, |n| MAIN.contains(&n));
+        let items = patterns().captures(t.root_node(), |n| MAIN.contains(&n));
         Builder { src, facts: &mut facts, locals: HashMap::new(), comments: Vec::new(), stmt: 0 }
             .run(&items);
         facts
@@ -130,7 +130,7 @@ impl<'s> Builder<'s, '_> {
                     };
                     let module = c.kind == "def.module";
                     let i = self.def(c.node, DefKind::Class, name, owner, module);
-                    if let Some(sc) = c.node.child_by_field_name("superclass")
+                    if let Some(sc) = c.node.field("superclass")
                         && let Some(e) = sc.named_child(0)
                         && let Some(base) = self.superclass(e)
                     {
@@ -212,7 +212,7 @@ impl<'s> Builder<'s, '_> {
         let byte_start =
             doc.map_or(node.start_byte() as u32, |d| d.0.min(node.start_byte() as u32));
         let line_start = if doc.is_some() {
-            line_of(self.src, byte_start as usize)
+            tree::line_back(node, self.src, byte_start as usize)
         } else {
             node.start_position().row as u32 + 1
         };
@@ -301,13 +301,13 @@ impl<'s> Builder<'s, '_> {
     /// One `call` node: an import, a mixin, a `define_method`, or calls. Returns the index of
     /// a definition it makes.
     fn call(&mut self, node: Node, owner: Option<DefIdx>) -> Option<DefIdx> {
-        let method = node.child_by_field_name("method")?;
+        let method = node.field("method")?;
         if !matches!(method.kind(), "identifier" | "constant" | "operator") {
             return None; // `super(...)`: see the `super` capture
         }
         let m = self.text(method);
-        let recv = node.child_by_field_name("receiver");
-        let args = node.child_by_field_name("arguments");
+        let recv = node.field("receiver");
+        let args = node.field("arguments");
         let arg = |i: usize| args.and_then(|a| named(a).into_iter().nth(i));
         match (recv, m.as_str()) {
             (None, "require" | "require_relative" | "load" | "autoload") => {
@@ -347,7 +347,7 @@ impl<'s> Builder<'s, '_> {
             (None, "define_method") => {
                 let in_class =
                     owner.is_none_or(|o| self.facts.defs[o as usize].kind == DefKind::Class);
-                let block = node.child_by_field_name("block");
+                let block = node.field("block");
                 if in_class
                     && block.is_some()
                     && let Some(name) = arg(0).and_then(|a| self.symbol(a))
@@ -404,11 +404,11 @@ impl<'s> Builder<'s, '_> {
 
     /// `Foo::Bar.new` -> `Foo.Bar`.
     fn new_of(&self, call: Node) -> Option<String> {
-        let m = call.child_by_field_name("method")?;
+        let m = call.field("method")?;
         if &self.src[m.start_byte()..m.end_byte()] != b"new" {
             return None;
         }
-        self.const_path(call.child_by_field_name("receiver")?)
+        self.const_path(call.field("receiver")?)
     }
 
     /// The path a `require` names: a literal string, or `File.expand_path("../x", __FILE__)`
@@ -419,8 +419,8 @@ impl<'s> Builder<'s, '_> {
         }
         // `File.expand_path("../x", __FILE__)`: `x` beside the file.
         if arg.kind() == "call"
-            && arg.child_by_field_name("method").is_some_and(|m| self.text(m) == "expand_path")
-            && let Some(args) = arg.child_by_field_name("arguments")
+            && arg.field("method").is_some_and(|m| self.text(m) == "expand_path")
+            && let Some(args) = arg.field("arguments")
         {
             let a = named(args);
             if a.len() == 2 && self.text(a[1]) == "__FILE__" {
@@ -458,8 +458,8 @@ impl<'s> Builder<'s, '_> {
         match n.kind() {
             "constant" => Some(self.text(n)),
             "scope_resolution" => {
-                let name = self.text(n.child_by_field_name("name")?);
-                match n.child_by_field_name("scope") {
+                let name = self.text(n.field("name")?);
+                match n.field("scope") {
                     None => Some(name),
                     Some(s) => Some(format!("{}.{name}", self.const_path(s)?)),
                 }
@@ -471,7 +471,7 @@ impl<'s> Builder<'s, '_> {
     /// A superclass expression: a constant path, also `Migration[7.0]`.
     fn superclass(&self, e: Node) -> Option<String> {
         match e.kind() {
-            "element_reference" => self.const_path(e.child_by_field_name("object")?),
+            "element_reference" => self.const_path(e.field("object")?),
             _ => self.const_path(e),
         }
     }
@@ -536,11 +536,6 @@ impl<'s> Builder<'s, '_> {
 fn named(n: Node) -> Vec<Node> {
     let mut cursor = n.walk();
     n.named_children(&mut cursor).collect()
-}
-
-/// The 1-based line of a byte offset.
-fn line_of(src: &[u8], byte: usize) -> u32 {
-    src[..byte.min(src.len())].iter().filter(|&&c| c == b'\n').count() as u32 + 1
 }
 
 #[cfg(test)]

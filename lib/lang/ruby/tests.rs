@@ -14,7 +14,8 @@ fn callees(f: &FileFacts) -> Vec<&Callee> {
 
 #[test]
 fn query_compiles_with_known_captures() {
-    let q = Query::new(&language(), FACTS_QUERY).expect("compiles");
+    patterns();
+    let q = tree_sitter::Query::new(&language(), FACTS_QUERY).expect("compiles");
     let known =
         ["def.name", "def.object", "call.method", "bind.left", "bind.right", "ident.parent"];
     // (`comment` is a main capture.)

@@ -23,8 +23,9 @@
 
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Parser, Query, QueryCursor};
+use tree_sitter::{Node, Parser};
 
+use crate::extract::tree::Field as _;
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, Impl, Import, ImportForm,
     tree,
@@ -74,23 +75,19 @@ const OPAQUE_GENERICS: &[&str] = &[
 /// Smart pointers that dereference to their type argument.
 const DEREF_GENERICS: &[&str] = &["Box", "Rc", "Arc"];
 
-/// The compiled facts query (compiled once per process; `Query` is `Sync`).
-pub(super) fn query() -> &'static Query {
-    static QUERY: OnceLock<Query> = OnceLock::new();
-    QUERY.get_or_init(|| {
-        // The query is part of the binary and covered by a unit test, so failing here is a
-        // build defect, not a user error.
-        Query::new(&super::language(), FACTS_QUERY).expect("queries/rust/facts.scm compiles")
-    })
+/// The compiled facts patterns (compiled once per process, matched by [`crate::lang::matcher`]).
+pub(super) fn patterns() -> &'static crate::lang::matcher::Patterns {
+    static PATTERNS: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
+    tree::patterns(&PATTERNS, super::language(), FACTS_QUERY, "queries/rust/facts.scm")
 }
 
 /// Extracts the facts of one file. Never fails: syntax errors are recovered from and counted.
-pub(super) fn extract(parser: &mut Parser, cursor: &mut QueryCursor, src: &[u8]) -> FileFacts {
+pub(super) fn extract(parser: &mut Parser, src: &[u8]) -> FileFacts {
     let parsed = tree::parse(parser, src);
     let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
     let Some(parsed) = parsed.as_ref() else { return facts };
     let root = parsed.root_node();
-    let items = tree::captures(query(), cursor, root, src, |n| MAIN.contains(&n));
+    let items = patterns().captures(root, |n| MAIN.contains(&n));
     let mut nest = tree::Nest::default();
     let mut stmt = 0u32;
     for it in &items {
@@ -100,7 +97,7 @@ pub(super) fn extract(parser: &mut Parser, cursor: &mut QueryCursor, src: &[u8])
             "def.function" | "def.class" | "def.module" => {
                 let Some(name) = it.get("def.name") else { continue };
                 let idx = facts.defs.len() as DefIdx;
-                facts.defs.push(def(node, name, it.kind, owner, src));
+                facts.defs.push(def(it, name, owner, src));
                 nest.push(idx, node.end_byte());
             }
             "import.mod" => {
@@ -124,8 +121,7 @@ pub(super) fn extract(parser: &mut Parser, cursor: &mut QueryCursor, src: &[u8])
                 stmt += 1;
             }
             "impl" => {
-                let (Some(ty), Some(tr)) = (it.get("impl.type"), node.child_by_field_name("trait"))
-                else {
+                let (Some(ty), Some(tr)) = (it.get("impl.type"), node.field("trait")) else {
                     continue;
                 };
                 if let (Some(ty), Some(tr)) = (type_path(ty, src), type_path(tr, src)) {
@@ -192,7 +188,7 @@ fn macro_calls(
     while let Some(n) = stack.pop() {
         match n.kind() {
             "call_expression" => {
-                if let Some(f) = n.child_by_field_name("function") {
+                if let Some(f) = n.field("function") {
                     let call = Call {
                         owner,
                         deco_of: None,
@@ -223,9 +219,12 @@ fn macro_calls(
 }
 
 /// One definition.
-fn def(node: Node, name: Node, kind: &str, parent: Option<DefIdx>, src: &[u8]) -> Def {
-    let (start, mut doc) = leading(node, src);
-    let body = node.child_by_field_name("body").filter(|b| {
+fn def(it: &tree::Captured, name: Node, parent: Option<DefIdx>, src: &[u8]) -> Def {
+    let (node, kind) = (it.node, it.kind);
+    // The walk that found the item knows its parent and previous sibling.
+    let (up, prev) = it.around.unwrap_or_else(|| (node.parent(), node.prev_sibling()));
+    let (start, mut doc) = leading(node, prev, src);
+    let body = node.field("body").filter(|b| {
         matches!(
             b.kind(),
             "block" | "declaration_list" | "field_declaration_list" | "enum_variant_list"
@@ -238,7 +237,7 @@ fn def(node: Node, name: Node, kind: &str, parent: Option<DefIdx>, src: &[u8]) -
         kind: if kind == "def.function" { DefKind::Function } else { DefKind::Class },
         name: tree::text(name, src),
         parent,
-        direct: is_direct(node),
+        direct: is_direct_in(up),
         line_start: start.start_position().row as u32 + 1,
         line_head: node.start_position().row as u32 + 1,
         line_end: node.end_position().row as u32 + 1,
@@ -256,18 +255,18 @@ fn def(node: Node, name: Node, kind: &str, parent: Option<DefIdx>, src: &[u8]) -
             d.is_async = node
                 .children(&mut c)
                 .any(|m| m.kind() == "function_modifiers" && tree::text(m, src).contains("async"));
-            d.first_param = node.child_by_field_name("parameters").and_then(|ps| {
+            d.first_param = node.field("parameters").and_then(|ps| {
                 let mut c = ps.walk();
                 let first = ps
                     .named_children(&mut c)
                     .find(|p| !p.kind().ends_with("comment") && p.kind() != "attribute_item")?;
                 (first.kind() == "self_parameter").then(|| "self".to_string())
             });
-            d.returns = node.child_by_field_name("return_type").and_then(|t| value_type(t, src));
-            d.owner = impl_owner(node, src);
+            d.returns = node.field("return_type").and_then(|t| value_type(t, src));
+            d.owner = impl_owner(up, src);
         }
         "trait_item" => {
-            if let Some(bounds) = node.child_by_field_name("bounds") {
+            if let Some(bounds) = node.field("bounds") {
                 let mut c = bounds.walk();
                 for b in bounds.named_children(&mut c) {
                     if let Some(p) = type_path(b, src) {
@@ -282,10 +281,14 @@ fn def(node: Node, name: Node, kind: &str, parent: Option<DefIdx>, src: &[u8]) -
 }
 
 /// The first node of an item (its outer doc comment and attributes) and its doc range.
-fn leading<'t>(node: Node<'t>, src: &[u8]) -> (Node<'t>, Option<(u32, u32)>) {
+fn leading<'t>(
+    node: Node<'t>,
+    prev: Option<Node<'t>>,
+    src: &[u8],
+) -> (Node<'t>, Option<(u32, u32)>) {
     let mut start = node;
     let mut doc: Option<(u32, u32)> = None;
-    let mut cur = node.prev_sibling();
+    let mut cur = prev;
     while let Some(p) = cur {
         let adjacent = p.end_position().row + 1 >= start.start_position().row;
         if !adjacent {
@@ -342,7 +345,12 @@ fn trim_end(n: Node, src: &[u8]) -> u32 {
 
 /// A direct statement of the file or of a module, trait or impl body.
 fn is_direct(node: Node) -> bool {
-    node.parent().is_none_or(|p| matches!(p.kind(), "source_file" | "declaration_list"))
+    is_direct_in(node.parent())
+}
+
+/// [`is_direct`] of a node whose parent is `up`.
+fn is_direct_in(up: Option<Node>) -> bool {
+    up.is_none_or(|p| matches!(p.kind(), "source_file" | "declaration_list"))
 }
 
 fn line_of(node: Node) -> u32 {
@@ -350,10 +358,11 @@ fn line_of(node: Node) -> u32 {
 }
 
 /// The type a `fn` in an `impl` block is a method of: the last segment of the type as written.
-fn impl_owner(f: Node, src: &[u8]) -> Option<String> {
-    let list = f.parent().filter(|p| p.kind() == "declaration_list")?;
+/// (`up` is the function's parent.)
+fn impl_owner(up: Option<Node>, src: &[u8]) -> Option<String> {
+    let list = up.filter(|p| p.kind() == "declaration_list")?;
     let imp = list.parent().filter(|p| p.kind() == "impl_item")?;
-    let ty = imp.child_by_field_name("type")?;
+    let ty = imp.field("type")?;
     match type_path(ty, src) {
         Some(mut p) => p.pop(),
         // `impl Trait for [T]`, `for (A, B)`: the type as written, spaces dropped.
@@ -371,7 +380,7 @@ fn path_attribute(node: Node, src: &[u8]) -> Option<String> {
                 let is_path = attr
                     .named_child(0)
                     .is_some_and(|n| n.kind() == "identifier" && tree::text(n, src) == "path");
-                if let Some(v) = attr.child_by_field_name("value").filter(|_| is_path) {
+                if let Some(v) = attr.field("value").filter(|_| is_path) {
                     let t = tree::text(v, src);
                     return Some(t.trim_matches('"').to_string());
                 }
@@ -397,10 +406,10 @@ fn path_segs(n: Node, src: &[u8]) -> Option<Vec<String>> {
                 cur = None;
             }
             "scoped_identifier" | "scoped_type_identifier" => {
-                rev.push(tree::text(x.child_by_field_name("name")?, src));
-                cur = x.child_by_field_name("path");
+                rev.push(tree::text(x.field("name")?, src));
+                cur = x.field("path");
             }
-            "generic_type" => cur = Some(x.child_by_field_name("type")?),
+            "generic_type" => cur = Some(x.field("type")?),
             _ => return None,
         }
     }
@@ -412,8 +421,8 @@ fn path_segs(n: Node, src: &[u8]) -> Option<Vec<String>> {
 fn type_path(mut n: Node, src: &[u8]) -> Option<Vec<String>> {
     loop {
         n = match n.kind() {
-            "reference_type" | "pointer_type" => n.child_by_field_name("type")?,
-            "dynamic_type" | "abstract_type" => n.child_by_field_name("trait")?,
+            "reference_type" | "pointer_type" => n.field("type")?,
+            "dynamic_type" | "abstract_type" => n.field("trait")?,
             "generic_type"
             | "type_identifier"
             | "scoped_type_identifier"
@@ -429,9 +438,9 @@ fn type_path(mut n: Node, src: &[u8]) -> Option<Vec<String>> {
 fn value_type(mut n: Node, src: &[u8]) -> Option<String> {
     loop {
         n = match n.kind() {
-            "reference_type" | "pointer_type" => n.child_by_field_name("type")?,
+            "reference_type" | "pointer_type" => n.field("type")?,
             "generic_type" => {
-                let base = path_segs(n.child_by_field_name("type")?, src)?;
+                let base = path_segs(n.field("type")?, src)?;
                 let last = base.last()?.as_str();
                 if OPAQUE_GENERICS.contains(&last) {
                     return None;
@@ -439,7 +448,7 @@ fn value_type(mut n: Node, src: &[u8]) -> Option<String> {
                 if !DEREF_GENERICS.contains(&last) {
                     return Some(base.join("."));
                 }
-                let args = n.child_by_field_name("type_arguments")?;
+                let args = n.field("type_arguments")?;
                 let mut c = args.walk();
                 args.named_children(&mut c).next()?
             }
@@ -462,12 +471,12 @@ fn value_chain(n: Node, src: &[u8]) -> Option<Vec<String>> {
                 break;
             }
             "field_expression" => {
-                let field = cur.child_by_field_name("field")?;
+                let field = cur.field("field")?;
                 if field.kind() != "field_identifier" {
                     return None;
                 }
                 rev.push(tree::text(field, src));
-                cur = cur.child_by_field_name("value")?;
+                cur = cur.field("value")?;
             }
             _ => return None,
         }
@@ -480,7 +489,7 @@ fn value_chain(n: Node, src: &[u8]) -> Option<Vec<String>> {
 fn callee_path(n: Node, src: &[u8]) -> Option<Vec<String>> {
     let mut segs = match n.kind() {
         "identifier" | "scoped_identifier" => path_segs(n, src)?,
-        "generic_function" => return callee_path(n.child_by_field_name("function")?, src),
+        "generic_function" => return callee_path(n.field("function")?, src),
         _ => return None,
     };
     if segs.len() > 1 && segs[0] == "self" {
@@ -498,17 +507,11 @@ fn callee(n: Node, src: &[u8]) -> Callee {
             }
             Some(segs) => Callee::Chain(segs.join(".")),
             // `<T as Trait>::f()`: a method of an unknown type.
-            None => n
-                .child_by_field_name("name")
-                .map_or(Callee::Other, |m| Callee::Attr(tree::text(m, src))),
+            None => n.field("name").map_or(Callee::Other, |m| Callee::Attr(tree::text(m, src))),
         },
-        "generic_function" => {
-            n.child_by_field_name("function").map_or(Callee::Other, |f| callee(f, src))
-        }
+        "generic_function" => n.field("function").map_or(Callee::Other, |f| callee(f, src)),
         "field_expression" => {
-            let (Some(value), Some(field)) =
-                (n.child_by_field_name("value"), n.child_by_field_name("field"))
-            else {
+            let (Some(value), Some(field)) = (n.field("value"), n.field("field")) else {
                 return Callee::Other;
             };
             if field.kind() != "field_identifier" {
@@ -521,7 +524,7 @@ fn callee(n: Node, src: &[u8]) -> Callee {
             }
             // `make().run()`, `Foo::new().run()`, `self.inner().run()`.
             if value.kind() == "call_expression"
-                && let Some(inner) = value.child_by_field_name("function")
+                && let Some(inner) = value.field("function")
                 && let Some(segs) = callee_path(inner, src).or_else(|| value_chain(inner, src))
             {
                 return Callee::OnCall(segs.join("."), attr);
@@ -565,17 +568,17 @@ fn bind(it: &tree::Captured, owner: Option<DefIdx>, facts: &FileFacts, src: &[u8
 fn rhs(n: Node, src: &[u8]) -> Option<BindValue> {
     match n.kind() {
         "call_expression" => {
-            let segs = callee_path(n.child_by_field_name("function")?, src)?;
+            let segs = callee_path(n.field("function")?, src)?;
             Some(BindValue::CallOf(segs.join(".")))
         }
         "struct_expression" => {
-            let segs = type_path(n.child_by_field_name("name")?, src)?;
+            let segs = type_path(n.field("name")?, src)?;
             Some(BindValue::Annotated(segs.join(".")))
         }
         "reference_expression" => {
-            let mut v = n.child_by_field_name("value")?;
+            let mut v = n.field("value")?;
             while v.kind() == "reference_expression" {
-                v = v.child_by_field_name("value")?;
+                v = v.field("value")?;
             }
             rhs(v, src)
         }
@@ -598,10 +601,10 @@ fn imports(node: Node, owner: Option<DefIdx>, stmt: u32, src: &[u8], out: &mut V
         ..Import::default()
     };
     if node.kind() == "extern_crate_declaration" {
-        let Some(name) = node.child_by_field_name("name") else { return };
+        let Some(name) = node.field("name") else { return };
         out.push(Import {
             module: tree::text(name, src),
-            alias: node.child_by_field_name("alias").map(|a| tree::text(a, src)),
+            alias: node.field("alias").map(|a| tree::text(a, src)),
             ..base
         });
         return;
@@ -609,7 +612,7 @@ fn imports(node: Node, owner: Option<DefIdx>, stmt: u32, src: &[u8], out: &mut V
     let mut c = node.walk();
     let public = node.children(&mut c).any(|n| n.kind() == "visibility_modifier");
     let form = if public { ImportForm::ReExport } else { ImportForm::Plain };
-    let Some(arg) = node.child_by_field_name("argument") else { return };
+    let Some(arg) = node.field("argument") else { return };
     let mut flat = Vec::new();
     use_tree(arg, &[], 0, src, &mut flat);
     for (mut segs, name, alias) in flat {
@@ -648,18 +651,18 @@ fn use_tree(n: Node, prefix: &[String], depth: usize, src: &[u8], out: &mut Vec<
     };
     match n.kind() {
         "use_as_clause" => {
-            let Some(path) = n.child_by_field_name("path") else { return };
+            let Some(path) = n.field("path") else { return };
             if let Some(segs) = with(path_segs(path, src)) {
-                let alias = n.child_by_field_name("alias").map(|a| tree::text(a, src));
+                let alias = n.field("alias").map(|a| tree::text(a, src));
                 out.push((segs, None, alias));
             }
         }
         "scoped_use_list" => {
-            let p = match n.child_by_field_name("path") {
+            let p = match n.field("path") {
                 Some(path) => with(path_segs(path, src)),
                 None => Some(prefix.to_vec()),
             };
-            let (Some(p), Some(list)) = (p, n.child_by_field_name("list")) else { return };
+            let (Some(p), Some(list)) = (p, n.field("list")) else { return };
             use_tree(list, &p, depth + 1, src, out);
         }
         "use_list" => {

@@ -32,7 +32,7 @@ impl Extractor {
     /// Extracts the facts of one file. Never fails: syntax errors are recovered from and
     /// counted in [`FileFacts::syntax_errors`].
     pub fn extract(&mut self, src: &[u8]) -> FileFacts {
-        extract::extract(&mut self.0.parser, &mut self.0.cursor, src)
+        extract::extract(&mut self.0.parser, src)
     }
 }
 

@@ -13,7 +13,8 @@ fn quals(f: &FileFacts) -> Vec<String> {
 
 #[test]
 fn query_compiles_and_grammar_loads() {
-    let q = extract::query();
+    extract::patterns();
+    let q = tree_sitter::Query::new(&language(), FACTS_QUERY).expect("compiles");
     for name in q.capture_names() {
         assert!(
             [
