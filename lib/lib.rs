@@ -6,11 +6,12 @@
 //! * [`walk`]: the repository's files, with ignore rules;
 //! * [`extract`] (through [`lang`]: Python, JavaScript/TypeScript, Java, Go, Rust, C, C++, Ruby,
 //!   PHP): file bytes -> per-file facts (definitions, imports, calls, bindings), with
-//!   tree-sitter and `queries/`;
+//!   tree-sitter and `queries/` (matched by one tree walk, `lang::matcher`);
 //! * [`graph`]: facts of all files -> the linked graph (cds's resolution in `graph::link`,
 //!   LocAgent v2.3's in `graph::compat`);
 //! * [`index`]: the on-disk index: columns in rkyv archives, fst maps, BM25 postings, contents,
-//!   written atomically as generations and read by memory-mapping;
+//!   written atomically as generations and read by memory-mapping (the fst maps behind a guard
+//!   that turns a damaged file into an error, not a crash);
 //! * [`build`]: the `cds-build` pipeline tying the above together, incrementally and in
 //!   parallel, streaming each file's content and term counts to disk as it is parsed.
 //!
