@@ -168,6 +168,10 @@ fn options_text(opts: &BuildOptions) -> Vec<u8> {
     .into_bytes()
 }
 
+/// Postings beyond which the postings' final arrays wait for linking to end (16M postings:
+/// 96 MB of arrays).
+const BIG_POSTINGS: usize = 16 << 20;
+
 /// What linking made: the edges of the native graph's nodes, or LocAgent's whole graph.
 enum Linked {
     Edges(Vec<graph::Edge>),
@@ -452,13 +456,22 @@ pub fn build_with(
         });
         let linked = match &native {
             Some((nodes, defs)) => {
-                let postings = s.spawn(|| {
+                // Big postings wait for linking to end before their final arrays are made, so
+                // the two biggest transient structures of a build never coexist (the Linux
+                // kernel: 380 MB of arrays against the linker's tables, for a few seconds more).
+                let (linked_tx, linked_rx) = std::sync::mpsc::channel::<()>();
+                let previous = previous.as_ref();
+                let postings = s.spawn(move || {
                     let t = Instant::now();
-                    let prev_terms = previous.as_ref().and_then(|p| p.terms.as_ref());
+                    let prev_terms = previous.and_then(|p| p.terms.as_ref());
                     let map = postings.map(&nodes.nodes, defs);
                     let mut pb = postings.builder;
                     pb.renumber(&map, nodes.nodes.len());
                     drop(map);
+                    if pb.len() > BIG_POSTINGS {
+                        // A linker that failed dropped the sender: go on all the same.
+                        let _ = linked_rx.recv();
+                    }
                     let r = index::write::write_built_postings(
                         dir,
                         pb,
@@ -471,6 +484,7 @@ pub fn build_with(
                 let t = Instant::now();
                 let edges = graph::link::edges(nodes, &sources, defs, &walked.projects);
                 job_time(timing, "link", t);
+                let _ = linked_tx.send(());
                 join(postings).map(|bytes| (Linked::Edges(edges), bytes))
             }
             None => {

@@ -341,6 +341,16 @@ impl PostingsBuilder {
         }
     }
 
+    /// How many postings the builder holds.
+    pub fn len(&self) -> usize {
+        self.postings
+    }
+
+    /// True when no document has any term.
+    pub fn is_empty(&self) -> bool {
+        self.postings == 0
+    }
+
     /// Renumbers the documents: document `d` becomes node `map[d]` (`NONE`: dropped; several
     /// documents may become one node, whose counts are then summed), in a graph of `n_nodes`.
     pub fn renumber(&mut self, map: &[u32], n_nodes: usize) {
