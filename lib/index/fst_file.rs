@@ -56,17 +56,15 @@ impl FstFile {
         check_on_open: usize,
         budget: u64,
     ) -> Result<FstFile> {
-        let damaged =
-            || Error::index(index_dir, IndexProblem::Corrupt(format!("{name} is damaged")));
         let checked = mapped.payload().len() <= check_on_open;
         if checked && !mapped.check_crc() {
-            return Err(damaged());
+            return Err(damaged(index_dir, name));
         }
         // The fst crate reads the footer here: a file it refuses (or panics on) was damaged
         // after it was written.
         let map = match guarded(|| fst::Map::new(mapped)) {
             Ok(Ok(map)) => map,
-            _ => return Err(damaged()),
+            _ => return Err(damaged(index_dir, name)),
         };
         Ok(FstFile {
             map,
@@ -78,7 +76,7 @@ impl FstFile {
     }
 
     fn damaged(&self) -> Error {
-        Error::index(&self.index_dir, IndexProblem::Corrupt(format!("{} is damaged", self.name)))
+        damaged(&self.index_dir, self.name)
     }
 
     /// Checks the whole file's CRC (once per process).
@@ -96,8 +94,8 @@ impl FstFile {
         ok
     }
 
-    /// Runs `f` on the map, turning a panic of the fst crate into a corrupt-index error when the CRC
-    /// says the file is damaged.
+    /// Runs `f` on the map, turning a panic of the fst crate into a corrupt-index error when the
+    /// CRC says the file is damaged.
     fn run<T>(&self, f: impl FnOnce(&fst::Map<Mapped>) -> T) -> Result<T> {
         match guarded(|| f(&self.map)) {
             Ok(t) => Ok(t),
@@ -130,6 +128,11 @@ impl FstFile {
         })?;
         if cut.get() { Err(self.damaged()) } else { Ok(()) }
     }
+}
+
+/// The error for a damaged fst file.
+fn damaged(index_dir: &Path, name: &str) -> Error {
+    Error::index(index_dir, IndexProblem::Corrupt(format!("{name} is damaged")))
 }
 
 /// An automaton that counts the transitions a stream follows: at the file's budget its

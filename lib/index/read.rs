@@ -5,8 +5,9 @@
 //! mapped on first use. Every accessor is bounds-checked against the columns, so a corrupt
 //! index yields wrong answers or an error at worst, never a panic or undefined behaviour.
 //! The two fst files are the exception: the fst crate trusts its input (a damaged automaton
-//! makes it panic or loop), so they are read through [`FstFile`]'s guard. Full checksums of the other files are `cds-build --verify`'s
-//! job ([`Index::verify`]); `tests/corrupt.rs` mutates every file and runs the tools on it.
+//! makes it panic or loop), so they are read through [`FstFile`]'s guard. Full checksums of
+//! the other files are `cds-build --verify`'s job ([`Index::verify`]); `tests/corrupt.rs`
+//! mutates every file and runs the tools on it.
 
 use std::cell::{OnceCell, RefCell};
 use std::fs::File;

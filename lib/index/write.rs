@@ -546,24 +546,19 @@ fn write_fst(
     magic: &[u8; 8],
     entries: impl Iterator<Item = (Vec<u8>, u64)>,
 ) -> Result<u64> {
-    let mut b = MapBuilder::memory();
+    let build = |e: fst::Error| Error::msg(format!("cannot build {}: {e}", path.display()));
+    let mut b = MapBuilder::new(StreamedFile::create(path)?).map_err(build)?;
     for (k, v) in entries {
-        b.insert(&k, v).map_err(|e| Error::msg(format!("cannot build {}: {e}", path.display())))?;
+        b.insert(&k, v).map_err(build)?;
     }
-    let bytes =
-        b.into_inner().map_err(|e| Error::msg(format!("cannot build {}: {e}", path.display())))?;
-    write_payload(path, magic, &bytes)
+    b.into_inner().map_err(build)?.finish(magic)
 }
 
 /// Writes header + payload and fsyncs.
 pub fn write_payload(path: &Path, magic: &[u8; 8], payload: &[u8]) -> Result<u64> {
-    let header = Header::for_payload(magic, payload);
-    let mut f = fs::File::create(path).map_err(|e| Error::io("cannot create", path, e))?;
-    f.write_all(&header.to_bytes())
-        .and_then(|_| f.write_all(payload))
-        .and_then(|_| f.sync_all())
-        .map_err(|e| Error::io("cannot write", path, e))?;
-    Ok((HEADER_LEN + payload.len()) as u64)
+    let mut f = StreamedFile::create(path)?;
+    f.write_all(payload).map_err(|e| f.error(e))?;
+    f.finish(magic)
 }
 
 #[cfg(test)]

@@ -128,7 +128,7 @@ pub struct PostingsBuilder {
 /// One term's (document, tf) postings in the order they were added, packed: each document as
 /// the zigzag varint of its difference to the previous one, then tf as a varint. Postings are
 /// most of what a build holds for the search index, and this takes 2-3 bytes a posting where
-/// a pair of u32 takes 8 (a quarter of the Linux kernel's peak memory otherwise).
+/// a pair of u32 takes 8 (about a quarter of the peak on the kernel's `net/` otherwise).
 #[derive(Debug, Default, Clone)]
 struct PostingList {
     bytes: Vec<u8>,
@@ -452,6 +452,7 @@ pub fn tf_weight(tf: u32, doc_len: u32, avgdl: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::python::Extractor;
 
     #[test]
     fn packed_posting_lists_give_back_what_was_pushed() {
@@ -469,7 +470,6 @@ mod tests {
         assert_eq!(packed.pairs(), dense);
         assert_eq!(packed.bytes.len(), 2 * 100 + 1);
     }
-    use crate::lang::python::Extractor;
 
     fn seg_words(ft: &FileTerms, s: usize) -> Vec<(String, u32)> {
         let mut v: Vec<(String, u32)> = ft
