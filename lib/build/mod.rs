@@ -168,10 +168,6 @@ fn options_text(opts: &BuildOptions) -> Vec<u8> {
     .into_bytes()
 }
 
-/// Postings beyond which the postings' final arrays wait for linking to end (16M postings:
-/// 96 MB of arrays).
-const BIG_POSTINGS: usize = 16 << 20;
-
 /// What linking made: the edges of the native graph's nodes, or LocAgent's whole graph.
 enum Linked {
     Edges(Vec<graph::Edge>),
@@ -194,7 +190,8 @@ impl Phases {
             let now = Instant::now();
             // Diagnostics only: a failed write to stderr must not stop (or panic) a build.
             let secs = (now - self.last).as_secs_f64();
-            let _ = writeln!(std::io::stderr(), "cds-build: timing: {what}: {secs:.3}s");
+            let mem = memory_note();
+            let _ = writeln!(std::io::stderr(), "cds-build: timing: {what}: {secs:.3}s{mem}");
             self.last = now;
         }
     }
@@ -205,7 +202,48 @@ impl Phases {
 fn job_time(on: bool, what: &str, since: Instant) {
     if on {
         let secs = since.elapsed().as_secs_f64();
-        let _ = writeln!(std::io::stderr(), "cds-build: timing:   {what}: {secs:.3}s");
+        let mem = memory_note();
+        let _ = writeln!(std::io::stderr(), "cds-build: timing:   {what}: {secs:.3}s{mem}");
+    }
+}
+
+/// With `CDS_TIMINGS`: how many facts a build holds (what its memory grows with).
+fn census(sources: &[Source]) {
+    let (mut defs, mut calls, mut callee_bytes, mut imports, mut binds) = (0, 0, 0, 0, 0);
+    for s in sources {
+        defs += s.facts.defs.len();
+        calls += s.facts.calls.len();
+        imports += s.facts.imports.len();
+        binds += s.facts.binds.len();
+        for c in &s.facts.calls {
+            callee_bytes += match &c.callee {
+                crate::extract::Callee::Name(a)
+                | crate::extract::Callee::Chain(a)
+                | crate::extract::Callee::Attr(a) => a.capacity(),
+                crate::extract::Callee::OnCall(a, b) => a.capacity() + b.capacity(),
+                crate::extract::Callee::Other => 0,
+            };
+        }
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "cds-build: timing: facts: {} files, {defs} definitions, {calls} calls ({callee_bytes} \
+         bytes of callee names), {imports} imports, {binds} bindings",
+        sources.len()
+    );
+}
+
+/// The process's resident and peak memory, where `/proc` tells them (Linux), for the timings.
+fn memory_note() -> String {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return String::new() };
+    let mib = |key: &str| {
+        let line = status.lines().find(|l| l.starts_with(key))?;
+        let kib: u64 = line[key.len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+        Some(kib >> 10)
+    };
+    match (mib("VmRSS:"), mib("VmHWM:")) {
+        (Some(rss), Some(peak)) => format!(" (RSS {rss} MiB, peak {peak} MiB)"),
+        _ => String::new(),
     }
 }
 
@@ -427,6 +465,9 @@ pub fn build_with(
         tool_version: env!("CARGO_PKG_VERSION").as_bytes().to_vec(),
     };
 
+    if phases.on {
+        census(&sources);
+    }
     // Pipelined: the BM25 postings and the names need only the nodes, so they are written (and
     // the streamed files completed) while the main thread links the graph.
     let dir = generation.path();
@@ -456,10 +497,6 @@ pub fn build_with(
         });
         let linked = match &native {
             Some((nodes, defs)) => {
-                // Big postings wait for linking to end before their final arrays are made, so
-                // the two biggest transient structures of a build never coexist (the Linux
-                // kernel: 380 MB of arrays against the linker's tables, for a few seconds more).
-                let (linked_tx, linked_rx) = std::sync::mpsc::channel::<()>();
                 let previous = previous.as_ref();
                 let postings = s.spawn(move || {
                     let t = Instant::now();
@@ -468,10 +505,6 @@ pub fn build_with(
                     let mut pb = postings.builder;
                     pb.renumber(&map, nodes.nodes.len());
                     drop(map);
-                    if pb.len() > BIG_POSTINGS {
-                        // A linker that failed dropped the sender: go on all the same.
-                        let _ = linked_rx.recv();
-                    }
                     let r = index::write::write_built_postings(
                         dir,
                         pb,
@@ -484,7 +517,6 @@ pub fn build_with(
                 let t = Instant::now();
                 let edges = graph::link::edges(nodes, &sources, defs, &walked.projects);
                 job_time(timing, "link", t);
-                let _ = linked_tx.send(());
                 join(postings).map(|bytes| (Linked::Edges(edges), bytes))
             }
             None => {

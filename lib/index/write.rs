@@ -16,7 +16,7 @@ use crate::extract::FileFacts;
 use crate::graph::{Graph, NONE, NodeKind, id_name};
 use crate::index::format::*;
 use crate::index::{self, current_generation, generation_number, is_generation_name};
-use crate::search::bm25::{FileDocs, FileTerms, PostingsBuilder};
+use crate::search::bm25::{FileDocs, FileTerms, Finished, PostingsBuilder, tf_u16};
 
 /// One indexed file, as the writer needs it.
 pub struct FileRecord<'a> {
@@ -136,9 +136,9 @@ pub struct NameTable {
 /// `names.fst`: every node under its lower-cased name (and path, stem for files). It needs the
 /// nodes only, so it is built while the graph is being linked.
 pub fn write_names(dir: &Path, nodes: &[crate::graph::Node]) -> Result<(u64, NameTable)> {
-    let (names, multi_off, multi_ids) = name_keys(nodes);
-    let bytes = write_fst(&dir.join(NAMES_FILE), MAGIC_NAMES, names.into_iter())?;
-    Ok((bytes, NameTable { multi_off, multi_ids }))
+    let keys = NameKeys::of(nodes);
+    let bytes = write_fst(&dir.join(NAMES_FILE), MAGIC_NAMES, keys.entries())?;
+    Ok((bytes, keys.multi()))
 }
 
 /// `graph.rkyv`: the nodes, edges and file table, with the names' multi-postings.
@@ -227,36 +227,156 @@ pub fn write_built_postings(
     previous: Option<&[u8]>,
 ) -> Result<u64> {
     let kinds: Vec<u8> = nodes.iter().map(|n| n.kind as u8).collect();
-    let (terms, postings) = pb.finish(&kinds);
+    let mut finished = pb.finish(&kinds);
     let path = dir.join(TERMS_FILE);
-    let mut total = match previous.filter(|p| same_keys(p, &terms)) {
+    let mut total = match previous.filter(|p| same_keys(p, finished.terms())) {
         Some(payload) => write_payload(&path, MAGIC_TERMS, payload)?,
-        None => write_fst(
-            &path,
-            MAGIC_TERMS,
-            terms.into_iter().enumerate().map(|(i, t)| (t, i as u64)),
-        )?,
+        None => {
+            write_fst(&path, MAGIC_TERMS, finished.terms().enumerate().map(|(i, t)| (t, i as u64)))?
+        }
     };
-    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &postings)?;
+    let out = StreamedPostings {
+        doc_len: std::mem::take(&mut finished.doc_len),
+        avgdl: std::mem::take(&mut finished.avgdl),
+        n_docs: finished.n_docs,
+        post_off: std::mem::take(&mut finished.post_off),
+        post_doc: Column { finished: &finished, pick: |(doc, _)| doc },
+        post_tf: Column { finished: &finished, pick: |(_, tf)| tf_u16(tf) },
+    };
+    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &out)?;
     Ok(total)
 }
 
+/// `postings.rkyv` archived from packed postings: the same bytes as a [`PostingsFile`], but
+/// its two big arrays (6 bytes a posting: 380 MB for the Linux kernel) are made as they are
+/// written, a chunk at a time, never held whole.
+struct StreamedPostings<'a> {
+    doc_len: Vec<u32>,
+    avgdl: Vec<f32>,
+    n_docs: u32,
+    post_off: Vec<u32>,
+    post_doc: Column<'a, u32>,
+    post_tf: Column<'a, u16>,
+}
+
+type VecResolver = rkyv::vec::VecResolver;
+
+impl rkyv::Archive for StreamedPostings<'_> {
+    type Archived = ArchivedPostingsFile;
+    type Resolver = [VecResolver; 5];
+
+    fn resolve(
+        &self,
+        [doc_len, avgdl, post_off, post_doc, post_tf]: Self::Resolver,
+        out: rkyv::Place<Self::Archived>,
+    ) {
+        rkyv::munge::munge!(let ArchivedPostingsFile {
+            doc_len: out_doc_len,
+            avgdl: out_avgdl,
+            n_docs: out_n_docs,
+            post_off: out_post_off,
+            post_doc: out_post_doc,
+            post_tf: out_post_tf,
+        } = out);
+        self.doc_len.resolve(doc_len, out_doc_len);
+        self.avgdl.resolve(avgdl, out_avgdl);
+        self.n_docs.resolve((), out_n_docs);
+        self.post_off.resolve(post_off, out_post_off);
+        self.post_doc.resolve(post_doc, out_post_doc);
+        self.post_tf.resolve(post_tf, out_post_tf);
+    }
+}
+
+impl<S> rkyv::Serialize<S> for StreamedPostings<'_>
+where
+    S: rkyv::rancor::Fallible + rkyv::ser::Allocator + rkyv::ser::Writer + ?Sized,
+    S::Error: rkyv::rancor::Source,
+{
+    fn serialize(&self, s: &mut S) -> std::result::Result<Self::Resolver, S::Error> {
+        // In the order a derived `PostingsFile` writes its fields, for the same bytes.
+        Ok([
+            self.doc_len.serialize(s)?,
+            self.avgdl.serialize(s)?,
+            self.post_off.serialize(s)?,
+            self.post_doc.serialize(s)?,
+            self.post_tf.serialize(s)?,
+        ])
+    }
+}
+
+/// One array of the postings file: `pick` of every posting, in order.
+struct Column<'a, T> {
+    finished: &'a Finished,
+    pick: fn((u32, u32)) -> T,
+}
+
+impl<T: rkyv::Archive> Column<'_, T> {
+    fn resolve(
+        &self,
+        resolver: VecResolver,
+        out: rkyv::Place<rkyv::vec::ArchivedVec<T::Archived>>,
+    ) {
+        rkyv::vec::ArchivedVec::resolve_from_len(self.finished.len(), resolver, out);
+    }
+}
+
+impl<T: rkyv::Archive> Column<'_, T> {
+    fn serialize<S>(&self, serializer: &mut S) -> std::result::Result<VecResolver, S::Error>
+    where
+        T: rkyv::Serialize<S>,
+        S: rkyv::rancor::Fallible + rkyv::ser::Allocator + rkyv::ser::Writer + ?Sized,
+        S::Error: rkyv::rancor::Source,
+    {
+        use rkyv::SerializeUnsized;
+        use rkyv::ser::WriterExt;
+        const CHUNK: usize = 1 << 16;
+        let start = serializer.align_for::<T::Archived>()?;
+        let mut chunk: Vec<T> = Vec::with_capacity(CHUNK);
+        let mut written = 0usize;
+        let mut postings = self.finished.postings().peekable();
+        while postings.peek().is_some() {
+            chunk.clear();
+            chunk.extend(postings.by_ref().take(CHUNK).map(self.pick));
+            // Each chunk follows the one before: the elements' size is a multiple of their
+            // alignment, so no padding comes between them.
+            let at = chunk.as_slice().serialize_unsized(serializer)?;
+            if at != start + written * std::mem::size_of::<T::Archived>() {
+                rkyv::rancor::fail!(GapInColumn);
+            }
+            written += chunk.len();
+        }
+        Ok(rkyv::vec::VecResolver::from_pos(start))
+    }
+}
+
+/// A chunk of a streamed column did not land right after the one before.
+#[derive(Debug)]
+struct GapInColumn;
+
+impl std::fmt::Display for GapInColumn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a postings column was written with a gap")
+    }
+}
+
+impl std::error::Error for GapInColumn {}
+
 /// True when the fst `payload` maps exactly `keys` (sorted) to their positions.
-fn same_keys(payload: &[u8], keys: &[Vec<u8>]) -> bool {
+fn same_keys<'k>(payload: &[u8], mut keys: impl ExactSizeIterator<Item = &'k [u8]>) -> bool {
     use fst::Streamer;
     let Ok(map) = fst::Map::new(payload) else { return false };
     if map.len() != keys.len() {
         return false;
     }
     let mut stream = map.stream();
-    let mut i = 0usize;
+    let mut i = 0u64;
     while let Some((k, v)) = stream.next() {
-        if keys.get(i).is_none_or(|want| want.as_slice() != k) || v != i as u64 {
+        if keys.next().is_none_or(|want| want != k) || v != i {
             return false;
         }
         i += 1;
     }
-    i == keys.len()
+    keys.next().is_none()
 }
 
 /// A file whose payload is written piece by piece (checksummed on the way) and never held
@@ -489,38 +609,76 @@ pub fn node_keys(id: &[u8], kind: NodeKind, mut push: impl FnMut(Vec<u8>)) {
     }
 }
 
-/// The names fst entries (key, value), sorted, and the multi-postings table (offsets, nodes).
-type NameKeys = (Vec<(Vec<u8>, u64)>, Vec<u32>, Vec<u32>);
+/// Every node's name keys, sorted, in one buffer (a `Vec` per key took 64 bytes a key on top
+/// of its text: 250 MB for the Linux kernel's names).
+struct NameKeys {
+    text: Vec<u8>,
+    /// (start in `text`, length, node), sorted by key then node, without repeats.
+    keys: Vec<(usize, u32, u32)>,
+}
 
-/// The names fst entries and the multi-postings table.
-fn name_keys(nodes: &[crate::graph::Node]) -> NameKeys {
-    let mut pairs: Vec<(Vec<u8>, u32)> = Vec::with_capacity(nodes.len() * 3);
-    for (n, node) in nodes.iter().enumerate() {
-        node_keys(&node.id, node.kind, |k| pairs.push((k, n as u32)));
-    }
-    pairs.sort_unstable();
-    pairs.dedup();
-    let mut entries = Vec::new();
-    let mut multi_off = vec![0u32];
-    let mut multi_ids = Vec::new();
-    let mut i = 0;
-    while i < pairs.len() {
-        let mut j = i + 1;
-        while j < pairs.len() && pairs[j].0 == pairs[i].0 {
-            j += 1;
+impl NameKeys {
+    fn of(nodes: &[crate::graph::Node]) -> NameKeys {
+        let mut text = Vec::new();
+        let mut keys = Vec::with_capacity(nodes.len() + nodes.len() / 4);
+        for (n, node) in nodes.iter().enumerate() {
+            node_keys(&node.id, node.kind, |k| {
+                keys.push((text.len(), k.len() as u32, n as u32));
+                text.extend_from_slice(&k);
+            });
         }
-        let value = if j - i == 1 {
-            pairs[i].1 as u64
-        } else {
-            let k = multi_off.len() - 1;
-            multi_ids.extend(pairs[i..j].iter().map(|p| p.1));
-            multi_off.push(multi_ids.len() as u32);
-            MULTI_TAG | k as u64
-        };
-        entries.push((std::mem::take(&mut pairs[i].0), value));
-        i = j;
+        let key = |&(at, len, _): &(usize, u32, u32)| &text[at..at + len as usize];
+        keys.sort_unstable_by(|a, b| key(a).cmp(key(b)).then(a.2.cmp(&b.2)));
+        keys.dedup_by(|b, a| a.2 == b.2 && key(a) == key(b));
+        NameKeys { text, keys }
     }
-    (entries, multi_off, multi_ids)
+
+    fn key(&self, i: usize) -> &[u8] {
+        let (at, len, _) = self.keys[i];
+        &self.text[at..at + len as usize]
+    }
+
+    /// The runs of one key: (first, end) indexes into `keys`.
+    fn runs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            if i >= self.keys.len() {
+                return None;
+            }
+            let mut j = i + 1;
+            while j < self.keys.len() && self.key(j) == self.key(i) {
+                j += 1;
+            }
+            let run = (i, j);
+            i = j;
+            Some(run)
+        })
+    }
+
+    /// The multi-postings table: the nodes of every key that names several, and their offsets.
+    fn multi(&self) -> NameTable {
+        let mut multi_off = vec![0u32];
+        let mut multi_ids = Vec::new();
+        for (i, j) in self.runs().filter(|(i, j)| j - i > 1) {
+            multi_ids.extend(self.keys[i..j].iter().map(|k| k.2));
+            multi_off.push(multi_ids.len() as u32);
+        }
+        NameTable { multi_off, multi_ids }
+    }
+
+    /// The fst's entries, in key order: a key's node, or its place in the multi-postings table.
+    fn entries(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
+        let mut multi = 0u64;
+        self.runs().map(move |(i, j)| {
+            let value = if j - i == 1 {
+                self.keys[i].2 as u64
+            } else {
+                multi += 1;
+                MULTI_TAG | (multi - 1)
+            };
+            (self.key(i), value)
+        })
+    }
 }
 
 /// Serializes straight into the file (checksummed on the way), so a big archive is never
@@ -541,10 +699,10 @@ where
     out.into_inner().finish(magic)
 }
 
-fn write_fst(
+fn write_fst<K: AsRef<[u8]>>(
     path: &Path,
     magic: &[u8; 8],
-    entries: impl Iterator<Item = (Vec<u8>, u64)>,
+    entries: impl Iterator<Item = (K, u64)>,
 ) -> Result<u64> {
     let build = |e: fst::Error| Error::msg(format!("cannot build {}: {e}", path.display()));
     let mut b = MapBuilder::new(StreamedFile::create(path)?).map_err(build)?;
@@ -574,11 +732,48 @@ mod tests {
             b.insert(k, i as u64).unwrap();
         }
         let fst = b.into_inner().unwrap();
-        assert!(same_keys(&fst, &keys));
-        assert!(!same_keys(&fst, &keys[..2]));
+        let same =
+            |payload: &[u8], keys: &[Vec<u8>]| same_keys(payload, keys.iter().map(|k| &k[..]));
+        assert!(same(&fst, &keys));
+        assert!(!same(&fst, &keys[..2]));
         let mut other = keys.clone();
         other[1] = b"bet".to_vec();
-        assert!(!same_keys(&fst, &other));
-        assert!(!same_keys(b"not an fst", &keys));
+        assert!(!same(&fst, &other));
+        assert!(!same(b"not an fst", &keys));
+    }
+
+    #[test]
+    fn streamed_postings_are_the_bytes_of_the_postings_file() {
+        // Enough postings for several chunks of a column, and an empty builder.
+        for n_docs in [0u32, 3, 70_000] {
+            let mut pb = PostingsBuilder::new(n_docs as usize);
+            let terms = FileTerms::default();
+            let facts = FileFacts::default();
+            let ids: Vec<Vec<u8>> =
+                (0..n_docs).map(|d| format!("f{}.py", d % 97).into_bytes()).collect();
+            for d in 0..n_docs {
+                let id_of = |n: u32| ids[n as usize].as_slice();
+                pb.add_file(FileDocs {
+                    terms: &terms,
+                    facts: &facts,
+                    file_node: d,
+                    def_node: &[],
+                    id_of: &id_of,
+                });
+            }
+            let done = pb.finish(&vec![0; n_docs as usize]);
+            assert!(n_docs == 0 || done.len() >= n_docs as usize);
+            let derived = rkyv::to_bytes::<rkyv::rancor::Error>(&done.to_file()).unwrap();
+            let streamed = StreamedPostings {
+                doc_len: done.doc_len.clone(),
+                avgdl: done.avgdl.clone(),
+                n_docs: done.n_docs,
+                post_off: done.post_off.clone(),
+                post_doc: Column { finished: &done, pick: |(doc, _)| doc },
+                post_tf: Column { finished: &done, pick: |(_, tf)| tf_u16(tf) },
+            };
+            let streamed = rkyv::to_bytes::<rkyv::rancor::Error>(&streamed).unwrap();
+            assert_eq!(derived.as_slice(), streamed.as_slice(), "{n_docs} documents");
+        }
     }
 }

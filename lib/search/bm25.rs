@@ -115,8 +115,8 @@ pub fn file_terms(src: &[u8], facts: &FileFacts) -> FileTerms {
 /// Accumulates documents into postings.
 #[derive(Debug, Default)]
 pub struct PostingsBuilder {
-    /// Term -> term number (the terms themselves are only kept here).
-    vocab: HashMap<Vec<u8>, u32>,
+    /// Term -> term number.
+    vocab: Vocab,
     /// Per term number: its postings.
     lists: Vec<PostingList>,
     /// How many postings the lists hold.
@@ -125,13 +125,70 @@ pub struct PostingsBuilder {
     n_docs: u32,
 }
 
+/// Every distinct term once, numbered in order of arrival: the texts in one buffer and a table
+/// of numbers hashed by text. A `HashMap<Vec<u8>, u32>` took about 70 bytes a term on top of
+/// its text, and the Linux kernel has 4.1M terms.
+#[derive(Default)]
+struct Vocab {
+    text: Vec<u8>,
+    /// End of term i in `text` (it starts where term i - 1 ends).
+    ends: Vec<usize>,
+    table: hashbrown::HashTable<u32>,
+}
+
+impl std::fmt::Debug for Vocab {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Vocab({} terms)", self.len())
+    }
+}
+
+impl Vocab {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn term(&self, id: u32) -> &[u8] {
+        let i = id as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    fn hash(term: &[u8]) -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<fxhash::FxHasher>::default().hash_one(term)
+    }
+
+    /// The term's number, numbering it when it is new.
+    fn intern(&mut self, term: &[u8]) -> u32 {
+        let hash = Vocab::hash(term);
+        let Vocab { text, ends, table } = self;
+        let term_of = |id: u32| {
+            let i = id as usize;
+            &text[if i == 0 { 0 } else { ends[i - 1] }..ends[i]]
+        };
+        if let Some(&id) = table.find(hash, |&id| term_of(id) == term) {
+            return id;
+        }
+        let id = ends.len() as u32;
+        text.extend_from_slice(term);
+        ends.push(text.len());
+        let rehash = |&id: &u32| {
+            let i = id as usize;
+            Vocab::hash(&text[if i == 0 { 0 } else { ends[i - 1] }..ends[i]])
+        };
+        table.insert_unique(hash, id, rehash);
+        id
+    }
+}
+
 /// One term's (document, tf) postings in the order they were added, packed: each document as
 /// the zigzag varint of its difference to the previous one, then tf as a varint. Postings are
 /// most of what a build holds for the search index, and this takes 2-3 bytes a posting where
-/// a pair of u32 takes 8 (about a quarter of the peak on the kernel's `net/` otherwise).
+/// a pair of u32 takes 8 (about a quarter of the peak on the kernel's `net/` otherwise). Most
+/// terms have a posting or two, which fit inline, without an allocation of their own.
 #[derive(Debug, Default, Clone)]
 struct PostingList {
-    bytes: Vec<u8>,
+    bytes: smallvec::SmallVec<[u8; 16]>,
     last: u32,
 }
 
@@ -153,24 +210,30 @@ impl PostingList {
     }
 
     fn pairs(&self) -> Vec<(u32, u32)> {
-        let (mut out, mut at, mut doc) = (Vec::new(), 0, 0i64);
-        while at < self.bytes.len() {
+        self.iter().collect()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let (mut at, mut doc) = (0, 0i64);
+        std::iter::from_fn(move || {
+            if at >= self.bytes.len() {
+                return None;
+            }
             let z = get_varint(&self.bytes, &mut at);
             doc += ((z >> 1) as i64) ^ -((z & 1) as i64);
             let tf = get_varint(&self.bytes, &mut at) as u32;
-            out.push((doc as u32, tf));
-        }
-        out
+            Some((doc as u32, tf))
+        })
     }
 }
 
 /// LEB128: seven bits a byte, low bits first, the high bit set on all but the last byte.
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+fn put_varint(out: &mut impl Extend<u8>, mut v: u64) {
     while v >= 0x80 {
-        out.push(v as u8 | 0x80);
+        out.extend([v as u8 | 0x80]);
         v >>= 7;
     }
-    out.push(v as u8);
+    out.extend([v as u8]);
 }
 
 fn get_varint(bytes: &[u8], at: &mut usize) -> u64 {
@@ -207,12 +270,10 @@ impl PostingsBuilder {
     }
 
     fn intern(&mut self, term: &[u8]) -> u32 {
-        if let Some(&id) = self.vocab.get(term) {
-            return id;
+        let id = self.vocab.intern(term);
+        if id as usize == self.lists.len() {
+            self.lists.push(PostingList::default());
         }
-        let id = self.lists.len() as u32;
-        self.vocab.insert(term.to_vec(), id);
-        self.lists.push(PostingList::default());
         id
     }
 
@@ -388,52 +449,113 @@ impl PostingsBuilder {
     }
 
     /// Finishes: the terms in sorted order (term i of the returned list is term number i of
-    /// the postings) and the postings file. `kinds` gives each node's kind code.
-    pub fn finish(self, kinds: &[u8]) -> (Vec<Vec<u8>>, crate::index::format::PostingsFile) {
-        let mut terms = vec![Vec::new(); self.lists.len()];
-        for (term, id) in self.vocab {
-            terms[id as usize] = term;
-        }
-        let mut order: Vec<u32> = (0..terms.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| terms[a as usize].cmp(&terms[b as usize]));
-        let mut post = crate::index::format::PostingsFile {
-            doc_len: self.doc_len,
-            n_docs: self.n_docs,
-            ..Default::default()
-        };
-        let mut sorted_terms = Vec::with_capacity(order.len());
+    /// the postings) and their postings, still packed: the postings file's arrays are made as
+    /// it is written ([`Finished::postings`]), never held whole. `kinds` gives each node's kind
+    /// code.
+    pub fn finish(self, kinds: &[u8]) -> Finished {
+        let vocab = self.vocab;
+        let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| vocab.term(a).cmp(vocab.term(b)));
         let mut lists = self.lists;
-        post.post_off.reserve(order.len() + 1);
-        post.post_doc.reserve(self.postings);
-        post.post_tf.reserve(self.postings);
+        let mut terms = Vocab { text: Vec::with_capacity(vocab.text.len()), ..Vocab::default() };
+        terms.ends.reserve(order.len());
+        let mut sorted_lists = Vec::with_capacity(order.len());
+        let mut post_off = Vec::with_capacity(order.len() + 1);
+        let mut total = 0usize;
         for &t in &order {
-            post.post_off.push(post.post_doc.len() as u32);
-            let mut list = std::mem::take(&mut lists[t as usize]).pairs();
-            // Files added in node order leave every list sorted already.
-            if !list.is_sorted() {
-                list.sort_unstable();
+            post_off.push(total as u32);
+            let mut list = std::mem::take(&mut lists[t as usize]);
+            let mut pairs = list.pairs();
+            total += pairs.len();
+            // Files added in node order (and renumbered lists) are sorted already.
+            if !pairs.is_sorted() {
+                pairs.sort_unstable();
+                list = PostingList::from_pairs(&pairs);
             }
-            for (doc, tf) in list {
-                post.post_doc.push(doc);
-                post.post_tf.push(tf.min(u16::MAX as u32) as u16);
-            }
-            sorted_terms.push(std::mem::take(&mut terms[t as usize]));
+            sorted_lists.push(list);
+            terms.text.extend_from_slice(vocab.term(t));
+            terms.ends.push(terms.text.len());
         }
-        post.post_off.push(post.post_doc.len() as u32);
+        post_off.push(total as u32);
         // Average length per node kind: files and functions differ by orders of magnitude.
         let mut sum = [0f64; 4];
         let mut cnt = [0f64; 4];
-        for (n, &len) in post.doc_len.iter().enumerate() {
+        for (n, &len) in self.doc_len.iter().enumerate() {
             if len > 0 {
                 let k = kinds.get(n).copied().unwrap_or(0).min(3) as usize;
                 sum[k] += len as f64;
                 cnt[k] += 1.0;
             }
         }
-        post.avgdl =
+        let avgdl =
             (0..4).map(|k| if cnt[k] > 0.0 { (sum[k] / cnt[k]) as f32 } else { 1.0 }).collect();
-        (sorted_terms, post)
+        Finished {
+            terms,
+            doc_len: self.doc_len,
+            n_docs: self.n_docs,
+            avgdl,
+            post_off,
+            lists: sorted_lists,
+            total,
+        }
     }
+}
+
+/// Finished postings: what `postings.rkyv` holds, with the postings still packed.
+#[derive(Debug, Default)]
+pub struct Finished {
+    /// The terms, sorted: term i is term number i.
+    terms: Vocab,
+    /// Document length in tokens per node.
+    pub doc_len: Vec<u32>,
+    /// Number of documents.
+    pub n_docs: u32,
+    /// Average document length per node kind.
+    pub avgdl: Vec<f32>,
+    /// Postings of term t: `post_off[t]..post_off[t+1]` of [`Finished::postings`].
+    pub post_off: Vec<u32>,
+    /// Per term number, its postings, documents ascending.
+    lists: Vec<PostingList>,
+    total: usize,
+}
+
+impl Finished {
+    /// How many postings there are.
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    /// True when there is no posting.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// The terms in order (term i is term number i).
+    pub fn terms(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        (0..self.terms.len() as u32).map(|i| self.terms.term(i))
+    }
+
+    /// Every (document, tf) pair, term by term in term order, documents ascending within a term.
+    pub fn postings(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.lists.iter().flat_map(PostingList::iter)
+    }
+
+    /// The postings file with its arrays made (for tests: a build writes them streamed).
+    pub fn to_file(&self) -> crate::index::format::PostingsFile {
+        crate::index::format::PostingsFile {
+            doc_len: self.doc_len.clone(),
+            avgdl: self.avgdl.clone(),
+            n_docs: self.n_docs,
+            post_off: self.post_off.clone(),
+            post_doc: self.postings().map(|p| p.0).collect(),
+            post_tf: self.postings().map(|p| tf_u16(p.1)).collect(),
+        }
+    }
+}
+
+/// A term frequency as the postings file stores it (saturating at `u16::MAX`).
+pub fn tf_u16(tf: u32) -> u16 {
+    tf.min(u16::MAX as u32) as u16
 }
 
 /// Inverse document frequency (the `bm25` crate's and Lucene's formula).
@@ -469,6 +591,40 @@ mod tests {
         let packed = PostingList::from_pairs(&dense);
         assert_eq!(packed.pairs(), dense);
         assert_eq!(packed.bytes.len(), 2 * 100 + 1);
+    }
+
+    #[test]
+    fn the_vocabulary_numbers_each_term_once() {
+        let mut v = Vocab::default();
+        let words: Vec<Vec<u8>> =
+            (0..5000).map(|i| format!("w{}", i % 1234).into_bytes()).collect();
+        let ids: Vec<u32> = words.iter().map(|w| v.intern(w)).collect();
+        assert_eq!(v.len(), 1234);
+        for (w, &id) in words.iter().zip(&ids) {
+            assert_eq!(v.term(id), w.as_slice());
+            assert_eq!(v.intern(w), id);
+        }
+        // The empty term and terms that are prefixes of one another stay apart.
+        let (e, a, ab) = (v.intern(b""), v.intern(b"a"), v.intern(b"ab"));
+        assert_eq!([v.term(e), v.term(a), v.term(ab)], [&b""[..], b"a", b"ab"]);
+        assert_eq!(v.len(), 1237);
+    }
+
+    #[test]
+    fn finished_postings_are_sorted_by_term_then_document() {
+        let mut pb = PostingsBuilder::new(4);
+        for (t, doc, tf) in [("zeta", 3, 1), ("alpha", 2, 5), ("zeta", 1, 2), ("mid", 0, 70_000)] {
+            let id = pb.intern(t.as_bytes());
+            pb.lists[id as usize].push(doc, tf);
+            pb.postings += 1;
+        }
+        let done = pb.finish(&[0, 0, 0, 0]);
+        let terms: Vec<&[u8]> = done.terms().collect();
+        assert_eq!(terms, [&b"alpha"[..], b"mid", b"zeta"]);
+        assert_eq!(done.post_off, [0, 1, 2, 4]);
+        assert_eq!(done.postings().collect::<Vec<_>>(), [(2, 5), (0, 70_000), (1, 2), (3, 1)]);
+        let file = done.to_file();
+        assert_eq!(file.post_tf, [5, u16::MAX, 2, 1]);
     }
 
     fn seg_words(ft: &FileTerms, s: usize) -> Vec<(String, u32)> {
