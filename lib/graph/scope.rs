@@ -281,8 +281,8 @@ struct Driver<'a> {
     memo_local: RefCell<HashMap<NameKey, Vals>>,
     /// Names looked up, numbered (memo keys without a string allocated per lookup).
     syms: RefCell<HashMap<Box<str>, u32>>,
-    /// A module's members by name: (file, name); cuts re-export cycles (`pub use super::*`).
-    memo_export: RefCell<HashMap<(u32, String), Vals>>,
+    /// A module's members by name: (file, name number); cuts re-export cycles (`pub use super::*`).
+    memo_export: RefCell<HashMap<(u32, u32), Vals>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
     memo_pkg: RefCell<HashMap<u32, Vec<u32>>>,
     memo_visible: RefCell<HashMap<u32, std::rc::Rc<HashSet<u32>>>>,
@@ -974,11 +974,11 @@ impl<'a> Driver<'a> {
 
     /// A module's member: its top-level definitions and bindings, and what it re-exports.
     fn exports(&self, f: u32, name: &str, depth: u32) -> Vals {
-        let key = (f, name.to_string());
+        let key = (f, self.sym(name));
         if let Some(v) = self.memo_export.borrow().get(&key) {
             return v.clone();
         }
-        self.memo_export.borrow_mut().insert(key.clone(), Vec::new());
+        self.memo_export.borrow_mut().insert(key, Vec::new());
         let v = self.exports_uncached(f, name, depth);
         self.memo_export.borrow_mut().insert(key, v.clone());
         v

@@ -200,13 +200,21 @@ impl PostingList {
         self.last = doc;
     }
 
+    #[cfg(test)]
     fn from_pairs(pairs: &[(u32, u32)]) -> PostingList {
         let mut list = PostingList::default();
-        for &(doc, tf) in pairs {
-            list.push(doc, tf);
-        }
-        list.bytes.shrink_to_fit();
+        list.refill(pairs);
         list
+    }
+
+    /// Replaces the postings with `pairs`, in the list's own buffer (a new buffer per list,
+    /// freed one after the other, fragments the heap: the kernel's 4M lists held 150 MB more).
+    fn refill(&mut self, pairs: &[(u32, u32)]) {
+        self.bytes.clear();
+        self.last = 0;
+        for &(doc, tf) in pairs {
+            self.push(doc, tf);
+        }
     }
 
     fn pairs(&self) -> Vec<(u32, u32)> {
@@ -427,11 +435,10 @@ impl PostingsBuilder {
         self.n_docs = doc_len.iter().filter(|&&l| l > 0).count() as u32;
         self.doc_len = doc_len;
         self.postings = 0;
+        let mut list = Vec::new();
         for packed in &mut self.lists {
-            let mut list = packed.pairs();
-            for e in list.iter_mut() {
-                e.0 = node(e.0);
-            }
+            list.clear();
+            list.extend(packed.iter().map(|(d, tf)| (node(d), tf)));
             list.retain(|e| e.0 != none && (e.0 as usize) < n_nodes);
             if !list.is_sorted_by_key(|e| e.0) {
                 list.sort_unstable_by_key(|e| e.0);
@@ -444,7 +451,7 @@ impl PostingsBuilder {
                 same
             });
             self.postings += list.len();
-            *packed = PostingList::from_pairs(&list);
+            packed.refill(&list);
         }
     }
 
@@ -453,28 +460,23 @@ impl PostingsBuilder {
     /// it is written ([`Finished::postings`]), never held whole. `kinds` gives each node's kind
     /// code.
     pub fn finish(self, kinds: &[u8]) -> Finished {
-        let vocab = self.vocab;
+        let mut vocab = self.vocab;
+        vocab.table = hashbrown::HashTable::new();
         let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| vocab.term(a).cmp(vocab.term(b)));
         let mut lists = self.lists;
-        let mut terms = Vocab { text: Vec::with_capacity(vocab.text.len()), ..Vocab::default() };
-        terms.ends.reserve(order.len());
-        let mut sorted_lists = Vec::with_capacity(order.len());
         let mut post_off = Vec::with_capacity(order.len() + 1);
         let mut total = 0usize;
         for &t in &order {
             post_off.push(total as u32);
-            let mut list = std::mem::take(&mut lists[t as usize]);
-            let mut pairs = list.pairs();
-            total += pairs.len();
+            let list = &mut lists[t as usize];
+            total += list.iter().count();
             // Files added in node order (and renumbered lists) are sorted already.
-            if !pairs.is_sorted() {
+            if !list.iter().is_sorted() {
+                let mut pairs = list.pairs();
                 pairs.sort_unstable();
-                list = PostingList::from_pairs(&pairs);
+                list.refill(&pairs);
             }
-            sorted_lists.push(list);
-            terms.text.extend_from_slice(vocab.term(t));
-            terms.ends.push(terms.text.len());
         }
         post_off.push(total as u32);
         // Average length per node kind: files and functions differ by orders of magnitude.
@@ -490,12 +492,13 @@ impl PostingsBuilder {
         let avgdl =
             (0..4).map(|k| if cnt[k] > 0.0 { (sum[k] / cnt[k]) as f32 } else { 1.0 }).collect();
         Finished {
-            terms,
+            terms: vocab,
+            order,
             doc_len: self.doc_len,
             n_docs: self.n_docs,
             avgdl,
             post_off,
-            lists: sorted_lists,
+            lists,
             total,
         }
     }
@@ -504,8 +507,10 @@ impl PostingsBuilder {
 /// Finished postings: what `postings.rkyv` holds, with the postings still packed.
 #[derive(Debug, Default)]
 pub struct Finished {
-    /// The terms, sorted: term i is term number i.
+    /// The terms, numbered in order of arrival.
     terms: Vocab,
+    /// The terms' arrival numbers in sorted order: term number i is `order[i]` here.
+    order: Vec<u32>,
     /// Document length in tokens per node.
     pub doc_len: Vec<u32>,
     /// Number of documents.
@@ -514,7 +519,7 @@ pub struct Finished {
     pub avgdl: Vec<f32>,
     /// Postings of term t: `post_off[t]..post_off[t+1]` of [`Finished::postings`].
     pub post_off: Vec<u32>,
-    /// Per term number, its postings, documents ascending.
+    /// Per arrival number, the term's postings, documents ascending.
     lists: Vec<PostingList>,
     total: usize,
 }
@@ -532,12 +537,12 @@ impl Finished {
 
     /// The terms in order (term i is term number i).
     pub fn terms(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
-        (0..self.terms.len() as u32).map(|i| self.terms.term(i))
+        self.order.iter().map(|&t| self.terms.term(t))
     }
 
     /// Every (document, tf) pair, term by term in term order, documents ascending within a term.
     pub fn postings(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.lists.iter().flat_map(PostingList::iter)
+        self.order.iter().flat_map(|&t| self.lists[t as usize].iter())
     }
 
     /// The postings file with its arrays made (for tests: a build writes them streamed).
