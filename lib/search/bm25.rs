@@ -148,9 +148,13 @@ impl Vocab {
     }
 
     fn term(&self, id: u32) -> &[u8] {
+        &self.text[Vocab::span(&self.ends, id)]
+    }
+
+    /// Where term `id` lies in the text.
+    fn span(ends: &[usize], id: u32) -> std::ops::Range<usize> {
         let i = id as usize;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.text[start..self.ends[i]]
+        (if i == 0 { 0 } else { ends[i - 1] })..ends[i]
     }
 
     fn hash(term: &[u8]) -> u64 {
@@ -162,21 +166,13 @@ impl Vocab {
     fn intern(&mut self, term: &[u8]) -> u32 {
         let hash = Vocab::hash(term);
         let Vocab { text, ends, table } = self;
-        let term_of = |id: u32| {
-            let i = id as usize;
-            &text[if i == 0 { 0 } else { ends[i - 1] }..ends[i]]
-        };
-        if let Some(&id) = table.find(hash, |&id| term_of(id) == term) {
+        if let Some(&id) = table.find(hash, |&id| &text[Vocab::span(ends, id)] == term) {
             return id;
         }
         let id = ends.len() as u32;
         text.extend_from_slice(term);
         ends.push(text.len());
-        let rehash = |&id: &u32| {
-            let i = id as usize;
-            Vocab::hash(&text[if i == 0 { 0 } else { ends[i - 1] }..ends[i]])
-        };
-        table.insert_unique(hash, id, rehash);
+        table.insert_unique(hash, id, |&id| Vocab::hash(&text[Vocab::span(ends, id)]));
         id
     }
 }
