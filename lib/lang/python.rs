@@ -9,7 +9,7 @@ use fxhash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 use smallvec::SmallVec;
-use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
+use tree_sitter::{Node, Parser};
 
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, FlowStmt, Import,
@@ -35,6 +35,7 @@ struct Fields {
     object: u16,
     operator: u16,
     parameters: u16,
+    return_type: u16,
     right: u16,
     superclasses: u16,
     r#type: u16,
@@ -61,6 +62,7 @@ fn fields() -> &'static Fields {
             object: id("object"),
             operator: id("operator"),
             parameters: id("parameters"),
+            return_type: id("return_type"),
             right: id("right"),
             superclasses: id("superclasses"),
             r#type: id("type"),
@@ -87,20 +89,221 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_python::LANGUAGE.into()
 }
 
-/// The compiled facts query (compiled once per process; `Query` is `Sync`).
-fn query() -> &'static Query {
-    static QUERY: OnceLock<Query> = OnceLock::new();
+/// The compiled facts query (compiled once per process; `Query` is `Sync`): the tests check
+/// [`captures`] against it.
+#[cfg(test)]
+fn query() -> &'static tree_sitter::Query {
+    static QUERY: OnceLock<tree_sitter::Query> = OnceLock::new();
     QUERY.get_or_init(|| {
         // The query is part of the binary and covered by a unit test, so failing here is a
         // build defect, not a user error.
-        Query::new(&language(), FACTS_QUERY).expect("queries/python/facts.scm compiles")
+        tree_sitter::Query::new(&language(), FACTS_QUERY)
+            .expect("queries/python/facts.scm compiles")
     })
+}
+
+/// What a node kind is to [`captures`]: the roots and children of the patterns of
+/// `queries/python/facts.scm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tag {
+    Other,
+    Class,
+    Function,
+    Decorator,
+    Import,
+    Call,
+    Assignment,
+    /// `print_statement`, `exec_statement`, `try_statement`: `@py2` as they are.
+    Py2Stmt,
+    Integer,
+    StringStart,
+    Comparison,
+    Except,
+    Raise,
+    /// `parameters`, `lambda_parameters`.
+    Params,
+    Identifier,
+    Attribute,
+    Block,
+    Type,
+    ArgumentList,
+    Parameters,
+    ExprList,
+    TuplePattern,
+    /// The anonymous `<>`.
+    NotEqual,
+    /// The anonymous `,`.
+    Comma,
+}
+
+/// [`Tag`] by node kind id, from a table made once.
+fn tag_of(n: Node) -> Tag {
+    static TAGS: OnceLock<Vec<Tag>> = OnceLock::new();
+    let tags = TAGS.get_or_init(|| {
+        let l = language();
+        (0..l.node_kind_count() as u16)
+            .map(|i| {
+                let name = l.node_kind_for_id(i).unwrap_or("");
+                if !l.node_kind_is_named(i) {
+                    return match name {
+                        "<>" => Tag::NotEqual,
+                        "," => Tag::Comma,
+                        _ => Tag::Other,
+                    };
+                }
+                match name {
+                    "class_definition" => Tag::Class,
+                    "function_definition" => Tag::Function,
+                    "decorator" => Tag::Decorator,
+                    "import_statement" | "import_from_statement" | "future_import_statement" => {
+                        Tag::Import
+                    }
+                    "call" => Tag::Call,
+                    "assignment" => Tag::Assignment,
+                    "print_statement" | "exec_statement" | "try_statement" => Tag::Py2Stmt,
+                    "integer" => Tag::Integer,
+                    "string_start" => Tag::StringStart,
+                    "comparison_operator" => Tag::Comparison,
+                    "except_clause" => Tag::Except,
+                    "raise_statement" => Tag::Raise,
+                    "lambda_parameters" => Tag::Params,
+                    "parameters" => Tag::Parameters,
+                    "identifier" => Tag::Identifier,
+                    "attribute" => Tag::Attribute,
+                    "block" => Tag::Block,
+                    "type" => Tag::Type,
+                    "argument_list" => Tag::ArgumentList,
+                    "expression_list" => Tag::ExprList,
+                    "tuple_pattern" => Tag::TuplePattern,
+                    _ => Tag::Other,
+                }
+            })
+            .collect()
+    });
+    tags.get(n.kind_id() as usize).copied().unwrap_or(Tag::Other)
+}
+
+/// The child of `n` in field `field` when it is of kind `tag` (and the field is there).
+fn field_of<'t>(n: Node<'t>, field: u16, tag: Option<Tag>) -> Option<Option<Node<'t>>> {
+    let c = n.child_by_field_id(field);
+    match (c, tag) {
+        (None, _) => None,
+        (Some(c), Some(t)) if tag_of(c) != t => Some(None),
+        (Some(c), Some(_)) => Some(Some(c)),
+        (Some(c), None) => Some(c.is_named().then_some(c)),
+    }
+}
+
+/// The captures of `queries/python/facts.scm` in document order (an enclosing node before the
+/// nodes it contains), found by one walk of the tree: tree-sitter's query cursor costs about
+/// three walks in bookkeeping (a fifth of a Python build). The query stays the specification;
+/// the tests check this walk against the query cursor, match for match.
+fn captures<'t>(root: Node<'t>, src: &[u8]) -> Vec<(usize, usize, Item<'t>)> {
+    let f = fields();
+    let text = |n: Node| &src[n.start_byte().min(src.len())..n.end_byte().min(src.len())];
+    let mut items: Vec<(usize, usize, Item)> = Vec::new();
+    let mut cur = root.walk();
+    // The tags of the nodes above the cursor's.
+    let mut up: Vec<Tag> = Vec::new();
+    loop {
+        let n = cur.node();
+        let tag = tag_of(n);
+        let parent = up.last().copied().unwrap_or(Tag::Other);
+        let item = match tag {
+            Tag::Class | Tag::Function => 'def: {
+                // name: (identifier), then (class) superclasses: (argument_list)? or
+                // (function) parameters: (parameters) return_type: (type)?, body: (block).
+                let Some(Some(name)) = field_of(n, f.name, Some(Tag::Identifier)) else {
+                    break 'def None;
+                };
+                let Some(Some(body)) = field_of(n, f.body, Some(Tag::Block)) else {
+                    break 'def None;
+                };
+                let mut extra = DefNodes { body: Some(body), ..DefNodes::default() };
+                let kind = if tag == Tag::Class {
+                    extra.bases = field_of(n, f.superclasses, Some(Tag::ArgumentList)).flatten();
+                    DefKind::Class
+                } else {
+                    let Some(Some(params)) = field_of(n, f.parameters, Some(Tag::Parameters))
+                    else {
+                        break 'def None;
+                    };
+                    extra.params = Some(params);
+                    extra.returns = field_of(n, f.return_type, Some(Tag::Type)).flatten();
+                    DefKind::Function
+                };
+                Some(Item::Def { node: n, kind, name, extra })
+            }
+            Tag::Decorator => Some(Item::Decorator(n)),
+            Tag::Import => Some(Item::Import(n)),
+            Tag::Call => match field_of(n, f.function, None) {
+                Some(Some(callee)) => Some(Item::Call { callee, call: n }),
+                _ => None,
+            },
+            Tag::Assignment => match n.child_by_field_id(f.left) {
+                Some(left) if matches!(tag_of(left), Tag::Identifier | Tag::Attribute) => {
+                    Some(Item::Bind {
+                        left,
+                        ty: field_of(n, f.r#type, Some(Tag::Type)).flatten(),
+                        right: field_of(n, f.right, None).flatten(),
+                    })
+                }
+                _ => None,
+            },
+            Tag::Py2Stmt => Some(Item::Py2(n)),
+            Tag::Integer => {
+                // #match? "^0[0-9_]*[1-9][0-9_]*$|[lL]$"
+                let t = text(n);
+                let octal = t.first() == Some(&b'0')
+                    && t[1..].iter().all(|&c| c.is_ascii_digit() || c == b'_')
+                    && t[1..].iter().any(|&c| (b'1'..=b'9').contains(&c));
+                let long = matches!(t.last(), Some(b'l' | b'L'));
+                (octal || long).then_some(Item::Py2(n))
+            }
+            Tag::StringStart => {
+                // #match? "^([uU][rR]|`)"
+                let t = text(n);
+                let ur = t.len() >= 2 && matches!(t[0], b'u' | b'U') && matches!(t[1], b'r' | b'R');
+                (ur || t.first() == Some(&b'`')).then_some(Item::Py2(n))
+            }
+            Tag::Identifier => {
+                let t = text(n);
+                (t == b"async" || t == b"await").then_some(Item::Py2(n))
+            }
+            Tag::Block if text(n).is_empty() => Some(Item::Py2(n)),
+            Tag::NotEqual if parent == Tag::Comparison => Some(Item::Py2(n)),
+            Tag::Comma if parent == Tag::Except => Some(Item::Py2(n)),
+            Tag::ExprList if parent == Tag::Raise => Some(Item::Py2(n)),
+            Tag::TuplePattern if matches!(parent, Tag::Params | Tag::Parameters) => {
+                Some(Item::Py2(n))
+            }
+            _ => None,
+        };
+        if let Some(item) = item {
+            items.push((n.start_byte(), n.end_byte(), item));
+        }
+        if cur.goto_first_child() {
+            up.push(tag);
+            continue;
+        }
+        loop {
+            if cur.goto_next_sibling() {
+                break;
+            }
+            if !cur.goto_parent() {
+                // Document order already, but several captures on one node come in pattern
+                // order from the cursor: the same stable order as the query's.
+                items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+                return items;
+            }
+            up.pop();
+        }
+    }
 }
 
 /// A reusable extractor: one per thread (tree-sitter parsers are not `Sync`).
 pub struct Extractor {
     parser: Parser,
-    cursor: QueryCursor,
 }
 
 impl Default for Extractor {
@@ -110,6 +313,7 @@ impl Default for Extractor {
 }
 
 /// A capture of interest, before nesting.
+#[derive(Debug, PartialEq)]
 enum Item<'t> {
     Def { node: Node<'t>, kind: DefKind, name: Node<'t>, extra: DefNodes<'t> },
     Decorator(Node<'t>),
@@ -119,7 +323,7 @@ enum Item<'t> {
     Py2(Node<'t>),
 }
 
-#[derive(Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
 struct DefNodes<'t> {
     bases: Option<Node<'t>>,
     params: Option<Node<'t>>,
@@ -133,7 +337,7 @@ impl Extractor {
         let mut parser = Parser::new();
         // The grammar is linked in and its ABI is checked by a unit test.
         parser.set_language(&language()).expect("tree-sitter-python ABI is supported");
-        Extractor { parser, cursor: QueryCursor::new() }
+        Extractor { parser }
     }
 
     /// Extracts the facts of one file. Never fails: syntax errors are recovered from and
@@ -173,59 +377,7 @@ impl Extractor {
             facts.py3_invalid = true;
         }
 
-        let q = query();
-        let names = q.capture_names();
-        let mut items: Vec<(usize, usize, Item)> = Vec::new();
-        let mut matches = self.cursor.matches(q, root, src);
-        while let Some(m) = matches.next() {
-            let mut main: Option<(&str, Node)> = None;
-            let mut sub: HashMap<&str, Node> = HashMap::default();
-            for c in m.captures() {
-                let name = names[c.index as usize];
-                match name {
-                    "def.class" | "def.function" | "decorator" | "import" | "call" | "bind"
-                    | "py2" => main = Some((name, c.node)),
-                    _ => {
-                        sub.insert(name, c.node);
-                    }
-                }
-            }
-            let Some((kind, node)) = main else { continue };
-            let item = match kind {
-                "def.class" | "def.function" => {
-                    let Some(&name) = sub.get("def.name") else { continue };
-                    Item::Def {
-                        node,
-                        kind: if kind == "def.class" { DefKind::Class } else { DefKind::Function },
-                        name,
-                        extra: DefNodes {
-                            bases: sub.get("def.bases").copied(),
-                            params: sub.get("def.params").copied(),
-                            returns: sub.get("def.returns").copied(),
-                            body: sub.get("def.body").copied(),
-                        },
-                    }
-                }
-                "decorator" => Item::Decorator(node),
-                "import" => Item::Import(node),
-                "call" => match sub.get("call.callee") {
-                    Some(&callee) => Item::Call { callee, call: node },
-                    None => continue,
-                },
-                "bind" => match sub.get("bind.left") {
-                    Some(&left) => Item::Bind {
-                        left,
-                        ty: sub.get("bind.type").copied(),
-                        right: sub.get("bind.right").copied(),
-                    },
-                    None => continue,
-                },
-                _ => Item::Py2(node),
-            };
-            items.push((node.start_byte(), node.end_byte(), item));
-        }
-        // Document order; an enclosing node before the nodes it contains.
-        items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let items = captures(root, src);
 
         let mut b = Builder {
             src,
@@ -1526,4 +1678,123 @@ fn unify_newlines(src: &[u8]) -> Vec<u8> {
         .enumerate()
         .map(|(i, &c)| if c == b'\r' && src.get(i + 1) != Some(&b'\n') { b'\n' } else { c })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tree_sitter::{QueryCursor, StreamingIterator};
+
+    /// The captures as tree-sitter's query cursor finds them (what [`captures`] replaces).
+    fn query_captures<'t>(root: Node<'t>, src: &[u8]) -> Vec<(usize, usize, Item<'t>)> {
+        let q = query();
+        let names = q.capture_names();
+        let mut cursor = QueryCursor::new();
+        let mut items: Vec<(usize, usize, Item)> = Vec::new();
+        let mut matches = cursor.matches(q, root, src);
+        while let Some(m) = matches.next() {
+            let mut main: Option<(&str, Node)> = None;
+            let mut sub: HashMap<&str, Node> = HashMap::default();
+            for c in m.captures() {
+                let name = names[c.index as usize];
+                match name {
+                    "def.class" | "def.function" | "decorator" | "import" | "call" | "bind"
+                    | "py2" => main = Some((name, c.node)),
+                    _ => {
+                        sub.insert(name, c.node);
+                    }
+                }
+            }
+            let Some((kind, node)) = main else { continue };
+            let item = match kind {
+                "def.class" | "def.function" => {
+                    let Some(&name) = sub.get("def.name") else { continue };
+                    Item::Def {
+                        node,
+                        kind: if kind == "def.class" { DefKind::Class } else { DefKind::Function },
+                        name,
+                        extra: DefNodes {
+                            bases: sub.get("def.bases").copied(),
+                            params: sub.get("def.params").copied(),
+                            returns: sub.get("def.returns").copied(),
+                            body: sub.get("def.body").copied(),
+                        },
+                    }
+                }
+                "decorator" => Item::Decorator(node),
+                "import" => Item::Import(node),
+                "call" => match sub.get("call.callee") {
+                    Some(&callee) => Item::Call { callee, call: node },
+                    None => continue,
+                },
+                "bind" => match sub.get("bind.left") {
+                    Some(&left) => Item::Bind {
+                        left,
+                        ty: sub.get("bind.type").copied(),
+                        right: sub.get("bind.right").copied(),
+                    },
+                    None => continue,
+                },
+                _ => Item::Py2(node),
+            };
+            items.push((node.start_byte(), node.end_byte(), item));
+        }
+        items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        items
+    }
+
+    /// [`captures`] and the query cursor agree on `src`.
+    fn check(parser: &mut Parser, what: &str, src: &[u8]) {
+        let tree = parser.parse(src, None).expect("parses");
+        let walked = captures(tree.root_node(), src);
+        let queried = query_captures(tree.root_node(), src);
+        assert_eq!(walked, queried, "{what}");
+    }
+
+    fn py_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                py_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "py") {
+                out.push(p);
+            }
+        }
+    }
+
+    #[test]
+    fn walk_captures_what_the_query_does() {
+        let mut parser = Parser::new();
+        parser.set_language(&language()).unwrap();
+        let snippets: &[&str] = &[
+            "class A(B, metaclass=M):\n    x: int = 1\n    def f(self, a, (b, c)) -> 'A':\n        return a <> b\n",
+            "@d\n@e.f(1)\nasync def g(*a, **k):\n    await h(lambda (x, y): x)\n",
+            "print >>f, x\nprint x\nexec 'a'\ntry:\n    pass\nexcept E, e:\n    raise E, 'x'\n",
+            "x = 0777 + 12L + 0_0 + 00 + 0x1f\ny = ur'a' + `b` + Ur'c' + u'd'\n",
+            "def f():\n",
+            "class C:\n",
+            "async = 1\nawait = async\nfrom . import (a, b as c)\nfrom __future__ import x\nimport a.b as c, d\nfrom m import *\n",
+            "a = b = c()\nself.x: T = y\n(a, b) = c\na[0] = f()\nf()()\nsuper().g().h()\n",
+            "def f(:\n  x = = 1\nclass (A):\n  pass\nif x\n  g(\n",
+            "def f(a, b=g(), *, c: int = h()) -> None: pass\nlambda: k()\n[m() for x in n()]\n",
+            "\u{feff}x = 1\r\ny = 2\rz = f()\n",
+            "try:\n    x\nfinally:\n    y\nwhile 1 <> 2: print(x)\n",
+        ];
+        for (i, s) in snippets.iter().enumerate() {
+            check(&mut parser, &format!("snippet {i}"), s.as_bytes());
+        }
+        // Every Python file of the fixtures, and of CDS_PY_CAPTURES_DIR when set (a whole
+        // project: `CDS_PY_CAPTURES_DIR=~/.cache/cds/bench/Django-4.2 cargo test ...`).
+        let mut files = Vec::new();
+        py_files(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"), &mut files);
+        if let Some(d) = std::env::var_os("CDS_PY_CAPTURES_DIR") {
+            py_files(std::path::Path::new(&d), &mut files);
+        }
+        assert!(!files.is_empty());
+        for p in &files {
+            let src = std::fs::read(p).unwrap();
+            check(&mut parser, &p.display().to_string(), &src);
+        }
+    }
 }
