@@ -1857,11 +1857,42 @@ mod tests {
         }
         let children: Vec<Node> = n.children(&mut n.walk()).collect();
         assert_eq!(kids.len(), children.len(), "{what}");
+        // Every field the flow walk reads: the children in it, in order.
         let fs = fields();
-        for field in [fs.body, fs.left, fs.right, fs.value, fs.name, fs.function, fs.arguments] {
-            let by_flat = kids.iter().position(|&k| flat[k as usize].field == field);
-            let by_ts = n.child_by_field_id(field).map(|x| children.iter().position(|c| *c == x));
-            assert_eq!(by_flat, by_ts.flatten(), "{what}");
+        for field in [
+            fs.alias,
+            fs.arguments,
+            fs.attribute,
+            fs.body,
+            fs.definition,
+            fs.function,
+            fs.key,
+            fs.left,
+            fs.name,
+            fs.object,
+            fs.operator,
+            fs.parameters,
+            fs.right,
+            fs.subscript,
+            fs.superclasses,
+            fs.value,
+        ] {
+            let by_flat: Vec<usize> =
+                (0..kids.len()).filter(|&i| flat[kids[i] as usize].field == field).collect();
+            let by_ts: Vec<Option<usize>> = (field != 0)
+                .then(|| std::num::NonZeroU16::new(field))
+                .flatten()
+                .map(|f| {
+                    n.children_by_field_id(f, &mut n.walk())
+                        .map(|x| children.iter().position(|c| *c == x))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let by_ts: Vec<usize> = by_ts.into_iter().map(|p| p.expect("a child")).collect();
+            assert_eq!(by_flat, by_ts, "{what}");
+            let first =
+                n.child_by_field_id(field).and_then(|x| children.iter().position(|c| *c == x));
+            assert_eq!(by_flat.first().copied(), first, "{what}");
         }
         for (k, child) in kids.iter().zip(children) {
             same_tree(child, *k, flat, what);
