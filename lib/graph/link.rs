@@ -1087,6 +1087,20 @@ pub(crate) fn ambiguity(n: usize) -> u8 {
 
 /// Removes repeated nodes, keeping the first of each (shared with `graph::scope`).
 pub(crate) fn dedup(v: &mut Vec<u32>) {
+    if v.len() <= 16 {
+        // Most lists are a few targets: compared in place, no set allocated (the value flow
+        // asks for the callables of every callee it evaluates).
+        let mut w = 0;
+        for r in 0..v.len() {
+            let x = v[r];
+            if !v[..w].contains(&x) {
+                v[w] = x;
+                w += 1;
+            }
+        }
+        v.truncate(w);
+        return;
+    }
     let mut seen = HashSet::default();
     v.retain(|x| seen.insert(*x));
 }

@@ -1,15 +1,17 @@
 //! Python: the tree-sitter grammar, `queries/python/facts.scm`, and the Rust that turns the
 //! query's captures into [`FileFacts`].
 //!
-//! The query finds the interesting nodes; this module nests them by byte range (a capture
-//! belongs to the innermost definition whose node contains it) and reads the few shapes the
-//! query cannot express (import lists, dotted callees, parameter annotations).
+//! The query says which nodes are interesting; one walk of the tree finds them (`captures`,
+//! checked against tree-sitter's query cursor in the tests) and copies the tree into an array
+//! the value-flow walk reads (`Flat`). This module nests the captures by byte range (a
+//! capture belongs to the innermost definition whose node contains it) and reads the few shapes
+//! the query cannot express (import lists, dotted callees, parameter annotations).
 
 use fxhash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 use smallvec::SmallVec;
-use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
+use tree_sitter::{Node, Parser};
 
 use crate::extract::{
     Bind, BindValue, Call, Callee, Def, DefIdx, DefKind, Expr, FileFacts, FlowStmt, Import,
@@ -35,7 +37,9 @@ struct Fields {
     object: u16,
     operator: u16,
     parameters: u16,
+    return_type: u16,
     right: u16,
+    subscript: u16,
     superclasses: u16,
     r#type: u16,
     value: u16,
@@ -61,7 +65,9 @@ fn fields() -> &'static Fields {
             object: id("object"),
             operator: id("operator"),
             parameters: id("parameters"),
+            return_type: id("return_type"),
             right: id("right"),
+            subscript: id("subscript"),
             superclasses: id("superclasses"),
             r#type: id("type"),
             value: id("value"),
@@ -72,6 +78,11 @@ fn fields() -> &'static Fields {
 /// A node's kind, as `Node::kind` gives it, from a table made once (`Node::kind` measures and
 /// checks the grammar's C string on every call, and the value-flow walk asks every node).
 fn kind_of<'t>(n: impl std::borrow::Borrow<Node<'t>>) -> &'static str {
+    kind_name(n.borrow().kind_id())
+}
+
+/// The name of node kind `id` ([`kind_of`]).
+fn kind_name(id: u16) -> &'static str {
     static KINDS: OnceLock<Vec<String>> = OnceLock::new();
     let kinds = KINDS.get_or_init(|| {
         let l = language();
@@ -79,7 +90,7 @@ fn kind_of<'t>(n: impl std::borrow::Borrow<Node<'t>>) -> &'static str {
             .map(|i| l.node_kind_for_id(i as u16).unwrap_or("").to_string())
             .collect()
     });
-    kinds.get(n.borrow().kind_id() as usize).map_or("", |k| k.as_str())
+    kinds.get(id as usize).map_or("", |k| k.as_str())
 }
 
 /// The tree-sitter language.
@@ -87,20 +98,266 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_python::LANGUAGE.into()
 }
 
-/// The compiled facts query (compiled once per process; `Query` is `Sync`).
-fn query() -> &'static Query {
-    static QUERY: OnceLock<Query> = OnceLock::new();
+/// The compiled facts query (compiled once per process; `Query` is `Sync`): the tests check
+/// [`captures`] against it.
+#[cfg(test)]
+fn query() -> &'static tree_sitter::Query {
+    static QUERY: OnceLock<tree_sitter::Query> = OnceLock::new();
     QUERY.get_or_init(|| {
         // The query is part of the binary and covered by a unit test, so failing here is a
         // build defect, not a user error.
-        Query::new(&language(), FACTS_QUERY).expect("queries/python/facts.scm compiles")
+        tree_sitter::Query::new(&language(), FACTS_QUERY)
+            .expect("queries/python/facts.scm compiles")
     })
+}
+
+/// A capture: its node's byte range, what it is, and its node's index in the [`Flat`] tree.
+type Capture<'t> = (usize, usize, Item<'t>, u32);
+
+/// A node of a file's syntax tree, copied out by [`captures`]'s walk: the value-flow walk reads
+/// kinds, fields and children from this array instead of navigating tree-sitter's tree again
+/// (a second navigation cost as much as the flow's own work).
+#[derive(Debug, Clone, Copy)]
+struct Flat {
+    kind: u16,
+    /// The field the node is in (0: none).
+    field: u16,
+    named: bool,
+    start: u32,
+    end: u32,
+    /// The first child and the next sibling ([`NO_NODE`]: none).
+    first: u32,
+    next: u32,
+}
+
+/// No [`Flat`] node.
+const NO_NODE: u32 = u32::MAX;
+
+/// What a node kind is to [`captures`]: the roots and children of the patterns of
+/// `queries/python/facts.scm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tag {
+    Other,
+    Class,
+    Function,
+    Decorator,
+    Import,
+    Call,
+    Assignment,
+    /// `print_statement`, `exec_statement`, `try_statement`: `@py2` as they are.
+    Py2Stmt,
+    Integer,
+    StringStart,
+    Comparison,
+    Except,
+    Raise,
+    /// `parameters`, `lambda_parameters`.
+    Params,
+    Identifier,
+    Attribute,
+    Block,
+    Type,
+    ArgumentList,
+    Parameters,
+    ExprList,
+    TuplePattern,
+    /// The anonymous `<>`.
+    NotEqual,
+    /// The anonymous `,`.
+    Comma,
+}
+
+/// [`Tag`] by node kind id, from a table made once.
+fn tag_of(n: Node) -> Tag {
+    static TAGS: OnceLock<Vec<Tag>> = OnceLock::new();
+    let tags = TAGS.get_or_init(|| {
+        let l = language();
+        (0..l.node_kind_count() as u16)
+            .map(|i| {
+                let name = l.node_kind_for_id(i).unwrap_or("");
+                if !l.node_kind_is_named(i) {
+                    return match name {
+                        "<>" => Tag::NotEqual,
+                        "," => Tag::Comma,
+                        _ => Tag::Other,
+                    };
+                }
+                match name {
+                    "class_definition" => Tag::Class,
+                    "function_definition" => Tag::Function,
+                    "decorator" => Tag::Decorator,
+                    "import_statement" | "import_from_statement" | "future_import_statement" => {
+                        Tag::Import
+                    }
+                    "call" => Tag::Call,
+                    "assignment" => Tag::Assignment,
+                    "print_statement" | "exec_statement" | "try_statement" => Tag::Py2Stmt,
+                    "integer" => Tag::Integer,
+                    "string_start" => Tag::StringStart,
+                    "comparison_operator" => Tag::Comparison,
+                    "except_clause" => Tag::Except,
+                    "raise_statement" => Tag::Raise,
+                    "lambda_parameters" => Tag::Params,
+                    "parameters" => Tag::Parameters,
+                    "identifier" => Tag::Identifier,
+                    "attribute" => Tag::Attribute,
+                    "block" => Tag::Block,
+                    "type" => Tag::Type,
+                    "argument_list" => Tag::ArgumentList,
+                    "expression_list" => Tag::ExprList,
+                    "tuple_pattern" => Tag::TuplePattern,
+                    _ => Tag::Other,
+                }
+            })
+            .collect()
+    });
+    tags.get(n.kind_id() as usize).copied().unwrap_or(Tag::Other)
+}
+
+/// The child of `n` in field `field` when it is of kind `tag` (and the field is there).
+fn field_of<'t>(n: Node<'t>, field: u16, tag: Option<Tag>) -> Option<Option<Node<'t>>> {
+    let c = n.child_by_field_id(field);
+    match (c, tag) {
+        (None, _) => None,
+        (Some(c), Some(t)) if tag_of(c) != t => Some(None),
+        (Some(c), Some(_)) => Some(Some(c)),
+        (Some(c), None) => Some(c.is_named().then_some(c)),
+    }
+}
+
+/// The captures of `queries/python/facts.scm` in document order (an enclosing node before the
+/// nodes it contains), found by one walk of the tree: tree-sitter's query cursor costs about
+/// three walks in bookkeeping (a fifth of a Python build). The query stays the specification;
+/// the tests check this walk against the query cursor, match for match.
+fn captures<'t>(root: Node<'t>, src: &[u8], flat: &mut Vec<Flat>) -> Vec<Capture<'t>> {
+    let f = fields();
+    let text = |n: Node| &src[n.start_byte().min(src.len())..n.end_byte().min(src.len())];
+    let mut items: Vec<Capture> = Vec::new();
+    let mut cur = root.walk();
+    flat.clear();
+    // The nodes above the cursor's: their tag, their index in `flat` and their last child's.
+    let mut up: Vec<(Tag, u32, u32)> = Vec::new();
+    loop {
+        let n = cur.node();
+        let tag = tag_of(n);
+        let at = flat.len() as u32;
+        flat.push(Flat {
+            kind: n.kind_id(),
+            field: cur.field_id().map_or(0, |f| f.get()),
+            named: n.is_named(),
+            start: n.start_byte() as u32,
+            end: n.end_byte() as u32,
+            first: NO_NODE,
+            next: NO_NODE,
+        });
+        let parent = match up.last_mut() {
+            Some((t, p, last)) => {
+                match *last {
+                    NO_NODE => flat[*p as usize].first = at,
+                    l => flat[l as usize].next = at,
+                }
+                *last = at;
+                *t
+            }
+            None => Tag::Other,
+        };
+        let item = match tag {
+            Tag::Class | Tag::Function => 'def: {
+                // name: (identifier), then (class) superclasses: (argument_list)? or
+                // (function) parameters: (parameters) return_type: (type)?, body: (block).
+                let Some(Some(name)) = field_of(n, f.name, Some(Tag::Identifier)) else {
+                    break 'def None;
+                };
+                let Some(Some(body)) = field_of(n, f.body, Some(Tag::Block)) else {
+                    break 'def None;
+                };
+                let mut extra = DefNodes { body: Some(body), ..DefNodes::default() };
+                let kind = if tag == Tag::Class {
+                    extra.bases = field_of(n, f.superclasses, Some(Tag::ArgumentList)).flatten();
+                    DefKind::Class
+                } else {
+                    let Some(Some(params)) = field_of(n, f.parameters, Some(Tag::Parameters))
+                    else {
+                        break 'def None;
+                    };
+                    extra.params = Some(params);
+                    extra.returns = field_of(n, f.return_type, Some(Tag::Type)).flatten();
+                    DefKind::Function
+                };
+                Some(Item::Def { node: n, kind, name, extra })
+            }
+            Tag::Decorator => Some(Item::Decorator(n)),
+            Tag::Import => Some(Item::Import(n)),
+            Tag::Call => match field_of(n, f.function, None) {
+                Some(Some(callee)) => Some(Item::Call { callee, call: n }),
+                _ => None,
+            },
+            Tag::Assignment => match n.child_by_field_id(f.left) {
+                Some(left) if matches!(tag_of(left), Tag::Identifier | Tag::Attribute) => {
+                    Some(Item::Bind {
+                        left,
+                        ty: field_of(n, f.r#type, Some(Tag::Type)).flatten(),
+                        right: field_of(n, f.right, None).flatten(),
+                    })
+                }
+                _ => None,
+            },
+            Tag::Py2Stmt => Some(Item::Py2(n)),
+            Tag::Integer => {
+                // #match? "^0[0-9_]*[1-9][0-9_]*$|[lL]$"
+                let t = text(n);
+                let octal = t.first() == Some(&b'0')
+                    && t[1..].iter().all(|&c| c.is_ascii_digit() || c == b'_')
+                    && t[1..].iter().any(|&c| (b'1'..=b'9').contains(&c));
+                let long = matches!(t.last(), Some(b'l' | b'L'));
+                (octal || long).then_some(Item::Py2(n))
+            }
+            Tag::StringStart => {
+                // #match? "^([uU][rR]|`)"
+                let t = text(n);
+                let ur = t.len() >= 2 && matches!(t[0], b'u' | b'U') && matches!(t[1], b'r' | b'R');
+                (ur || t.first() == Some(&b'`')).then_some(Item::Py2(n))
+            }
+            Tag::Identifier => {
+                let t = text(n);
+                (t == b"async" || t == b"await").then_some(Item::Py2(n))
+            }
+            Tag::Block if text(n).is_empty() => Some(Item::Py2(n)),
+            Tag::NotEqual if parent == Tag::Comparison => Some(Item::Py2(n)),
+            Tag::Comma if parent == Tag::Except => Some(Item::Py2(n)),
+            Tag::ExprList if parent == Tag::Raise => Some(Item::Py2(n)),
+            Tag::TuplePattern if matches!(parent, Tag::Params | Tag::Parameters) => {
+                Some(Item::Py2(n))
+            }
+            _ => None,
+        };
+        if let Some(item) = item {
+            items.push((n.start_byte(), n.end_byte(), item, at));
+        }
+        if cur.goto_first_child() {
+            up.push((tag, at, NO_NODE));
+            continue;
+        }
+        loop {
+            if cur.goto_next_sibling() {
+                break;
+            }
+            if !cur.goto_parent() {
+                // Document order already, but several captures on one node come in pattern
+                // order from the cursor: the same stable order as the query's.
+                items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+                return items;
+            }
+            up.pop();
+        }
+    }
 }
 
 /// A reusable extractor: one per thread (tree-sitter parsers are not `Sync`).
 pub struct Extractor {
     parser: Parser,
-    cursor: QueryCursor,
+    /// The last file's [`Flat`] tree (its allocation reused).
+    flat: Vec<Flat>,
 }
 
 impl Default for Extractor {
@@ -110,6 +367,7 @@ impl Default for Extractor {
 }
 
 /// A capture of interest, before nesting.
+#[derive(Debug, PartialEq)]
 enum Item<'t> {
     Def { node: Node<'t>, kind: DefKind, name: Node<'t>, extra: DefNodes<'t> },
     Decorator(Node<'t>),
@@ -119,7 +377,7 @@ enum Item<'t> {
     Py2(Node<'t>),
 }
 
-#[derive(Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
 struct DefNodes<'t> {
     bases: Option<Node<'t>>,
     params: Option<Node<'t>>,
@@ -133,7 +391,7 @@ impl Extractor {
         let mut parser = Parser::new();
         // The grammar is linked in and its ABI is checked by a unit test.
         parser.set_language(&language()).expect("tree-sitter-python ABI is supported");
-        Extractor { parser, cursor: QueryCursor::new() }
+        Extractor { parser, flat: Vec::new() }
     }
 
     /// Extracts the facts of one file. Never fails: syntax errors are recovered from and
@@ -173,59 +431,8 @@ impl Extractor {
             facts.py3_invalid = true;
         }
 
-        let q = query();
-        let names = q.capture_names();
-        let mut items: Vec<(usize, usize, Item)> = Vec::new();
-        let mut matches = self.cursor.matches(q, root, src);
-        while let Some(m) = matches.next() {
-            let mut main: Option<(&str, Node)> = None;
-            let mut sub: HashMap<&str, Node> = HashMap::default();
-            for c in m.captures() {
-                let name = names[c.index as usize];
-                match name {
-                    "def.class" | "def.function" | "decorator" | "import" | "call" | "bind"
-                    | "py2" => main = Some((name, c.node)),
-                    _ => {
-                        sub.insert(name, c.node);
-                    }
-                }
-            }
-            let Some((kind, node)) = main else { continue };
-            let item = match kind {
-                "def.class" | "def.function" => {
-                    let Some(&name) = sub.get("def.name") else { continue };
-                    Item::Def {
-                        node,
-                        kind: if kind == "def.class" { DefKind::Class } else { DefKind::Function },
-                        name,
-                        extra: DefNodes {
-                            bases: sub.get("def.bases").copied(),
-                            params: sub.get("def.params").copied(),
-                            returns: sub.get("def.returns").copied(),
-                            body: sub.get("def.body").copied(),
-                        },
-                    }
-                }
-                "decorator" => Item::Decorator(node),
-                "import" => Item::Import(node),
-                "call" => match sub.get("call.callee") {
-                    Some(&callee) => Item::Call { callee, call: node },
-                    None => continue,
-                },
-                "bind" => match sub.get("bind.left") {
-                    Some(&left) => Item::Bind {
-                        left,
-                        ty: sub.get("bind.type").copied(),
-                        right: sub.get("bind.right").copied(),
-                    },
-                    None => continue,
-                },
-                _ => Item::Py2(node),
-            };
-            items.push((node.start_byte(), node.end_byte(), item));
-        }
-        // Document order; an enclosing node before the nodes it contains.
-        items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut flat = std::mem::take(&mut self.flat);
+        let items = captures(root, src, &mut flat);
 
         let mut b = Builder {
             src,
@@ -234,58 +441,55 @@ impl Extractor {
             stack: tree::Nest::default(),
             call_nodes: Vec::new(),
             call_expr_of: HashMap::default(),
+            def_at: HashMap::default(),
+            flat,
             strs: HashMap::default(),
             scratch: Vec::new(),
             kw_scratch: Vec::new(),
-            cursor: None,
         };
         b.collect_defs(&items);
         b.collect_rest(&items);
         b.facts.flow.params = vec![Span::default(); b.facts.defs.len()];
         if !crate::extract::bench_no_flow() {
-            b.walk(root, NO_EXPR, 0);
+            b.walk(0, NO_EXPR, 0);
         }
         b.facts.flow.call_exprs = b
             .call_nodes
             .iter()
             .map(|id| b.call_expr_of.get(id).copied().unwrap_or(NO_EXPR))
             .collect();
+        self.flat = std::mem::take(&mut b.flat);
         b.facts
     }
 }
 
 /// Nesting state while walking the sorted captures.
-struct Builder<'s, 't> {
+struct Builder<'s> {
     src: &'s [u8],
     facts: FileFacts,
     /// tree-sitter node id of a definition -> its index.
     def_of_node: HashMap<usize, DefIdx>,
     /// Enclosing definitions.
     stack: tree::Nest,
-    /// tree-sitter node id of each call in `facts.calls`.
-    call_nodes: Vec<usize>,
-    /// tree-sitter node id of a call -> its flow expression.
-    call_expr_of: HashMap<usize, u32>,
+    /// The [`Flat`] node of each call in `facts.calls`.
+    call_nodes: Vec<u32>,
+    /// [`Flat`] node of a call -> its flow expression.
+    call_expr_of: HashMap<u32, u32>,
+    /// [`Flat`] node of a definition -> its index.
+    def_at: HashMap<u32, DefIdx>,
+    /// The file's tree, for the value-flow walk.
+    flat: Vec<Flat>,
     /// The flow's string table: string -> id.
     strs: HashMap<&'s str, u32>,
     /// Operands being collected (a stack: each expression uses the part above where it began).
     scratch: Vec<u32>,
     /// Keyword arguments being collected, as (name, value) pairs (a stack like `scratch`).
     kw_scratch: Vec<u32>,
-    /// One tree cursor for the value-flow walk's lists of children (a cursor per node would
-    /// allocate and free its stack each time).
-    cursor: Option<tree_sitter::TreeCursor<'t>>,
 }
 
-impl<'s, 't> Builder<'s, 't> {
+impl<'s> Builder<'s> {
     fn text(&self, n: Node) -> String {
         String::from_utf8_lossy(&self.src[n.start_byte()..n.end_byte()]).into_owned()
-    }
-
-    /// A node's text borrowed from the source ("" when it is not UTF-8).
-    fn raw(&self, n: Node) -> &'s str {
-        let src: &'s [u8] = self.src;
-        std::str::from_utf8(&src[n.start_byte()..n.end_byte()]).unwrap_or("")
     }
 
     /// Pops the definitions that end before `start`; the top is then the owner.
@@ -294,8 +498,8 @@ impl<'s, 't> Builder<'s, 't> {
     }
 
     /// First pass: number the definitions in pre-order and link parents.
-    fn collect_defs(&mut self, items: &[(usize, usize, Item)]) {
-        for (start, end, item) in items {
+    fn collect_defs(&mut self, items: &[Capture]) {
+        for (start, end, item, at) in items {
             let Item::Def { node, kind, name, extra } = item else { continue };
             let parent = self.owner_at(*start);
             let idx = self.facts.defs.len() as DefIdx;
@@ -347,6 +551,7 @@ impl<'s, 't> Builder<'s, 't> {
             }
             self.facts.defs.push(def);
             self.def_of_node.insert(node.id(), idx);
+            self.def_at.insert(*at, idx);
             if let Some(params) = extra.params {
                 self.params(idx, params);
             }
@@ -356,12 +561,12 @@ impl<'s, 't> Builder<'s, 't> {
     }
 
     /// Second pass: decorators, imports, calls and bindings, each with its owner.
-    fn collect_rest(&mut self, items: &[(usize, usize, Item)]) {
+    fn collect_rest(&mut self, items: &[Capture]) {
         let mut def_counter = 0u32;
         // The innermost decorator being walked: (end byte, decorated definition).
         let mut deco: Vec<(usize, DefIdx)> = Vec::new();
         let mut stmt = 0u32;
-        for (start, end, item) in items {
+        for (start, end, item, at) in items {
             while deco.last().is_some_and(|&(e, _)| e <= *start) {
                 deco.pop();
             }
@@ -393,9 +598,9 @@ impl<'s, 't> Builder<'s, 't> {
                     self.import(*node, owner, direct, stmt);
                     stmt += 1;
                 }
-                Item::Call { callee: node, call } => {
+                Item::Call { callee: node, call: _ } => {
                     let callee = self.callee(*node);
-                    self.call_nodes.push(call.id());
+                    self.call_nodes.push(*at);
                     self.facts.calls.push(Call {
                         owner,
                         deco_of: deco.last().map(|&(_, d)| d),
@@ -672,7 +877,7 @@ impl<'s, 't> Builder<'s, 't> {
 /// Deepest expression nesting the value-flow walk follows.
 const MAX_NEST: u32 = 200;
 
-impl<'s, 't> Builder<'s, 't> {
+impl<'s> Builder<'s> {
     /// The id of string `s` in the flow's string table.
     fn intern(&mut self, s: &'s str) -> u32 {
         if let Some(&i) = self.strs.get(s) {
@@ -692,9 +897,9 @@ impl<'s, 't> Builder<'s, 't> {
     }
 
     /// The string id of a node's text.
-    fn text_id(&mut self, n: Node) -> u32 {
+    fn text_id(&mut self, n: u32) -> u32 {
         let src: &'s [u8] = self.src;
-        match String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]) {
+        match String::from_utf8_lossy(self.bytes(n, src)) {
             std::borrow::Cow::Borrowed(s) => self.intern(s),
             std::borrow::Cow::Owned(s) => self.push_str(&s),
         }
@@ -721,48 +926,73 @@ impl<'s, 't> Builder<'s, 't> {
     }
 
     /// The named children of `n`, in order.
-    fn named_kids(&mut self, n: Node<'t>) -> SmallVec<[Node<'t>; 8]> {
-        let mut out = SmallVec::new();
-        let cur = self.cursor.get_or_insert_with(|| n.walk());
-        cur.reset(n);
-        let mut more = cur.goto_first_child();
-        while more {
-            let c = cur.node();
-            if c.is_named() {
-                out.push(c);
-            }
-            more = cur.goto_next_sibling();
-        }
-        out
+    fn named_kids(&self, n: u32) -> SmallVec<[u32; 8]> {
+        self.kids(n).filter(|&c| self.flat[c as usize].named).collect()
+    }
+
+    /// The children of `n`, in order.
+    fn kids(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
+        let first = self.flat.get(n as usize).map_or(NO_NODE, |f| f.first);
+        std::iter::successors((first != NO_NODE).then_some(first), |&c| {
+            let next = self.flat[c as usize].next;
+            (next != NO_NODE).then_some(next)
+        })
+    }
+
+    /// The first child of `n` in field `field`.
+    fn field(&self, n: u32, field: u16) -> Option<u32> {
+        self.kids(n).find(|&c| self.flat[c as usize].field == field)
+    }
+
+    /// The `i`th named child of `n`.
+    fn named_child(&self, n: u32, i: usize) -> Option<u32> {
+        self.kids(n).filter(|&c| self.flat[c as usize].named).nth(i)
+    }
+
+    /// The kind of `n`.
+    fn kind(&self, n: u32) -> &'static str {
+        kind_name(self.flat[n as usize].kind)
+    }
+
+    /// The source bytes of `n`.
+    fn bytes<'x>(&self, n: u32, src: &'x [u8]) -> &'x [u8] {
+        let f = &self.flat[n as usize];
+        src.get(f.start as usize..f.end as usize).unwrap_or(&[])
+    }
+
+    /// A node's text borrowed from the source ("" when it is not UTF-8).
+    fn raw(&self, n: u32) -> &'s str {
+        let src: &'s [u8] = self.src;
+        std::str::from_utf8(self.bytes(n, src)).unwrap_or("")
     }
 
     /// Walks statements, recording the value flow (owner: the enclosing definition).
-    fn walk(&mut self, n: Node<'t>, owner: u32, depth: u32) {
+    fn walk(&mut self, n: u32, owner: u32, depth: u32) {
         if depth > MAX_NEST {
             return;
         }
-        match kind_of(n) {
+        match self.kind(n) {
             "function_definition" | "class_definition" => {
-                let Some(&d) = self.def_of_node.get(&n.id()) else { return };
-                if kind_of(n) == "function_definition"
-                    && let Some(ps) = n.child_by_field_id(fields().parameters)
+                let Some(&d) = self.def_at.get(&n) else { return };
+                if self.kind(n) == "function_definition"
+                    && let Some(ps) = self.field(n, fields().parameters)
                 {
                     self.flow_params(d, ps, owner, depth);
                 }
-                if let Some(bases) = n.child_by_field_id(fields().superclasses) {
+                if let Some(bases) = self.field(n, fields().superclasses) {
                     self.walk(bases, owner, depth + 1);
                 }
-                if let Some(body) = n.child_by_field_id(fields().body) {
+                if let Some(body) = self.field(n, fields().body) {
                     self.walk(body, d, depth + 1);
                 }
             }
             "decorated_definition" => {
-                let def = n.child_by_field_id(fields().definition);
-                let target = def.and_then(|d| self.def_of_node.get(&d.id()).copied());
+                let def = self.field(n, fields().definition);
+                let target = def.and_then(|d| self.def_at.get(&d).copied());
                 let mut decos = Vec::new();
                 for c in self.named_kids(n) {
-                    if kind_of(c) == "decorator"
-                        && let Some(e) = c.named_child(0)
+                    if self.kind(c) == "decorator"
+                        && let Some(e) = self.named_child(c, 0)
                     {
                         decos.push(self.ex(e, owner, depth + 1));
                     }
@@ -780,21 +1010,21 @@ impl<'s, 't> Builder<'s, 't> {
                 let mut targets = Vec::new();
                 let mut cur = n;
                 let value = loop {
-                    if let Some(l) = cur.child_by_field_id(fields().left) {
+                    if let Some(l) = self.field(cur, fields().left) {
                         targets.push(l);
                     }
-                    match cur.child_by_field_id(fields().right) {
-                        Some(r) if kind_of(r) == "assignment" => cur = r,
+                    match self.field(cur, fields().right) {
+                        Some(r) if self.kind(r) == "assignment" => cur = r,
                         Some(r) => break Some(r),
                         None => break None,
                     }
                 };
                 let Some(value) = value else { return };
                 let v = self.ex(value, owner, depth + 1);
-                if kind_of(n) == "augmented_assignment"
+                if self.kind(n) == "augmented_assignment"
                     && let Some(l) = targets.first()
                 {
-                    let op = n.child_by_field_id(fields().operator).map(|o| self.text(o));
+                    let op = self.field(n, fields().operator).map(|o| self.raw(o).to_string());
                     if let Some(m) = op.and_then(|o| dunder(o.trim_end_matches('='))) {
                         let lhs = self.ex(*l, owner, depth + 1);
                         let m = self.intern(m);
@@ -809,7 +1039,7 @@ impl<'s, 't> Builder<'s, 't> {
                 }
             }
             "return_statement" => {
-                if let Some(v) = n.named_child(0) {
+                if let Some(v) = self.named_child(n, 0) {
                     let e = self.ex(v, owner, depth + 1);
                     if owner != NO_EXPR && e != NO_EXPR {
                         self.stmt(FlowStmt::Return(owner, e));
@@ -817,27 +1047,30 @@ impl<'s, 't> Builder<'s, 't> {
                 }
             }
             "for_statement" => {
-                let it = n.child_by_field_id(fields().right).map(|r| self.ex(r, owner, depth + 1));
-                let t =
-                    n.child_by_field_id(fields().left).map(|l| self.target(l, owner, depth + 1));
+                let it = self.field(n, fields().right).map(|r| self.ex(r, owner, depth + 1));
+                let t = self.field(n, fields().left).map(|l| self.target(l, owner, depth + 1));
                 if let (Some(t), Some(it)) = (t, it)
                     && it != NO_EXPR
                 {
                     self.stmt(FlowStmt::For(t, it));
                 }
                 for c in self.named_kids(n) {
-                    if matches!(kind_of(c), "block" | "else_clause") {
+                    if matches!(self.kind(c), "block" | "else_clause") {
                         self.walk(c, owner, depth + 1);
                     }
                 }
             }
             "with_item" => {
-                let Some(v) = n.child_by_field_id(fields().value) else { return };
-                let (val, tgt) = if kind_of(v) == "as_pattern" {
-                    let t = v.child_by_field_id(fields().alias).and_then(|a| {
-                        if kind_of(a) == "as_pattern_target" { a.named_child(0) } else { Some(a) }
+                let Some(v) = self.field(n, fields().value) else { return };
+                let (val, tgt) = if self.kind(v) == "as_pattern" {
+                    let t = self.field(v, fields().alias).and_then(|a| {
+                        if self.kind(a) == "as_pattern_target" {
+                            self.named_child(a, 0)
+                        } else {
+                            Some(a)
+                        }
                     });
-                    (v.named_child(0), t)
+                    (self.named_child(v, 0), t)
                 } else {
                     (Some(v), None)
                 };
@@ -853,7 +1086,7 @@ impl<'s, 't> Builder<'s, 't> {
                     return;
                 }
                 let mut kids = self.named_kids(n);
-                kids.retain(|c| kind_of(*c) == "identifier");
+                kids.retain(|c| self.kind(*c) == "identifier");
                 let base = self.scratch.len();
                 for c in kids {
                     let id = self.text_id(c);
@@ -881,29 +1114,29 @@ impl<'s, 't> Builder<'s, 't> {
     }
 
     /// Parameter names of definition `d`, and their defaults as assignments.
-    fn flow_params(&mut self, d: DefIdx, ps: Node<'t>, outer: u32, depth: u32) {
+    fn flow_params(&mut self, d: DefIdx, ps: u32, outer: u32, depth: u32) {
         let mut names: Vec<u32> = Vec::new();
         for p in self.named_kids(ps) {
-            let (name, default) = match kind_of(p) {
+            let (name, default) = match self.kind(p) {
                 "identifier" => (Some(self.text_id(p)), None),
                 "typed_parameter" => {
-                    let inner = p.named_child(0);
+                    let inner = self.named_child(p, 0);
                     match inner {
-                        Some(i) if kind_of(i) == "identifier" => (Some(self.text_id(i)), None),
-                        Some(i) if kind_of(i) == "list_splat_pattern" => {
+                        Some(i) if self.kind(i) == "identifier" => (Some(self.text_id(i)), None),
+                        Some(i) if self.kind(i) == "list_splat_pattern" => {
                             (Some(self.intern("*")), None)
                         }
-                        Some(i) if kind_of(i) == "dictionary_splat_pattern" => {
+                        Some(i) if self.kind(i) == "dictionary_splat_pattern" => {
                             (Some(self.intern("**")), None)
                         }
                         _ => (None, None),
                     }
                 }
                 "default_parameter" | "typed_default_parameter" => (
-                    p.child_by_field_id(fields().name)
-                        .filter(|c| kind_of(c) == "identifier")
+                    self.field(p, fields().name)
+                        .filter(|&c| self.kind(c) == "identifier")
                         .map(|n| self.text_id(n)),
-                    p.child_by_field_id(fields().value),
+                    self.field(p, fields().value),
                 ),
                 "list_splat_pattern" | "keyword_separator" => (Some(self.intern("*")), None),
                 "dictionary_splat_pattern" => (Some(self.intern("**")), None),
@@ -926,18 +1159,18 @@ impl<'s, 't> Builder<'s, 't> {
     }
 
     /// An assignment target.
-    fn target(&mut self, n: Node<'t>, owner: u32, depth: u32) -> u32 {
+    fn target(&mut self, n: u32, owner: u32, depth: u32) -> u32 {
         if depth > MAX_NEST {
             return NO_EXPR;
         }
-        match kind_of(n) {
+        match self.kind(n) {
             "identifier" => {
                 let id = self.text_id(n);
                 self.push_expr(owner, PyExpr::Name(id))
             }
             "attribute" => {
                 let (Some(o), Some(a)) =
-                    (n.child_by_field_id(fields().object), n.child_by_field_id(fields().attribute))
+                    (self.field(n, fields().object), self.field(n, fields().attribute))
                 else {
                     return NO_EXPR;
                 };
@@ -949,10 +1182,12 @@ impl<'s, 't> Builder<'s, 't> {
                 self.push_expr(owner, PyExpr::Attr(oe, a))
             }
             "subscript" => {
-                let Some(v) = n.child_by_field_id(fields().value) else { return NO_EXPR };
+                let Some(v) = self.field(n, fields().value) else { return NO_EXPR };
                 let oe = self.ex(v, owner, depth + 1);
-                let mut cur = n.walk();
-                let subs: Vec<Node> = n.children_by_field_name("subscript", &mut cur).collect();
+                let subs: SmallVec<[u32; 4]> = self
+                    .kids(n)
+                    .filter(|&c| self.flat[c as usize].field == fields().subscript)
+                    .collect();
                 for s in subs {
                     self.ex(s, owner, depth + 1);
                 }
@@ -972,7 +1207,7 @@ impl<'s, 't> Builder<'s, 't> {
                 let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Coll(items))
             }
-            "parenthesized_expression" => match n.named_child(0) {
+            "parenthesized_expression" => match self.named_child(n, 0) {
                 Some(i) => self.target(i, owner, depth + 1),
                 None => NO_EXPR,
             },
@@ -981,19 +1216,19 @@ impl<'s, 't> Builder<'s, 't> {
     }
 
     /// An expression's value (and the flow of everything inside it).
-    fn ex(&mut self, n: Node<'t>, owner: u32, depth: u32) -> u32 {
+    fn ex(&mut self, n: u32, owner: u32, depth: u32) -> u32 {
         if depth > MAX_NEST {
             return NO_EXPR;
         }
         let d = depth + 1;
-        match kind_of(n) {
+        match self.kind(n) {
             "identifier" => {
                 let id = self.text_id(n);
                 self.push_expr(owner, PyExpr::Name(id))
             }
             "attribute" => {
                 let (Some(o), Some(a)) =
-                    (n.child_by_field_id(fields().object), n.child_by_field_id(fields().attribute))
+                    (self.field(n, fields().object), self.field(n, fields().attribute))
                 else {
                     return NO_EXPR;
                 };
@@ -1005,38 +1240,35 @@ impl<'s, 't> Builder<'s, 't> {
                 self.push_expr(owner, PyExpr::Attr(oe, a))
             }
             "call" => {
-                let f = n
-                    .child_by_field_id(fields().function)
-                    .map_or(NO_EXPR, |f| self.ex(f, owner, d));
+                let f = self.field(n, fields().function).map_or(NO_EXPR, |f| self.ex(f, owner, d));
                 // Positional arguments on `scratch`, keyword (name, value) pairs on `kw_scratch`.
                 let base = self.scratch.len();
                 let kw_base = self.kw_scratch.len();
-                if let Some(al) = n.child_by_field_id(fields().arguments) {
+                if let Some(al) = self.field(n, fields().arguments) {
                     let kids = self.named_kids(al);
-                    if kind_of(al) == "generator_expression" {
+                    if self.kind(al) == "generator_expression" {
                         let g = self.ex(al, owner, d);
                         self.scratch.push(g);
                     }
                     for a in kids {
-                        if kind_of(al) == "generator_expression" {
+                        if self.kind(al) == "generator_expression" {
                             break;
                         }
-                        match kind_of(a) {
+                        match self.kind(a) {
                             "keyword_argument" => {
-                                let name =
-                                    a.child_by_field_id(fields().name).map(|x| self.text_id(x));
-                                let v = a
-                                    .child_by_field_id(fields().value)
+                                let name = self.field(a, fields().name).map(|x| self.text_id(x));
+                                let v = self
+                                    .field(a, fields().value)
                                     .map_or(NO_EXPR, |v| self.ex(v, owner, d));
                                 if let Some(name) = name {
                                     self.kw_scratch.extend([name, v]);
                                 }
                             }
                             "list_splat" | "dictionary_splat" => {
-                                if let Some(i) = a.named_child(0) {
+                                if let Some(i) = self.named_child(a, 0) {
                                     self.ex(i, owner, d);
                                 }
-                                if kind_of(a) == "list_splat" {
+                                if self.kind(a) == "list_splat" {
                                     self.scratch.push(STAR_ARG);
                                 }
                             }
@@ -1065,14 +1297,15 @@ impl<'s, 't> Builder<'s, 't> {
                 self.scratch.truncate(base);
                 self.kw_scratch.truncate(kw_base);
                 let e = self.push_expr(owner, PyExpr::Call(f, ops));
-                self.call_expr_of.insert(n.id(), e);
+                self.call_expr_of.insert(n, e);
                 e
             }
             "subscript" => {
-                let v =
-                    n.child_by_field_id(fields().value).map_or(NO_EXPR, |v| self.ex(v, owner, d));
-                let mut cur = n.walk();
-                let subs: Vec<Node> = n.children_by_field_name("subscript", &mut cur).collect();
+                let v = self.field(n, fields().value).map_or(NO_EXPR, |v| self.ex(v, owner, d));
+                let subs: SmallVec<[u32; 4]> = self
+                    .kids(n)
+                    .filter(|&c| self.flat[c as usize].field == fields().subscript)
+                    .collect();
                 for s in subs {
                     self.ex(s, owner, d);
                 }
@@ -1085,8 +1318,8 @@ impl<'s, 't> Builder<'s, 't> {
                 let kids = self.named_kids(n);
                 let base = self.scratch.len();
                 for k in kids {
-                    if kind_of(k) == "list_splat" {
-                        if let Some(i) = k.named_child(0) {
+                    if self.kind(k) == "list_splat" {
+                        if let Some(i) = self.named_child(k, 0) {
                             let ie = self.ex(i, owner, d);
                             if ie != NO_EXPR {
                                 let x = self.push_expr(owner, PyExpr::Item(ie));
@@ -1107,11 +1340,11 @@ impl<'s, 't> Builder<'s, 't> {
                 let kids = self.named_kids(n);
                 let base = self.scratch.len();
                 for k in kids {
-                    if kind_of(k) == "pair" {
-                        if let Some(key) = k.child_by_field_id(fields().key) {
+                    if self.kind(k) == "pair" {
+                        if let Some(key) = self.field(k, fields().key) {
                             self.ex(key, owner, d);
                         }
-                        if let Some(v) = k.child_by_field_id(fields().value) {
+                        if let Some(v) = self.field(k, fields().value) {
                             let e = self.ex(v, owner, d);
                             if e != NO_EXPR {
                                 self.scratch.push(e);
@@ -1129,26 +1362,25 @@ impl<'s, 't> Builder<'s, 't> {
             | "generator_expression"
             | "dictionary_comprehension" => {
                 let kids = self.named_kids(n);
-                for k in &kids {
-                    if kind_of(k) == "for_in_clause" {
-                        let it = k
-                            .child_by_field_id(fields().right)
-                            .map_or(NO_EXPR, |r| self.ex(r, owner, d));
-                        let t = k
-                            .child_by_field_id(fields().left)
+                for &k in &kids {
+                    if self.kind(k) == "for_in_clause" {
+                        let it =
+                            self.field(k, fields().right).map_or(NO_EXPR, |r| self.ex(r, owner, d));
+                        let t = self
+                            .field(k, fields().left)
                             .map_or(NO_EXPR, |l| self.target(l, owner, d));
                         if it != NO_EXPR && t != NO_EXPR {
                             self.stmt(FlowStmt::For(t, it));
                         }
-                    } else if kind_of(k) == "if_clause"
-                        && let Some(c) = k.named_child(0)
+                    } else if self.kind(k) == "if_clause"
+                        && let Some(c) = self.named_child(k, 0)
                     {
                         self.ex(c, owner, d);
                     }
                 }
-                let body = n.child_by_field_id(fields().body);
+                let body = self.field(n, fields().body);
                 let body = match body {
-                    Some(b) if kind_of(b) == "pair" => b.child_by_field_id(fields().value),
+                    Some(b) if self.kind(b) == "pair" => self.field(b, fields().value),
                     b => b,
                 };
                 let e = body.map_or(NO_EXPR, |b| self.ex(b, owner, d));
@@ -1159,13 +1391,13 @@ impl<'s, 't> Builder<'s, 't> {
                 let items = self.span_from(base);
                 self.push_expr(owner, PyExpr::Coll(items))
             }
-            "parenthesized_expression" | "await" => match n.named_child(0) {
+            "parenthesized_expression" | "await" => match self.named_child(n, 0) {
                 Some(i) => self.ex(i, owner, d),
                 None => NO_EXPR,
             },
             "conditional_expression" | "boolean_operator" => {
                 let kids = self.named_kids(n);
-                let cond = kind_of(n) == "conditional_expression";
+                let cond = self.kind(n) == "conditional_expression";
                 let base = self.scratch.len();
                 for (i, k) in kids.into_iter().enumerate() {
                     let e = self.ex(k, owner, d);
@@ -1177,12 +1409,10 @@ impl<'s, 't> Builder<'s, 't> {
                 self.push_expr(owner, PyExpr::Union(items))
             }
             "binary_operator" | "comparison_operator" => {
-                let op =
-                    n.child_by_field_id(fields().operator).map(|o| self.raw(o)).or_else(|| {
-                        let mut cur = n.walk();
-                        let first = n.children(&mut cur).find(|c| !c.is_named());
-                        first.map(|c| self.raw(c))
-                    });
+                let op = self.field(n, fields().operator).map(|o| self.raw(o)).or_else(|| {
+                    let first = self.kids(n).find(|&c| !self.flat[c as usize].named);
+                    first.map(|c| self.raw(c))
+                });
                 let kids = self.named_kids(n);
                 let mut first = NO_EXPR;
                 for (i, k) in kids.into_iter().enumerate() {
@@ -1200,9 +1430,8 @@ impl<'s, 't> Builder<'s, 't> {
                 }
             }
             "named_expression" => {
-                let v =
-                    n.child_by_field_id(fields().value).map_or(NO_EXPR, |v| self.ex(v, owner, d));
-                if let Some(name) = n.child_by_field_id(fields().name)
+                let v = self.field(n, fields().value).map_or(NO_EXPR, |v| self.ex(v, owner, d));
+                if let Some(name) = self.field(n, fields().name)
                     && v != NO_EXPR
                 {
                     let id = self.text_id(name);
@@ -1212,8 +1441,8 @@ impl<'s, 't> Builder<'s, 't> {
                 v
             }
             "yield" => {
-                let inner = n.named_child(0);
-                let from = n.child(1).is_some_and(|c| kind_of(c) == "from");
+                let inner = self.named_child(n, 0);
+                let from = self.kids(n).nth(1).is_some_and(|c| self.kind(c) == "from");
                 if let Some(i) = inner {
                     let e = self.ex(i, owner, d);
                     if e != NO_EXPR && owner != NO_EXPR {
@@ -1232,11 +1461,11 @@ impl<'s, 't> Builder<'s, 't> {
             }
             "string" => {
                 // Replacing invalid UTF-8 never shortens a text: a long literal stays long.
-                if n.end_byte() - n.start_byte() >= 120 {
+                if self.flat[n as usize].end - self.flat[n as usize].start >= 120 {
                     return NO_EXPR;
                 }
                 let src: &'s [u8] = self.src;
-                let t = String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]);
+                let t = String::from_utf8_lossy(self.bytes(n, src));
                 if t.len() < 120 && !t.contains('{') && !t.contains('\\') {
                     let trim = |t: &'s str| -> &'s str {
                         let s = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
@@ -1257,7 +1486,7 @@ impl<'s, 't> Builder<'s, 't> {
             }
             "lambda" => {
                 // Calls made in a lambda belong to its enclosing definition.
-                if let Some(b) = n.child_by_field_id(fields().body) {
+                if let Some(b) = self.field(n, fields().body) {
                     self.ex(b, owner, d);
                 }
                 NO_EXPR
@@ -1526,4 +1755,194 @@ fn unify_newlines(src: &[u8]) -> Vec<u8> {
         .enumerate()
         .map(|(i, &c)| if c == b'\r' && src.get(i + 1) != Some(&b'\n') { b'\n' } else { c })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tree_sitter::{QueryCursor, StreamingIterator};
+
+    /// The captures as tree-sitter's query cursor finds them (what [`captures`] replaces).
+    fn query_captures<'t>(root: Node<'t>, src: &[u8]) -> Vec<(usize, usize, Item<'t>)> {
+        let q = query();
+        let names = q.capture_names();
+        let mut cursor = QueryCursor::new();
+        let mut items: Vec<(usize, usize, Item)> = Vec::new();
+        let mut matches = cursor.matches(q, root, src);
+        while let Some(m) = matches.next() {
+            let mut main: Option<(&str, Node)> = None;
+            let mut sub: HashMap<&str, Node> = HashMap::default();
+            for c in m.captures() {
+                let name = names[c.index as usize];
+                match name {
+                    "def.class" | "def.function" | "decorator" | "import" | "call" | "bind"
+                    | "py2" => main = Some((name, c.node)),
+                    _ => {
+                        sub.insert(name, c.node);
+                    }
+                }
+            }
+            let Some((kind, node)) = main else { continue };
+            let item = match kind {
+                "def.class" | "def.function" => {
+                    let Some(&name) = sub.get("def.name") else { continue };
+                    Item::Def {
+                        node,
+                        kind: if kind == "def.class" { DefKind::Class } else { DefKind::Function },
+                        name,
+                        extra: DefNodes {
+                            bases: sub.get("def.bases").copied(),
+                            params: sub.get("def.params").copied(),
+                            returns: sub.get("def.returns").copied(),
+                            body: sub.get("def.body").copied(),
+                        },
+                    }
+                }
+                "decorator" => Item::Decorator(node),
+                "import" => Item::Import(node),
+                "call" => match sub.get("call.callee") {
+                    Some(&callee) => Item::Call { callee, call: node },
+                    None => continue,
+                },
+                "bind" => match sub.get("bind.left") {
+                    Some(&left) => Item::Bind {
+                        left,
+                        ty: sub.get("bind.type").copied(),
+                        right: sub.get("bind.right").copied(),
+                    },
+                    None => continue,
+                },
+                _ => Item::Py2(node),
+            };
+            items.push((node.start_byte(), node.end_byte(), item));
+        }
+        items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        items
+    }
+
+    /// [`captures`] and the query cursor agree on `src`, and its [`Flat`] tree is the tree.
+    fn check(parser: &mut Parser, what: &str, src: &[u8]) {
+        let tree = parser.parse(src, None).expect("parses");
+        let mut flat = Vec::new();
+        let walked = captures(tree.root_node(), src, &mut flat);
+        for (start, end, item, at) in &walked {
+            let f = flat[*at as usize];
+            assert_eq!((f.start as usize, f.end as usize), (*start, *end), "{what}");
+            let node = match item {
+                Item::Def { node, .. } => *node,
+                Item::Call { call, .. } => *call,
+                _ => continue,
+            };
+            assert_eq!(f.kind, node.kind_id(), "{what}");
+        }
+        let walked: Vec<_> = walked.into_iter().map(|(a, b, i, _)| (a, b, i)).collect();
+        let queried = query_captures(tree.root_node(), src);
+        assert_eq!(walked, queried, "{what}");
+        same_tree(tree.root_node(), 0, &flat, what);
+    }
+
+    /// The [`Flat`] subtree at `at` has `n`'s kinds, ranges, children and fields.
+    fn same_tree(n: Node, at: u32, flat: &[Flat], what: &str) {
+        let f = flat[at as usize];
+        assert_eq!(
+            (f.kind, f.named, f.start as usize, f.end as usize),
+            (n.kind_id(), n.is_named(), n.start_byte(), n.end_byte()),
+            "{what}"
+        );
+        let mut kids = Vec::new();
+        let mut c = f.first;
+        while c != NO_NODE {
+            kids.push(c);
+            c = flat[c as usize].next;
+        }
+        let children: Vec<Node> = n.children(&mut n.walk()).collect();
+        assert_eq!(kids.len(), children.len(), "{what}");
+        // Every field the flow walk reads: the children in it, in order.
+        let fs = fields();
+        for field in [
+            fs.alias,
+            fs.arguments,
+            fs.attribute,
+            fs.body,
+            fs.definition,
+            fs.function,
+            fs.key,
+            fs.left,
+            fs.name,
+            fs.object,
+            fs.operator,
+            fs.parameters,
+            fs.right,
+            fs.subscript,
+            fs.superclasses,
+            fs.value,
+        ] {
+            let by_flat: Vec<usize> =
+                (0..kids.len()).filter(|&i| flat[kids[i] as usize].field == field).collect();
+            let by_ts: Vec<Option<usize>> = (field != 0)
+                .then(|| std::num::NonZeroU16::new(field))
+                .flatten()
+                .map(|f| {
+                    n.children_by_field_id(f, &mut n.walk())
+                        .map(|x| children.iter().position(|c| *c == x))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let by_ts: Vec<usize> = by_ts.into_iter().map(|p| p.expect("a child")).collect();
+            assert_eq!(by_flat, by_ts, "{what}");
+            let first =
+                n.child_by_field_id(field).and_then(|x| children.iter().position(|c| *c == x));
+            assert_eq!(by_flat.first().copied(), first, "{what}");
+        }
+        for (k, child) in kids.iter().zip(children) {
+            same_tree(child, *k, flat, what);
+        }
+    }
+
+    fn py_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                py_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "py") {
+                out.push(p);
+            }
+        }
+    }
+
+    #[test]
+    fn walk_captures_what_the_query_does() {
+        let mut parser = Parser::new();
+        parser.set_language(&language()).unwrap();
+        let snippets: &[&str] = &[
+            "class A(B, metaclass=M):\n    x: int = 1\n    def f(self, a, (b, c)) -> 'A':\n        return a <> b\n",
+            "@d\n@e.f(1)\nasync def g(*a, **k):\n    await h(lambda (x, y): x)\n",
+            "print >>f, x\nprint x\nexec 'a'\ntry:\n    pass\nexcept E, e:\n    raise E, 'x'\n",
+            "x = 0777 + 12L + 0_0 + 00 + 0x1f\ny = ur'a' + `b` + Ur'c' + u'd'\n",
+            "def f():\n",
+            "class C:\n",
+            "async = 1\nawait = async\nfrom . import (a, b as c)\nfrom __future__ import x\nimport a.b as c, d\nfrom m import *\n",
+            "a = b = c()\nself.x: T = y\n(a, b) = c\na[0] = f()\nf()()\nsuper().g().h()\n",
+            "def f(:\n  x = = 1\nclass (A):\n  pass\nif x\n  g(\n",
+            "def f(a, b=g(), *, c: int = h()) -> None: pass\nlambda: k()\n[m() for x in n()]\n",
+            "\u{feff}x = 1\r\ny = 2\rz = f()\n",
+            "try:\n    x\nfinally:\n    y\nwhile 1 <> 2: print(x)\n",
+        ];
+        for (i, s) in snippets.iter().enumerate() {
+            check(&mut parser, &format!("snippet {i}"), s.as_bytes());
+        }
+        // Every Python file of the fixtures, and of CDS_PY_CAPTURES_DIR when set (a whole
+        // project: `CDS_PY_CAPTURES_DIR=~/.cache/cds/bench/Django-4.2 cargo test ...`).
+        let mut files = Vec::new();
+        py_files(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"), &mut files);
+        if let Some(d) = std::env::var_os("CDS_PY_CAPTURES_DIR") {
+            py_files(std::path::Path::new(&d), &mut files);
+        }
+        assert!(!files.is_empty());
+        for p in &files {
+            let src = std::fs::read(p).unwrap();
+            check(&mut parser, &p.display().to_string(), &src);
+        }
+    }
 }
