@@ -35,6 +35,9 @@ pub const FILE: [f32; NF] = [
     2.661681e+00,  // title_bm
     -3.809692e-01, // stem_twin
     1.513461e-01,  // dir_share
+    0.0,           // imp_top
+    0.0,           // call_top
+    0.0,           // importers
 ];
 /// Weights of the function features.
 pub const FUNCTION: [f32; NE] = [
@@ -67,6 +70,9 @@ pub const FUNCTION: [f32; NE] = [
     -4.958981e-01, // sib_named
     5.164810e-01,  // title_bm
     -1.331678e-01, // in_file_bm
+    0.0,           // nbr_top
+    0.0,           // sib_top
+    0.0,           // file_rel
 ];
 /// Weights of the module features.
 pub const MODULE: [f32; NM] = [
