@@ -526,21 +526,6 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
     let max_heur_file = heur_files.first().map_or(0.0, |x| x.1);
     let heur_file: HashMap<u32, f32> = heur_files.iter().copied().collect();
 
-    // Files related to the best three by the hand-set score: through imports, and through
-    // calls and inheritance between their code (a multi-file change often spans both ends).
-    let top_files: Vec<u32> = heur_files.iter().take(TOP_RELATED).map(|x| x.0).collect();
-    let mut imp_rel: HashMap<u32, usize> = HashMap::default();
-    let mut call_rel: HashMap<u32, usize> = HashMap::default();
-    for &t in &top_files {
-        let (imp, call) = related_files(ix, t);
-        for f in imp {
-            *imp_rel.entry(f).or_insert(0) += 1;
-        }
-        for f in call {
-            *call_rel.entry(f).or_insert(0) += 1;
-        }
-    }
-
     // Test names the issue mentions point at the module they test (`test_client` -> `client`).
     let tested: Vec<String> = q
         .names
@@ -615,9 +600,6 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
                     .filter(|&&(o, _)| o != f && parent_dir(id_path(ix.id(o))) == parent_dir(p))
                     .count(),
             ),
-            lrank(imp_rel.get(&f).copied().unwrap_or(0)),
-            lrank(call_rel.get(&f).copied().unwrap_or(0)),
-            lrank(importers(ix, f)),
         ];
         c.files.push(f, x, f, NONE);
     }
@@ -672,29 +654,6 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
         }
     }
     let file_model = FileRanks::new(ix, &c.files);
-    // The neighbours (callers, callees) and sibling methods of the best functions.
-    let mut nbr_top: HashMap<u32, usize> = HashMap::default();
-    let mut sib_top: HashMap<u32, usize> = HashMap::default();
-    for &(t, _) in heur_fns.iter().take(TOP_FUNCTIONS) {
-        let mut nbrs: Vec<u32> = ix
-            .out_edges(t)
-            .chain(ix.in_edges(t))
-            .filter(|e| e.kind == EdgeKind::Invoke && e.node != t)
-            .map(|e| e.node)
-            .collect();
-        nbrs.sort_unstable();
-        nbrs.dedup();
-        for n in nbrs {
-            *nbr_top.entry(n).or_insert(0) += 1;
-        }
-        if let Some(p) = ix.parent(t).filter(|&p| ix.kind(p) == NodeKind::Class) {
-            for e in ix.out_edges(p) {
-                if e.kind == EdgeKind::Contain && e.node != t {
-                    *sib_top.entry(e.node).or_insert(0) += 1;
-                }
-            }
-        }
-    }
     for &n in &fn_cands {
         let s = sig_of(n);
         let f = ix.file_node(n).unwrap_or(NONE);
@@ -749,9 +708,6 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
             lrank(sib_named),
             s.title_bm,
             lrank(in_file_bm.get(&n).copied().unwrap_or(0)),
-            lrank(nbr_top.get(&n).copied().unwrap_or(0)),
-            lrank(sib_top.get(&n).copied().unwrap_or(0)),
-            lrank(imp_rel.get(&f).copied().unwrap_or(0) + call_rel.get(&f).copied().unwrap_or(0)),
         ];
         c.functions.push(n, x, f, top_level(ix, n).unwrap_or(n));
     }
@@ -849,59 +805,6 @@ const MODULE_CANDIDATES: usize = 200;
 const FILES_EXPANDED: usize = 10;
 /// Files (by the hand-set score) whose every function is a candidate.
 const FN_FILES_EXPANDED: usize = 20;
-/// Best files (by the hand-set score) whose related files are marked.
-const TOP_RELATED: usize = 3;
-/// Best functions (by the hand-set score) whose callers, callees and siblings are marked.
-const TOP_FUNCTIONS: usize = 5;
-
-/// The other files related to a file's code: (by imports, by calls and inheritance), each
-/// direction, tests left out.
-fn related_files(ix: &Index, f: u32) -> (Vec<u32>, Vec<u32>) {
-    let mut imp = Vec::new();
-    let mut call = Vec::new();
-    let mut nodes = children(ix, f);
-    nodes.push(f);
-    for n in nodes {
-        for e in ix.out_edges(n).chain(ix.in_edges(n)) {
-            let dst = match e.kind {
-                EdgeKind::Import => &mut imp,
-                EdgeKind::Invoke | EdgeKind::Inherit => &mut call,
-                EdgeKind::Contain => continue,
-            };
-            if let Some(o) = ix.file_node(e.node)
-                && o != f
-                && ix.flags(o) & FLAG_TEST == 0
-            {
-                dst.push(o);
-            }
-        }
-    }
-    for v in [&mut imp, &mut call] {
-        v.sort_unstable();
-        v.dedup();
-    }
-    (imp, call)
-}
-
-/// How many other files import a file or its top-level definitions (tests left out).
-fn importers(ix: &Index, f: u32) -> usize {
-    let mut from: Vec<u32> = Vec::new();
-    let tops = ix.out_edges(f).filter(|e| e.kind == EdgeKind::Contain).map(|e| e.node);
-    for n in std::iter::once(f).chain(tops) {
-        for e in ix.in_edges(n) {
-            if e.kind == EdgeKind::Import
-                && let Some(o) = ix.file_node(e.node)
-                && o != f
-                && ix.flags(o) & FLAG_TEST == 0
-            {
-                from.push(o);
-            }
-        }
-    }
-    from.sort_unstable();
-    from.dedup();
-    from.len()
-}
 
 /// The file model's ranking, as features of the levels below.
 struct FileRanks {

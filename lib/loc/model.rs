@@ -36,12 +36,9 @@ pub const FILE_FEATURES: [&str; NF] = [
     "title_bm",    // BM25 of the title and exception lines only, over the best file's
     "stem_twin",   // ln(1 + other top-5 files with the same file name, in other directories)
     "dir_share",   // ln(1 + other top-10 files in the same directory)
-    "imp_top",     // ln(1 + top-3 files that import it or that it imports)
-    "call_top",    // ln(1 + top-3 files whose code calls or subclasses its code, or vice versa)
-    "importers",   // ln(1 + files importing it or its top-level definitions)
 ];
 /// Number of file features.
-pub const NF: usize = 27;
+pub const NF: usize = 24;
 
 /// Features of a function candidate (a function or method not nested in another function).
 pub const FUNCTION_FEATURES: [&str; NE] = [
@@ -74,12 +71,9 @@ pub const FUNCTION_FEATURES: [&str; NE] = [
     "sib_named",   // ln(1 + other methods of its class the issue names)
     "title_bm",    // BM25 of the title and exception lines only, over the best function's
     "in_file_bm",  // ln(1 + its BM25 rank within its file)
-    "nbr_top",     // ln(1 + top-5 functions it calls or is called by)
-    "sib_top",     // ln(1 + top-5 functions that are other methods of its class)
-    "file_rel",    // its file's imp_top + call_top
 ];
 /// Number of function features.
-pub const NE: usize = 32;
+pub const NE: usize = 29;
 
 /// Features of a module candidate (a top-level class or function).
 pub const MODULE_FEATURES: [&str; NM] = [
