@@ -13,7 +13,7 @@
 //!
 //! * files: the best 100 by the hand-set score, with their own and their entities' evidence;
 //! * functions (a nested function counts as its outermost one): the best 300 by the hand-set
-//!   score and every function of the best 10 files, with their own evidence, their rank within
+//!   score and every function of the best 20 files, with their own evidence, their rank within
 //!   their file and their file's rank under the file model (how many per file to keep is
 //!   learned through these);
 //! * modules (top-level classes and functions): with their file's rank and their best
