@@ -59,6 +59,8 @@ GROUPS = {
                             "depth", "aux"],
     "entity counts": ["best_ent", "rest_ent", "n_ev", "best_mem"],
     "test names": ["test_ptr"],
+    "relations to the best files and functions": ["imp_top", "call_top", "importers", "nbr_top", "sib_top",
+                                                  "file_rel"],
 }
 
 
@@ -294,13 +296,15 @@ def folds_of(insts, cv, seed=0):
     return [ids[j::k] for j in range(k)]
 
 
-def cross_validate(insts, names, cv, make):
+def cross_validate(insts, names, cv, make, models=None):
     preds = {}
     for test in folds_of(insts, cv):
         tid = {i.iid for i in test}
         m = make(names).fit([i for i in insts if i.iid not in tid])
         for i in test:
             preds[i.iid] = m.predict(i)
+            if models is not None:
+                models[i.iid] = m
     return preds
 
 
@@ -318,6 +322,53 @@ def per_repo(insts, preds):
         s = score(by[repo], preds)
         n = sum(1 for i in by[repo] if i.scored)
         print(f"| {repo} | {n} | {s['file@1']:.3f} | {s['file@5']:.3f} | {s['module@10']:.3f} | {s['function@10']:.3f} |")
+
+
+def misses(insts, model_of, split_ids=None):
+    """Error analysis of held-out rankings: file@5 and function@10 misses by where gold sat."""
+    def bucket(r):
+        return ("not a candidate" if r is None else "ranked 1-5" if r < 5 else "ranked 6-10" if r < 10
+                else "ranked 11-20" if r < 20 else "ranked 21-50" if r < 50 else "ranked >50")
+    fc, ec = collections.Counter(), collections.Counter()
+    n = 0
+    for i in insts:
+        if not i.scored or (split_ids is not None and i.iid not in split_ids):
+            continue
+        n += 1
+        p = model_of[i.iid].predict(i, n=10 ** 6)
+        ff = p["found_files"]
+        pos = {f: k for k, f in enumerate(ff)}
+        gold = list(dict.fromkeys(i.gold["files"]))
+        if acc(gold, ff, 5) == 0:
+            worst = sorted(pos.get(g, 10 ** 9) for g in gold)[:min(5, len(gold))][-1]
+            kind = "one gold file" if len(gold) == 1 else \
+                "several gold files, none in the first 5" if not any(pos.get(g, 99) < 5 for g in gold) else \
+                "several gold files, one found, another"
+            fc[f"{kind}: {bucket(None if worst >= 10 ** 9 else worst)}"] += 1
+        ee = [norm_entity(e) for e in p["found_entities"]]
+        epos = {}
+        for k, e in enumerate(ee):
+            epos.setdefault(e, k)
+        gf = set(i.gold["functions"])
+        if acc(list(gf), ee, 10) == 0:
+            miss = [g for g in gf if epos.get(g, 10 ** 9) >= 10]
+            gfiles = {g.split(":")[0] for g in miss}
+            if any(g not in epos for g in miss):
+                kind = "a gold function not a candidate"
+            elif not gfiles <= set(ff[:5]):
+                kind = "a missed function's file not in the first 5 files"
+            elif len(gf) == 1:
+                kind = "one gold function, its file in the first 5"
+            else:
+                kind = "several gold functions, their files in the first 5"
+            worst = sorted(epos.get(g, 10 ** 9) for g in gf)[:min(10, len(gf))][-1]
+            ec[kind if "not a candidate" in kind else f"{kind}: {bucket(worst)}"] += 1
+    print(f"\nmisses of {n} scored instances (held out)")
+    for title, c in (("file@5", fc), ("function@10", ec)):
+        print(f"\n| {title} misses: where the gold sat | N |\n| --- | --- |")
+        for k, v in sorted(c.items()):
+            print(f"| {k} | {v} |")
+        print(f"| all | {sum(c.values())} |")
 
 
 def write_weights(path, model, names, cmd):
@@ -359,6 +410,8 @@ def main():
     ap.add_argument("--parity", type=int, default=0, metavar="N",
                     help="check that cds-loc (built with the written weights) ranks N instances as this script does")
     ap.add_argument("--bin", default=os.path.join(REPO, "target", "release"))
+    ap.add_argument("--misses", default=None, metavar="SPLIT",
+                    help="list the held-out file@5 and function@10 misses by where the gold sat (SPLIT or 'all')")
     ap.add_argument("--out", help="write the held-out predictions (LocAgent format) here")
     a = ap.parse_args()
 
@@ -421,13 +474,19 @@ def main():
     print(header)
     heur = cross_validate(insts, names, a.cv, Heuristic)
     print(table_line("hand-set score (no fitting)", score(insts, heur)))
-    preds = cross_validate(insts, names, a.cv, make)
+    held = {}
+    preds = cross_validate(insts, names, a.cv, make, held)
     s = score(insts, preds)
     print(table_line("**fitted model (CV)**", s))
     if a.ablate:
         for g, feats_ in GROUPS.items():
             mk = lambda nm, f=feats_: Model(nm, drop + f, a.l2)  # noqa: E731
             print(table_line(f"without {g}", score(insts, cross_validate(insts, names, a.cv, mk))), flush=True)
+        return
+    if a.misses:
+        ids = None if a.misses == "all" else \
+            {json.loads(l)["instance_id"] for l in open(run.split_path(a.shared, a.misses)) if l.strip()}
+        misses(insts, held, ids)
         return
     per_repo(insts, preds)
     if len(splits) > 1:

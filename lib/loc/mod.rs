@@ -13,7 +13,7 @@
 //!
 //! * files: the best 100 by the hand-set score, with their own and their entities' evidence;
 //! * functions (a nested function counts as its outermost one): the best 300 by the hand-set
-//!   score and every function of the best 10 files, with their own evidence, their rank within
+//!   score and every function of the best 20 files, with their own evidence, their rank within
 //!   their file and their file's rank under the file model (how many per file to keep is
 //!   learned through these);
 //! * modules (top-level classes and functions): with their file's rank and their best
@@ -623,7 +623,7 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
     let heur_fn_rank: HashMap<u32, usize> =
         heur_fns.iter().enumerate().map(|(r, x)| (x.0, r)).collect();
     let mut fn_cands: Vec<u32> = heur_fns.iter().take(FUNCTION_CANDIDATES).map(|x| x.0).collect();
-    for &(f, _) in heur_files.iter().take(FILES_EXPANDED) {
+    for &(f, _) in heur_files.iter().take(FN_FILES_EXPANDED) {
         for n in children(ix, f) {
             if ix.kind(n) == NodeKind::Function {
                 fn_cands.push(n);
@@ -801,8 +801,10 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
 const FUNCTION_CANDIDATES: usize = 300;
 /// Modules ranked by the hand-set score before the model reads them.
 const MODULE_CANDIDATES: usize = 200;
-/// Files (by the hand-set score) whose every function and module is a candidate.
+/// Files (by the hand-set score) whose every module is a candidate.
 const FILES_EXPANDED: usize = 10;
+/// Files (by the hand-set score) whose every function is a candidate.
+const FN_FILES_EXPANDED: usize = 20;
 
 /// The file model's ranking, as features of the levels below.
 struct FileRanks {

@@ -156,6 +156,30 @@ fn parse_with(text: &str, words_as_names: bool) -> Query {
         if line.trim_start().starts_with("File \"") {
             continue; // handled as a frame
         }
+        // Links to a file of the repository name its path (and maybe a line): the path
+        // replaces the link, and a line makes a frame (the definition holding it).
+        let linked;
+        let line = if line.contains("://") {
+            let mut out = String::with_capacity(line.len());
+            for word in line.split_inclusive(char::is_whitespace) {
+                match source_link(word) {
+                    Some((at, path, n)) => {
+                        out.push_str(&word[..at]);
+                        out.push(' ');
+                        out.push_str(&path);
+                        out.push(' ');
+                        if n > 0 {
+                            b.frames.push(Frame { file: path, line: n, function: String::new() });
+                        }
+                    }
+                    None => out.push_str(word),
+                }
+            }
+            linked = out;
+            linked.as_str()
+        } else {
+            line
+        };
         let mut in_tick = false;
         for (i, part) in line.split('`').enumerate() {
             if i > 0 {
@@ -359,6 +383,42 @@ fn is_exception_line(line: &str) -> bool {
         && (name.ends_with("Error") || name.ends_with("Exception") || name.ends_with("Warning"))
 }
 
+/// A link to a file of a repository in a word (`https://github.com/o/r/blob/REF/a/x.py#L93`,
+/// GitLab's `/-/blob/REF/`, Bitbucket's `/src/REF/`): where the link starts in the word, the
+/// path in the repository, and the line it points at (0 for none).
+fn source_link(word: &str) -> Option<(usize, String, u32)> {
+    let sep = word.find("://")?;
+    // The scheme's letters (a link often follows `(`, `[text](` or a zero-width space).
+    let start = word[..sep]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_alphabetic())
+        .last()
+        .map_or(sep, |(i, _)| i);
+    let rest =
+        word[sep + 3..].trim_end_matches(|c: char| c.is_whitespace() || ")]>.,;:'\"".contains(c));
+    let (rest, anchor) = rest.split_once('#').unwrap_or((rest, ""));
+    let rest = rest.split('?').next().unwrap_or(rest);
+    let segs: Vec<&str> = rest.split('/').collect();
+    // host / owner / repository / (-) / blob / REF / path...
+    let i = segs.iter().position(|s| matches!(*s, "blob" | "tree" | "src" | "blame"))?;
+    if i < 3 {
+        return None;
+    }
+    let path: Vec<&str> = segs.get(i + 2..)?.iter().copied().filter(|s| !s.is_empty()).collect();
+    if path.is_empty() {
+        return None;
+    }
+    let digits: String = anchor
+        .strip_prefix('L')
+        .or(anchor.strip_prefix("lines-"))
+        .unwrap_or("")
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    Some((start, path.join("/"), digits.parse().unwrap_or(0)))
+}
+
 /// `path/x.py:12: in func` (pytest's traceback lines).
 fn pytest_frame(l: &str) -> Option<Frame> {
     let (file, rest) = l.split_once(".py:")?;
@@ -431,6 +491,26 @@ mod tests {
         let q = parse("Isotonic output breaks\n\nsome body text mentioning isotonic once\n");
         let w = |t: &str| q.terms.iter().find(|(x, _)| x == t).map(|x| x.1).unwrap_or(0.0);
         assert!(w("breaks") > w("body"), "{:?}", q.terms);
+    }
+
+    #[test]
+    fn source_links_name_paths_and_lines() {
+        let q = parse(
+            "Crash in timesince\n\nthe pivot here: https://github.com/django/django/blob/\
+             d2310f6/django/utils/timesince.py#L93-L100 does not keep tzinfo.\n\
+             See (https://gitlab.com/o/r/-/blob/main/src/lib.rs) and https://example.com/a/b\n",
+        );
+        assert!(names(&q).contains(&("django/utils/timesince.py", NameShape::Path)), "{q:?}");
+        assert!(names(&q).contains(&("src/lib.rs", NameShape::Path)), "{q:?}");
+        assert_eq!(q.frames.len(), 1);
+        assert_eq!(q.frames[0].file, "django/utils/timesince.py");
+        assert_eq!(q.frames[0].line, 93);
+        assert!(q.frames[0].function.is_empty());
+        assert!(!q.terms.iter().any(|(t, _)| t == "d2310f6" || t == "blob"), "{:?}", q.terms);
+        assert_eq!(source_link("https://github.com/o/r/issues/12"), None);
+        let zw = "[x](\u{200b}https://github.com/o/r/blob/stable/1.1.x/a/b.py#L7).";
+        assert_eq!(source_link(zw), Some((7, "1.1.x/a/b.py".to_string(), 7)));
+        assert_eq!(source_link("\u{200b}://x"), None);
     }
 
     #[test]
