@@ -318,9 +318,8 @@ impl<T: rkyv::Archive> Column<'_, T> {
     ) {
         rkyv::vec::ArchivedVec::resolve_from_len(self.finished.len(), resolver, out);
     }
-}
 
-impl<T: rkyv::Archive> Column<'_, T> {
+    /// Writes the elements chunk by chunk and returns where they start.
     fn serialize<S>(&self, serializer: &mut S) -> std::result::Result<VecResolver, S::Error>
     where
         T: rkyv::Serialize<S>,
