@@ -209,6 +209,7 @@ fn job_time(on: bool, what: &str, since: Instant) {
 
 /// With `CDS_TIMINGS`: how many facts a build holds (what its memory grows with).
 fn census(sources: &[Source]) {
+    use crate::extract::Callee;
     let (mut defs, mut calls, mut callee_bytes, mut imports, mut binds) = (0, 0, 0, 0, 0);
     for s in sources {
         defs += s.facts.defs.len();
@@ -217,11 +218,9 @@ fn census(sources: &[Source]) {
         binds += s.facts.binds.len();
         for c in &s.facts.calls {
             callee_bytes += match &c.callee {
-                crate::extract::Callee::Name(a)
-                | crate::extract::Callee::Chain(a)
-                | crate::extract::Callee::Attr(a) => a.capacity(),
-                crate::extract::Callee::OnCall(a, b) => a.capacity() + b.capacity(),
-                crate::extract::Callee::Other => 0,
+                Callee::Name(a) | Callee::Chain(a) | Callee::Attr(a) => a.capacity(),
+                Callee::OnCall(a, b) => a.capacity() + b.capacity(),
+                Callee::Other => 0,
             };
         }
     }

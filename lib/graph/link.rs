@@ -1079,7 +1079,6 @@ fn emit(out: &mut Vec<(u32, u32, EdgeKind, u8)>, src: u32, targets: &[u32], kind
     }
 }
 
-/// Confidence byte for `n` alternatives.
 /// The confidence byte of an edge that is one of `n` candidates (shared with `graph::scope`).
 pub(crate) fn ambiguity(n: usize) -> u8 {
     if n <= 1 { META_EXACT } else { n.min(255) as u8 }
@@ -1087,29 +1086,37 @@ pub(crate) fn ambiguity(n: usize) -> u8 {
 
 /// Removes repeated nodes, keeping the first of each (shared with `graph::scope`).
 pub(crate) fn dedup(v: &mut Vec<u32>) {
-    if v.len() <= 16 {
-        // Most lists are a few targets: compared in place, no set allocated (the value flow
-        // asks for the callables of every callee it evaluates).
-        let mut w = 0;
-        for r in 0..v.len() {
-            let x = v[r];
-            if !v[..w].contains(&x) {
-                v[w] = x;
-                w += 1;
-            }
+    let n = unique_prefix(v, usize::MAX);
+    v.truncate(n);
+}
+
+/// Moves the first occurrence of each value to the front, in order, until `cap` are there, and
+/// returns how many are. Short lists (most are a few values) are compared in place, without a
+/// set allocated: the value flow asks this of every callee it evaluates.
+fn unique_prefix<T: Copy + Eq + std::hash::Hash>(v: &mut [T], cap: usize) -> usize {
+    let mut w = 0;
+    let mut seen: Option<HashSet<T>> = (v.len() > 32).then(HashSet::default);
+    for r in 0..v.len() {
+        if w == cap {
+            break;
         }
-        v.truncate(w);
-        return;
+        let x = v[r];
+        let new = match &mut seen {
+            Some(set) => set.insert(x),
+            None => !v[..w].contains(&x),
+        };
+        if new {
+            v[w] = x;
+            w += 1;
+        }
     }
-    let mut seen = HashSet::default();
-    v.retain(|x| seen.insert(*x));
+    w
 }
 
 /// Removes duplicates and bounds the number of alternatives.
 fn cap(mut v: Vals) -> Vals {
-    let mut seen = HashSet::default();
-    v.retain(|x| seen.insert(*x));
-    v.truncate(MAX_ALTS);
+    let n = unique_prefix(&mut v, MAX_ALTS);
+    v.truncate(n);
     v
 }
 
@@ -2553,24 +2560,8 @@ fn cap_pts(mut v: Vals) -> Vals {
 
 /// [`cap_pts`] in place.
 fn dedup_pts(v: &mut Vals) {
-    if v.len() > 64 {
-        let mut seen = HashSet::default();
-        v.retain(|x| seen.insert(*x));
-    } else if v.len() > 1 {
-        let mut w = 0;
-        for r in 0..v.len() {
-            let x = v[r];
-            if !v[..w].contains(&x) {
-                v[w] = x;
-                w += 1;
-                if w == MAX_PTS {
-                    break;
-                }
-            }
-        }
-        v.truncate(w);
-    }
-    v.truncate(MAX_PTS);
+    let n = unique_prefix(v, MAX_PTS);
+    v.truncate(n);
 }
 
 /// The name a definition node is defined under.

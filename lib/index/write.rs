@@ -227,7 +227,7 @@ pub fn write_built_postings(
     previous: Option<&[u8]>,
 ) -> Result<u64> {
     let kinds: Vec<u8> = nodes.iter().map(|n| n.kind as u8).collect();
-    let mut finished = pb.finish(&kinds);
+    let finished = pb.finish(&kinds);
     let path = dir.join(TERMS_FILE);
     let mut total = match previous.filter(|p| same_keys(p, finished.terms())) {
         Some(payload) => write_payload(&path, MAGIC_TERMS, payload)?,
@@ -235,28 +235,23 @@ pub fn write_built_postings(
             write_fst(&path, MAGIC_TERMS, finished.terms().enumerate().map(|(i, t)| (t, i as u64)))?
         }
     };
-    let out = StreamedPostings {
-        doc_len: std::mem::take(&mut finished.doc_len),
-        avgdl: std::mem::take(&mut finished.avgdl),
-        n_docs: finished.n_docs,
-        post_off: std::mem::take(&mut finished.post_off),
-        post_doc: Column { finished: &finished, pick: |(doc, _)| doc },
-        post_tf: Column { finished: &finished, pick: |(_, tf)| tf_u16(tf) },
-    };
-    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &out)?;
+    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &StreamedPostings(&finished))?;
     Ok(total)
 }
 
 /// `postings.rkyv` archived from packed postings: the same bytes as a [`PostingsFile`], but
 /// its two big arrays (6 bytes a posting: 380 MB for the Linux kernel) are made as they are
 /// written, a chunk at a time, never held whole.
-struct StreamedPostings<'a> {
-    doc_len: Vec<u32>,
-    avgdl: Vec<f32>,
-    n_docs: u32,
-    post_off: Vec<u32>,
-    post_doc: Column<'a, u32>,
-    post_tf: Column<'a, u16>,
+struct StreamedPostings<'a>(&'a Finished);
+
+impl StreamedPostings<'_> {
+    /// The two big columns: every posting's document, and its term frequency.
+    fn columns(&self) -> (Column<'_, u32>, Column<'_, u16>) {
+        (
+            Column { finished: self.0, pick: |(doc, _)| doc },
+            Column { finished: self.0, pick: |(_, tf)| tf_u16(tf) },
+        )
+    }
 }
 
 type VecResolver = rkyv::vec::VecResolver;
@@ -278,12 +273,14 @@ impl rkyv::Archive for StreamedPostings<'_> {
             post_doc: out_post_doc,
             post_tf: out_post_tf,
         } = out);
-        self.doc_len.resolve(doc_len, out_doc_len);
-        self.avgdl.resolve(avgdl, out_avgdl);
-        self.n_docs.resolve((), out_n_docs);
-        self.post_off.resolve(post_off, out_post_off);
-        self.post_doc.resolve(post_doc, out_post_doc);
-        self.post_tf.resolve(post_tf, out_post_tf);
+        let f = self.0;
+        let (docs, tfs) = self.columns();
+        f.doc_len.resolve(doc_len, out_doc_len);
+        f.avgdl.resolve(avgdl, out_avgdl);
+        f.n_docs.resolve((), out_n_docs);
+        f.post_off.resolve(post_off, out_post_off);
+        docs.resolve(post_doc, out_post_doc);
+        tfs.resolve(post_tf, out_post_tf);
     }
 }
 
@@ -293,13 +290,15 @@ where
     S::Error: rkyv::rancor::Source,
 {
     fn serialize(&self, s: &mut S) -> std::result::Result<Self::Resolver, S::Error> {
+        let f = self.0;
+        let (docs, tfs) = self.columns();
         // In the order a derived `PostingsFile` writes its fields, for the same bytes.
         Ok([
-            self.doc_len.serialize(s)?,
-            self.avgdl.serialize(s)?,
-            self.post_off.serialize(s)?,
-            self.post_doc.serialize(s)?,
-            self.post_tf.serialize(s)?,
+            f.doc_len.serialize(s)?,
+            f.avgdl.serialize(s)?,
+            f.post_off.serialize(s)?,
+            docs.serialize(s)?,
+            tfs.serialize(s)?,
         ])
     }
 }
@@ -763,15 +762,7 @@ mod tests {
             let done = pb.finish(&vec![0; n_docs as usize]);
             assert!(n_docs == 0 || done.len() >= n_docs as usize);
             let derived = rkyv::to_bytes::<rkyv::rancor::Error>(&done.to_file()).unwrap();
-            let streamed = StreamedPostings {
-                doc_len: done.doc_len.clone(),
-                avgdl: done.avgdl.clone(),
-                n_docs: done.n_docs,
-                post_off: done.post_off.clone(),
-                post_doc: Column { finished: &done, pick: |(doc, _)| doc },
-                post_tf: Column { finished: &done, pick: |(_, tf)| tf_u16(tf) },
-            };
-            let streamed = rkyv::to_bytes::<rkyv::rancor::Error>(&streamed).unwrap();
+            let streamed = rkyv::to_bytes::<rkyv::rancor::Error>(&StreamedPostings(&done)).unwrap();
             assert_eq!(derived.as_slice(), streamed.as_slice(), "{n_docs} documents");
         }
     }

@@ -119,8 +119,6 @@ pub struct PostingsBuilder {
     vocab: Vocab,
     /// Per term number: its postings.
     lists: Vec<PostingList>,
-    /// How many postings the lists hold.
-    postings: usize,
     doc_len: Vec<u32>,
     n_docs: u32,
 }
@@ -387,7 +385,6 @@ impl PostingsBuilder {
                 }
                 len = len.saturating_add(tf);
                 self.lists[t as usize].push(node, tf);
-                self.postings += 1;
             }
             if let Some(slot) = self.doc_len.get_mut(node as usize) {
                 if *slot == 0 && len > 0 {
@@ -406,16 +403,6 @@ impl PostingsBuilder {
         }
     }
 
-    /// How many postings the builder holds.
-    pub fn len(&self) -> usize {
-        self.postings
-    }
-
-    /// True when no document has any term.
-    pub fn is_empty(&self) -> bool {
-        self.postings == 0
-    }
-
     /// Renumbers the documents: document `d` becomes node `map[d]` (`NONE`: dropped; several
     /// documents may become one node, whose counts are then summed), in a graph of `n_nodes`.
     pub fn renumber(&mut self, map: &[u32], n_nodes: usize) {
@@ -430,7 +417,6 @@ impl PostingsBuilder {
         }
         self.n_docs = doc_len.iter().filter(|&&l| l > 0).count() as u32;
         self.doc_len = doc_len;
-        self.postings = 0;
         let mut list = Vec::new();
         for packed in &mut self.lists {
             list.clear();
@@ -446,7 +432,6 @@ impl PostingsBuilder {
                 }
                 same
             });
-            self.postings += list.len();
             packed.refill(&list);
         }
     }
@@ -495,7 +480,6 @@ impl PostingsBuilder {
             avgdl,
             post_off,
             lists,
-            total,
         }
     }
 }
@@ -517,18 +501,17 @@ pub struct Finished {
     pub post_off: Vec<u32>,
     /// Per arrival number, the term's postings, documents ascending.
     lists: Vec<PostingList>,
-    total: usize,
 }
 
 impl Finished {
     /// How many postings there are.
     pub fn len(&self) -> usize {
-        self.total
+        self.post_off.last().map_or(0, |&n| n as usize)
     }
 
     /// True when there is no posting.
     pub fn is_empty(&self) -> bool {
-        self.total == 0
+        self.len() == 0
     }
 
     /// The terms in order (term i is term number i).
@@ -541,7 +524,8 @@ impl Finished {
         self.order.iter().flat_map(|&t| self.lists[t as usize].iter())
     }
 
-    /// The postings file with its arrays made (for tests: a build writes them streamed).
+    /// The postings file with its arrays made (a build writes them streamed).
+    #[cfg(test)]
     pub fn to_file(&self) -> crate::index::format::PostingsFile {
         crate::index::format::PostingsFile {
             doc_len: self.doc_len.clone(),
@@ -617,7 +601,6 @@ mod tests {
         for (t, doc, tf) in [("zeta", 3, 1), ("alpha", 2, 5), ("zeta", 1, 2), ("mid", 0, 70_000)] {
             let id = pb.intern(t.as_bytes());
             pb.lists[id as usize].push(doc, tf);
-            pb.postings += 1;
         }
         let done = pb.finish(&[0, 0, 0, 0]);
         let terms: Vec<&[u8]> = done.terms().collect();

@@ -12,7 +12,7 @@
 use fxhash::FxHashMap as HashMap;
 
 use crate::error::Result;
-use crate::graph::{EdgeKind, FLAG_TEST, NodeKind, id_path, id_qual};
+use crate::graph::{FLAG_TEST, NodeKind, id_path, id_qual};
 use crate::index::Index;
 use crate::search::bm25;
 use crate::search::names;
@@ -439,7 +439,8 @@ fn frame_candidates(
     let file_id = ix.id(file).to_vec();
     if f.function.is_empty() {
         // A line of a file (a link): the innermost definition holding it.
-        if let Some(n) = innermost_at(ix, file, f.line) {
+        let n = crate::get::enclosing(ix, file, f.line, f.line);
+        if f.line > 0 && n != file {
             let w = crate::search::query::W_FRAME / W_IDENT;
             cands.entry(n).or_default().add(Reason::Frame, Reason::Frame.tier() * w * 0.8);
         }
@@ -470,29 +471,6 @@ fn frame_candidates(
         }
     }
     Ok(())
-}
-
-/// The innermost class or function of a file whose lines hold `line` (none for line 0).
-fn innermost_at(ix: &Index, file: u32, line: u32) -> Option<u32> {
-    if line == 0 {
-        return None;
-    }
-    let mut best = None;
-    let mut cur = file;
-    loop {
-        let inside = ix.out_edges(cur).find(|e| {
-            e.kind == EdgeKind::Contain
-                && matches!(ix.kind(e.node), NodeKind::Class | NodeKind::Function)
-                && {
-                    let (a, b) = ix.lines(e.node);
-                    (a..=b).contains(&line)
-                }
-        });
-        let Some(e) = inside else { break };
-        best = Some(e.node);
-        cur = e.node;
-    }
-    best
 }
 
 /// For a short query, a term the index does not know is probably a typo: add the known terms
