@@ -167,51 +167,87 @@ enum Tag {
     Comma,
 }
 
-/// [`Tag`] by node kind id, from a table made once.
+/// [`Tag`] of a node.
 fn tag_of(n: Node) -> Tag {
-    static TAGS: OnceLock<Vec<Tag>> = OnceLock::new();
-    let tags = TAGS.get_or_init(|| {
+    kind_info(n.kind_id()).map_or(Tag::Other, |k| k.tag)
+}
+
+/// What [`captures`] needs to know of a node kind.
+#[derive(Debug, Clone, Copy)]
+struct KindInfo {
+    tag: Tag,
+    /// Nodes of the kind are named (what [`Node::is_named`] says of them).
+    named: bool,
+    /// Children of nodes of the kind may be in a field (false: the grammar's node types give
+    /// the kind no fields, so asking the cursor for each child's field is wasted).
+    fields: bool,
+}
+
+/// [`KindInfo`] of node kind `id` (a node's [`Node::kind_id`]), from a table made once; `None`
+/// for a kind past the grammar's symbols (`ERROR`).
+fn kind_info(id: u16) -> Option<KindInfo> {
+    static KINDS: OnceLock<Vec<KindInfo>> = OnceLock::new();
+    let kinds = KINDS.get_or_init(|| {
         let l = language();
+        // Named node types the grammar lists without fields.
+        let no_fields: std::collections::HashSet<String> = serde_json::from_str::<
+            Vec<serde_json::Value>,
+        >(tree_sitter_python::NODE_TYPES)
+        .unwrap_or_default()
+        .iter()
+        .filter(|t| t["named"] == true)
+        .filter(|t| t.get("fields").and_then(|f| f.as_object()).is_none_or(|f| f.is_empty()))
+        .filter_map(|t| t["type"].as_str().map(str::to_string))
+        .collect();
         (0..l.node_kind_count() as u16)
             .map(|i| {
+                let named = l.node_kind_is_named(i);
                 let name = l.node_kind_for_id(i).unwrap_or("");
-                if !l.node_kind_is_named(i) {
-                    return match name {
-                        "<>" => Tag::NotEqual,
-                        "," => Tag::Comma,
-                        _ => Tag::Other,
-                    };
-                }
-                match name {
-                    "class_definition" => Tag::Class,
-                    "function_definition" => Tag::Function,
-                    "decorator" => Tag::Decorator,
-                    "import_statement" | "import_from_statement" | "future_import_statement" => {
-                        Tag::Import
-                    }
-                    "call" => Tag::Call,
-                    "assignment" => Tag::Assignment,
-                    "print_statement" | "exec_statement" | "try_statement" => Tag::Py2Stmt,
-                    "integer" => Tag::Integer,
-                    "string_start" => Tag::StringStart,
-                    "comparison_operator" => Tag::Comparison,
-                    "except_clause" => Tag::Except,
-                    "raise_statement" => Tag::Raise,
-                    "lambda_parameters" => Tag::Params,
-                    "parameters" => Tag::Parameters,
-                    "identifier" => Tag::Identifier,
-                    "attribute" => Tag::Attribute,
-                    "block" => Tag::Block,
-                    "type" => Tag::Type,
-                    "argument_list" => Tag::ArgumentList,
-                    "expression_list" => Tag::ExprList,
-                    "tuple_pattern" => Tag::TuplePattern,
-                    _ => Tag::Other,
+                KindInfo {
+                    tag: tag_for(&l, i),
+                    named,
+                    fields: !(named && no_fields.contains(name)),
                 }
             })
             .collect()
     });
-    tags.get(n.kind_id() as usize).copied().unwrap_or(Tag::Other)
+    kinds.get(id as usize).copied()
+}
+
+/// [`Tag`] of node kind `i` (for [`kind_info`]'s table).
+fn tag_for(l: &tree_sitter::Language, i: u16) -> Tag {
+    let name = l.node_kind_for_id(i).unwrap_or("");
+    if !l.node_kind_is_named(i) {
+        return match name {
+            "<>" => Tag::NotEqual,
+            "," => Tag::Comma,
+            _ => Tag::Other,
+        };
+    }
+    match name {
+        "class_definition" => Tag::Class,
+        "function_definition" => Tag::Function,
+        "decorator" => Tag::Decorator,
+        "import_statement" | "import_from_statement" | "future_import_statement" => Tag::Import,
+        "call" => Tag::Call,
+        "assignment" => Tag::Assignment,
+        "print_statement" | "exec_statement" | "try_statement" => Tag::Py2Stmt,
+        "integer" => Tag::Integer,
+        "string_start" => Tag::StringStart,
+        "comparison_operator" => Tag::Comparison,
+        "except_clause" => Tag::Except,
+        "raise_statement" => Tag::Raise,
+        "lambda_parameters" => Tag::Params,
+        "parameters" => Tag::Parameters,
+        "identifier" => Tag::Identifier,
+        "attribute" => Tag::Attribute,
+        "block" => Tag::Block,
+        "type" => Tag::Type,
+        "argument_list" => Tag::ArgumentList,
+        "expression_list" => Tag::ExprList,
+        "tuple_pattern" => Tag::TuplePattern,
+        _ => Tag::Other,
+    }
 }
 
 /// The child of `n` in field `field` when it is of kind `tag` (and the field is there).
@@ -229,29 +265,44 @@ fn field_of<'t>(n: Node<'t>, field: u16, tag: Option<Tag>) -> Option<Option<Node
 /// nodes it contains), found by one walk of the tree: tree-sitter's query cursor costs about
 /// three walks in bookkeeping (a fifth of a Python build). The query stays the specification;
 /// the tests check this walk against the query cursor, match for match.
-fn captures<'t>(root: Node<'t>, src: &[u8], flat: &mut Vec<Flat>) -> Vec<Capture<'t>> {
+fn captures<'t>(
+    root: Node<'t>,
+    src: &[u8],
+    flat: &mut Vec<Flat>,
+    parents: &mut Vec<u32>,
+) -> Vec<Capture<'t>> {
     let f = fields();
     let text = |n: Node| &src[n.start_byte().min(src.len())..n.end_byte().min(src.len())];
     let mut items: Vec<Capture> = Vec::new();
     let mut cur = root.walk();
     flat.clear();
-    // The nodes above the cursor's: their tag, their index in `flat` and their last child's.
-    let mut up: Vec<(Tag, u32, u32)> = Vec::new();
+    parents.clear();
+    // The nodes above the cursor's: their tag, their index in `flat`, their last child's, and
+    // whether their children may be in fields.
+    let mut up: Vec<(Tag, u32, u32, bool)> = Vec::new();
     loop {
         let n = cur.node();
-        let tag = tag_of(n);
-        let at = flat.len() as u32;
-        flat.push(Flat {
-            kind: n.kind_id(),
-            field: cur.field_id().map_or(0, |f| f.get()),
+        let kind = n.kind_id();
+        let info = kind_info(kind).unwrap_or_else(|| KindInfo {
+            tag: Tag::Other,
             named: n.is_named(),
+            fields: true,
+        });
+        let tag = info.tag;
+        let at = flat.len() as u32;
+        let in_fields = up.last().is_some_and(|u| u.3);
+        flat.push(Flat {
+            kind,
+            field: if in_fields { cur.field_id().map_or(0, |f| f.get()) } else { 0 },
+            named: info.named,
             start: n.start_byte() as u32,
             end: n.end_byte() as u32,
             first: NO_NODE,
             next: NO_NODE,
         });
+        parents.push(up.last().map_or(NO_NODE, |u| u.1));
         let parent = match up.last_mut() {
-            Some((t, p, last)) => {
+            Some((t, p, last, _)) => {
                 match *last {
                     NO_NODE => flat[*p as usize].first = at,
                     l => flat[l as usize].next = at,
@@ -335,7 +386,7 @@ fn captures<'t>(root: Node<'t>, src: &[u8], flat: &mut Vec<Flat>) -> Vec<Capture
             items.push((n.start_byte(), n.end_byte(), item, at));
         }
         if cur.goto_first_child() {
-            up.push((tag, at, NO_NODE));
+            up.push((tag, at, NO_NODE, info.fields));
             continue;
         }
         loop {
@@ -358,6 +409,8 @@ pub struct Extractor {
     parser: Parser,
     /// The last file's [`Flat`] tree (its allocation reused).
     flat: Vec<Flat>,
+    /// The parent of each [`Flat`] node ([`NO_NODE`]: the root), likewise.
+    parents: Vec<u32>,
 }
 
 impl Default for Extractor {
@@ -391,7 +444,7 @@ impl Extractor {
         let mut parser = Parser::new();
         // The grammar is linked in and its ABI is checked by a unit test.
         parser.set_language(&language()).expect("tree-sitter-python ABI is supported");
-        Extractor { parser, flat: Vec::new() }
+        Extractor { parser, flat: Vec::new(), parents: Vec::new() }
     }
 
     /// Extracts the facts of one file. Never fails: syntax errors are recovered from and
@@ -432,17 +485,18 @@ impl Extractor {
         }
 
         let mut flat = std::mem::take(&mut self.flat);
-        let items = captures(root, src, &mut flat);
+        let mut parents = std::mem::take(&mut self.parents);
+        let items = captures(root, src, &mut flat, &mut parents);
 
         let mut b = Builder {
             src,
             facts,
-            def_of_node: HashMap::default(),
             stack: tree::Nest::default(),
             call_nodes: Vec::new(),
             call_expr_of: HashMap::default(),
             def_at: HashMap::default(),
             flat,
+            parents,
             strs: HashMap::default(),
             scratch: Vec::new(),
             kw_scratch: Vec::new(),
@@ -459,6 +513,7 @@ impl Extractor {
             .map(|id| b.call_expr_of.get(id).copied().unwrap_or(NO_EXPR))
             .collect();
         self.flat = std::mem::take(&mut b.flat);
+        self.parents = std::mem::take(&mut b.parents);
         b.facts
     }
 }
@@ -467,8 +522,6 @@ impl Extractor {
 struct Builder<'s> {
     src: &'s [u8],
     facts: FileFacts,
-    /// tree-sitter node id of a definition -> its index.
-    def_of_node: HashMap<usize, DefIdx>,
     /// Enclosing definitions.
     stack: tree::Nest,
     /// The [`Flat`] node of each call in `facts.calls`.
@@ -479,6 +532,8 @@ struct Builder<'s> {
     def_at: HashMap<u32, DefIdx>,
     /// The file's tree, for the value-flow walk.
     flat: Vec<Flat>,
+    /// The parent of each node of `flat` ([`NO_NODE`]: none).
+    parents: Vec<u32>,
     /// The flow's string table: string -> id.
     strs: HashMap<&'s str, u32>,
     /// Operands being collected (a stack: each expression uses the part above where it began).
@@ -503,22 +558,16 @@ impl<'s> Builder<'s> {
             let Item::Def { node, kind, name, extra } = item else { continue };
             let parent = self.owner_at(*start);
             let idx = self.facts.defs.len() as DefIdx;
-            let outer = match node.parent() {
-                Some(p) if kind_of(p) == "decorated_definition" => p,
-                _ => *node,
+            let (outer, outer_at) = match self.up(*at) {
+                Some(p) if self.kind(p) == "decorated_definition" => {
+                    (node.parent().unwrap_or(*node), p)
+                }
+                _ => (*node, *at),
             };
             let end_node = last_token_end(*node);
             // Direct: the (decorated) definition sits in the module, or in the body block of
             // its parent definition, not in an `if` / `try` / `with` inside it.
-            let direct = match (outer.parent(), parent) {
-                (Some(p), None) => kind_of(p) == "module",
-                (Some(p), Some(pi)) => {
-                    kind_of(p) == "block"
-                        && p.parent()
-                            .is_some_and(|d| self.def_of_node.get(&d.id()).copied() == Some(pi))
-                }
-                (None, _) => false,
-            };
+            let direct = self.is_direct(outer_at, parent);
             let sig_end = node
                 .children(&mut node.walk())
                 .filter(|c| kind_of(c) == ":")
@@ -550,7 +599,6 @@ impl<'s> Builder<'s> {
                 self.facts.py3_invalid = true;
             }
             self.facts.defs.push(def);
-            self.def_of_node.insert(node.id(), idx);
             self.def_at.insert(*at, idx);
             if let Some(params) = extra.params {
                 self.params(idx, params);
@@ -577,10 +625,10 @@ impl<'s> Builder<'s> {
                     def_counter += 1;
                 }
                 Item::Decorator(node) => {
-                    let target = node
-                        .parent()
-                        .and_then(|p| p.child_by_field_id(fields().definition))
-                        .and_then(|d| self.def_of_node.get(&d.id()).copied());
+                    let target = self
+                        .up(*at)
+                        .and_then(|p| self.field(p, fields().definition))
+                        .and_then(|d| self.def_at.get(&d).copied());
                     if let Some(t) = target {
                         if let Some(e) = node.named_child(0) {
                             let expr = self.expr(e);
@@ -594,8 +642,8 @@ impl<'s> Builder<'s> {
                     }
                 }
                 Item::Import(node) => {
-                    let direct = self.is_direct(*node, owner);
-                    self.import(*node, owner, direct, stmt);
+                    let direct = self.is_direct(*at, owner);
+                    self.import(*node, *at, owner, direct, stmt);
                     stmt += 1;
                 }
                 Item::Call { callee: node, call: _ } => {
@@ -618,23 +666,74 @@ impl<'s> Builder<'s> {
         }
     }
 
-    /// Is the statement directly in the owner's body (or the module), not nested in a block?
-    fn is_direct(&self, stmt: Node, owner: Option<DefIdx>) -> bool {
-        let Some(parent) = stmt.parent() else { return false };
+    /// Is the statement (the [`Flat`] node `stmt`) directly in the owner's body (or the
+    /// module), not nested in a block?
+    fn is_direct(&self, stmt: u32, owner: Option<DefIdx>) -> bool {
+        let Some(parent) = self.up(stmt) else { return false };
         match owner {
-            None => kind_of(parent) == "module",
+            None => self.kind(parent) == "module",
             Some(o) => {
-                kind_of(parent) == "block"
-                    && parent
-                        .parent()
-                        .is_some_and(|d| self.def_of_node.get(&d.id()).copied() == Some(o))
+                self.kind(parent) == "block"
+                    && self.up(parent).is_some_and(|d| self.def_at.get(&d).copied() == Some(o))
             }
         }
     }
 
-    fn import(&mut self, node: Node, owner: Option<DefIdx>, direct: bool, stmt: u32) {
+    /// The parent of [`Flat`] node `n`.
+    fn up(&self, n: u32) -> Option<u32> {
+        self.parents.get(n as usize).copied().filter(|&p| p != NO_NODE)
+    }
+
+    /// Depth of a statement (the [`Flat`] node `stmt`) in Python's `ast` tree (module-level
+    /// statements are at depth 1).
+    ///
+    /// tree-sitter nests clauses differently from `ast`: an `elif` is a flat sibling clause
+    /// here but an `If` inside the previous branch's `orelse` there, and `except` / `case`
+    /// bodies sit below an `ExceptHandler` / `match_case` node. Blocks and decorators add
+    /// nothing in `ast`.
+    fn ast_depth(&self, stmt: u32) -> u32 {
+        let mut depth = 1u32;
+        let mut child = stmt;
+        while let Some(p) = self.up(child) {
+            match self.kind(p) {
+                "module" => break,
+                "except_clause" | "case_clause" => depth += 2,
+                "finally_clause" => depth += 1,
+                "elif_clause" | "else_clause" => match self.up(p) {
+                    Some(owner) if self.kind(owner) == "if_statement" => {
+                        // `elif` chains nest in `ast`: the n-th elif (n from 0) is an `If` n + 1
+                        // levels below the `if`, its body one more; an `else` after n elifs is
+                        // the `orelse` of the last one, n + 1 levels below the `if`.
+                        let n = self
+                            .kids(owner)
+                            .take_while(|&s| s != p)
+                            .filter(|&s| self.kind(s) == "elif_clause")
+                            .count() as u32;
+                        depth += if self.kind(p) == "elif_clause" { n + 2 } else { n + 1 };
+                    }
+                    _ => depth += 1,
+                },
+                "function_definition"
+                | "class_definition"
+                | "if_statement"
+                | "for_statement"
+                | "while_statement"
+                | "with_statement"
+                | "try_statement"
+                    if self.kind(child) == "block" =>
+                {
+                    depth += 1
+                }
+                _ => {}
+            }
+            child = p;
+        }
+        depth
+    }
+
+    fn import(&mut self, node: Node, at: u32, owner: Option<DefIdx>, direct: bool, stmt: u32) {
         let line = node.start_position().row as u32 + 1;
-        let depth = ast_depth(node);
+        let depth = self.ast_depth(at);
         // (module, level, name, alias) per imported name.
         let mut names: Vec<(String, u32, Option<String>, Option<String>)> = Vec::new();
         let mut cur = node.walk();
@@ -1677,54 +1776,6 @@ fn consistent_indent(src: &[u8], parent: Node, expect: Option<usize>) -> bool {
     true
 }
 
-/// Depth of a statement in Python's `ast` tree (module-level statements are at depth 1).
-///
-/// tree-sitter nests clauses differently from `ast`: an `elif` is a flat sibling clause here but
-/// an `If` inside the previous branch's `orelse` there, and `except` / `case` bodies sit below an
-/// `ExceptHandler` / `match_case` node. Blocks and decorators add nothing in `ast`.
-fn ast_depth(stmt: Node) -> u32 {
-    let mut depth = 1u32;
-    let mut child = stmt;
-    while let Some(p) = child.parent() {
-        match kind_of(p) {
-            "module" => break,
-            "except_clause" | "case_clause" => depth += 2,
-            "finally_clause" => depth += 1,
-            "elif_clause" | "else_clause" => {
-                let owner = p.parent();
-                if owner.is_some_and(|o| kind_of(o) == "if_statement") {
-                    // `elif` chains nest in `ast`: the n-th elif (n from 0) is an `If` n + 1
-                    // levels below the `if`, its body one more; an `else` after n elifs is
-                    // the `orelse` of the last one, n + 1 levels below the `if`.
-                    let mut n = 0u32;
-                    let mut prev = p.prev_sibling();
-                    while let Some(s) = prev {
-                        n += u32::from(kind_of(s) == "elif_clause");
-                        prev = s.prev_sibling();
-                    }
-                    depth += if kind_of(p) == "elif_clause" { n + 2 } else { n + 1 };
-                } else {
-                    depth += 1;
-                }
-            }
-            "function_definition"
-            | "class_definition"
-            | "if_statement"
-            | "for_statement"
-            | "while_statement"
-            | "with_statement"
-            | "try_statement"
-                if kind_of(child) == "block" =>
-            {
-                depth += 1
-            }
-            _ => {}
-        }
-        child = p;
-    }
-    depth
-}
-
 /// The docstring of a body block: its first statement, when that is a string expression.
 fn docstring(body: Node) -> Option<(u32, u32)> {
     let mut cur = body.walk();
@@ -1823,8 +1874,8 @@ mod tests {
     /// [`captures`] and the query cursor agree on `src`, and its [`Flat`] tree is the tree.
     fn check(parser: &mut Parser, what: &str, src: &[u8]) {
         let tree = parser.parse(src, None).expect("parses");
-        let mut flat = Vec::new();
-        let walked = captures(tree.root_node(), src, &mut flat);
+        let (mut flat, mut parents) = (Vec::new(), Vec::new());
+        let walked = captures(tree.root_node(), src, &mut flat, &mut parents);
         for (start, end, item, at) in &walked {
             let f = flat[*at as usize];
             assert_eq!((f.start as usize, f.end as usize), (*start, *end), "{what}");
@@ -1839,6 +1890,16 @@ mod tests {
         let queried = query_captures(tree.root_node(), src);
         assert_eq!(walked, queried, "{what}");
         same_tree(tree.root_node(), 0, &flat, what);
+        // Each node's parent is the node whose children it is among.
+        assert_eq!(parents.len(), flat.len(), "{what}");
+        assert_eq!(parents[0], NO_NODE, "{what}");
+        for (p, f) in flat.iter().enumerate() {
+            let mut c = f.first;
+            while c != NO_NODE {
+                assert_eq!(parents[c as usize], p as u32, "{what}");
+                c = flat[c as usize].next;
+            }
+        }
     }
 
     /// The [`Flat`] subtree at `at` has `n`'s kinds, ranges, children and fields.
@@ -1857,7 +1918,7 @@ mod tests {
         }
         let children: Vec<Node> = n.children(&mut n.walk()).collect();
         assert_eq!(kids.len(), children.len(), "{what}");
-        // Every field the flow walk reads: the children in it, in order.
+        // Every field the extractor reads: the children in it, in order.
         let fs = fields();
         for field in [
             fs.alias,
@@ -1876,6 +1937,9 @@ mod tests {
             fs.subscript,
             fs.superclasses,
             fs.value,
+            fs.r#type,
+            fs.return_type,
+            fs.module_name,
         ] {
             let by_flat: Vec<usize> =
                 (0..kids.len()).filter(|&i| flat[kids[i] as usize].field == field).collect();

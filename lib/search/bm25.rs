@@ -15,8 +15,6 @@
 //! frequencies, document lengths and per-kind average lengths, so they are deterministic and
 //! the parameters can change without rebuilding.
 
-use fxhash::FxHashMap as HashMap;
-
 use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::extract::{DefKind, FileFacts};
@@ -59,10 +57,12 @@ impl FileTerms {
 /// Tokenizes `src` once and counts terms per segment.
 pub fn file_terms(src: &[u8], facts: &FileFacts) -> FileTerms {
     let defs = &facts.defs;
-    let mut vocab: HashMap<Vec<u8>, u32> = HashMap::default();
+    // The file's terms, numbered in order of first occurrence (each text held once: the table
+    // holds numbers into `words`).
     let mut words: Vec<Vec<u8>> = Vec::new();
+    let mut table: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
     // (segment, local term) for every token, in document order.
-    let mut occ: Vec<(u32, u32)> = Vec::new();
+    let mut occ: Vec<(u32, u32)> = Vec::with_capacity(src.len() / 8);
     let mut stack: Vec<usize> = Vec::new(); // indices of open definitions
     let mut next_def = 0usize;
     tokenize::tokens(src, |pos, term| {
@@ -79,36 +79,64 @@ pub fn file_terms(src: &[u8], facts: &FileFacts) -> FileTerms {
             stack.pop();
         }
         let seg = stack.last().map_or(0, |&d| d as u32 + 1);
-        let id = match vocab.get(term) {
+        let hash = Vocab::hash(term);
+        let id = match table.find(hash, |&id| words[id as usize] == term) {
             Some(&id) => id,
             None => {
                 let id = words.len() as u32;
-                vocab.insert(term.to_vec(), id);
                 words.push(term.to_vec());
+                table.insert_unique(hash, id, |&id| Vocab::hash(&words[id as usize]));
                 id
             }
         };
         occ.push((seg, id));
     });
-    occ.sort_unstable();
+    drop(table);
+    // The tokens grouped by segment (a counting sort, stable), then counted per segment with
+    // one accumulator: the same (segment, term)-ordered runs as sorting every token, in
+    // linear time but for sorting each segment's distinct terms.
     let nseg = defs.len() + 1;
-    let mut out =
-        FileTerms { vocab: words, seg_off: Vec::with_capacity(nseg + 1), ..Default::default() };
-    let mut i = 0;
-    for s in 0..nseg as u32 {
+    let mut start = vec![0u32; nseg + 1];
+    for &(s, _) in &occ {
+        start[s as usize + 1] += 1;
+    }
+    for s in 0..nseg {
+        start[s + 1] += start[s];
+    }
+    let mut fill = start.clone();
+    let mut by_seg = vec![0u32; occ.len()];
+    for &(s, t) in &occ {
+        let at = &mut fill[s as usize];
+        by_seg[*at as usize] = t;
+        *at += 1;
+    }
+    drop(occ);
+    let mut out = FileTerms {
+        seg_off: Vec::with_capacity(nseg + 1),
+        seg_term: Vec::new(),
+        seg_tf: Vec::new(),
+        vocab: Vec::new(),
+    };
+    let mut acc = vec![0u32; words.len()];
+    let mut touched: Vec<u32> = Vec::new();
+    for s in 0..nseg {
         out.seg_off.push(out.seg_term.len() as u32);
-        while i < occ.len() && occ[i].0 == s {
-            let t = occ[i].1;
-            let mut n = 0;
-            while i < occ.len() && occ[i] == (s, t) {
-                n += 1;
-                i += 1;
+        for &t in &by_seg[start[s] as usize..start[s + 1] as usize] {
+            let slot = &mut acc[t as usize];
+            if *slot == 0 {
+                touched.push(t);
             }
-            out.seg_term.push(t);
-            out.seg_tf.push(n);
+            *slot += 1;
         }
+        touched.sort_unstable();
+        for &t in &touched {
+            out.seg_term.push(t);
+            out.seg_tf.push(std::mem::take(&mut acc[t as usize]));
+        }
+        touched.clear();
     }
     out.seg_off.push(out.seg_term.len() as u32);
+    out.vocab = words;
     out
 }
 
@@ -121,6 +149,10 @@ pub struct PostingsBuilder {
     lists: Vec<PostingList>,
     doc_len: Vec<u32>,
     n_docs: u32,
+    /// [`PostingsBuilder::add_file`]'s counts of one document by term number (all zero
+    /// between documents), and the terms it counted.
+    acc: Vec<u32>,
+    touched: Vec<u32>,
 }
 
 /// Every distinct term once, numbered in order of arrival: the texts in one buffer and a table
@@ -287,10 +319,13 @@ impl PostingsBuilder {
         // Global term number of each local term; name terms are appended as they are met.
         let mut gid: Vec<u32> = d.terms.vocab.iter().map(|t| self.intern(t)).collect();
         // Which documents each segment counts towards: the file, the definition's own node,
-        // and every enclosing function (a nested body is part of it).
-        let mut seg_docs: Vec<Vec<u32>> = vec![Vec::new(); nseg];
-        for (s, docs) in seg_docs.iter_mut().enumerate().skip(1) {
+        // and every enclosing function (a nested body is part of it); as (document, segment)
+        // pairs sorted by document, the file's own left out (it counts every segment).
+        let mut doc_segs: Vec<(u32, u32)> = Vec::new();
+        let mut docs: Vec<u32> = Vec::new();
+        for s in 1..nseg {
             let def = s - 1;
+            docs.clear();
             docs.push(d.def_node.get(def).copied().unwrap_or(none));
             let mut p = defs.get(def).and_then(|x| x.parent);
             while let Some(pi) = p {
@@ -302,23 +337,18 @@ impl PostingsBuilder {
             docs.retain(|&n| n != none);
             docs.sort_unstable();
             docs.dedup();
+            doc_segs.extend(docs.iter().map(|&n| (n, s as u32)));
         }
-        // Document -> the segments and names it is made of.
-        let mut doc_segs: HashMap<u32, Vec<usize>> = HashMap::default();
-        for (s, docs) in seg_docs.iter().enumerate() {
-            for &n in docs {
-                doc_segs.entry(n).or_default().push(s);
-            }
-        }
-        let mut doc_names: HashMap<u32, Vec<u32>> = HashMap::default();
+        doc_segs.sort_unstable();
+        // Document -> the local numbers of its name terms, as (document, local) pairs.
+        let mut doc_names: Vec<(u32, u32)> = Vec::new();
         let mut name_buf: Vec<u32> = Vec::new();
         let mut add_names = |this: &mut Self, gid: &mut Vec<u32>, node: u32, text: &[u8]| {
             name_buf.clear();
             tokenize::tokens(text, |_, t| name_buf.push(this.intern(t)));
-            let list = doc_names.entry(node).or_default();
             for &g in &name_buf {
                 // Name terms get local numbers past the vocabulary so one accumulator serves.
-                list.push(gid.len() as u32);
+                doc_names.push((node, gid.len() as u32));
                 gid.push(g);
             }
         };
@@ -336,59 +366,58 @@ impl PostingsBuilder {
             }
         }
         add_names(self, &mut gid, d.file_node, (d.id_of)(d.file_node));
+        doc_names.sort_unstable();
 
-        let mut nodes: Vec<u32> = doc_segs.keys().chain(doc_names.keys()).copied().collect();
+        let mut nodes: Vec<u32> =
+            doc_segs.iter().chain(doc_names.iter()).map(|&(n, _)| n).collect();
         nodes.push(d.file_node);
         nodes.sort_unstable();
         nodes.dedup();
-        let mut acc = vec![0u32; gid.len()];
-        let mut touched: Vec<u32> = Vec::new();
+        // Counted by global term number: several local numbers can map to one term (a name
+        // term that also occurs in the text), and each term's list takes one posting per
+        // document, in any order of terms.
+        let PostingsBuilder { vocab, lists, doc_len, n_docs, acc, touched } = self;
+        acc.resize(vocab.len(), 0);
+        let (mut si, mut ni) = (0, 0);
         for node in nodes {
             let mut bump = |local: u32, n: u32| {
-                let slot = &mut acc[local as usize];
+                let g = gid[local as usize];
+                let slot = &mut acc[g as usize];
+                if n == 0 {
+                    return;
+                }
                 if *slot == 0 {
-                    touched.push(local);
+                    touched.push(g);
                 }
                 *slot = slot.saturating_add(n);
             };
+            let seg_start = si;
+            while si < doc_segs.len() && doc_segs[si].0 == node {
+                si += 1;
+            }
             if node == d.file_node {
                 for s in 0..nseg {
                     d.terms.segment(s).for_each(|(t, n)| bump(t, n));
                 }
-            } else if let Some(segs) = doc_segs.get(&node) {
-                for &s in segs {
-                    d.terms.segment(s).for_each(|(t, n)| bump(t, n));
+            } else {
+                for &(_, s) in &doc_segs[seg_start..si] {
+                    d.terms.segment(s as usize).for_each(|(t, n)| bump(t, n));
                 }
             }
-            if let Some(names) = doc_names.get(&node) {
-                for &local in names {
-                    bump(local, NAME_WEIGHT);
-                }
+            while ni < doc_names.len() && doc_names[ni].0 == node {
+                bump(doc_names[ni].1, NAME_WEIGHT);
+                ni += 1;
             }
-            // Several local numbers can map to one global term (a name term that also occurs
-            // in the text): merge them.
-            let mut pairs: Vec<(u32, u32)> =
-                touched.iter().map(|&l| (gid[l as usize], acc[l as usize])).collect();
-            for &l in &touched {
-                acc[l as usize] = 0;
+            let mut len = 0u32;
+            for &t in touched.iter() {
+                let tf = std::mem::take(&mut acc[t as usize]);
+                len = len.saturating_add(tf);
+                lists[t as usize].push(node, tf);
             }
             touched.clear();
-            pairs.sort_unstable();
-            let mut len = 0u32;
-            let mut i = 0;
-            while i < pairs.len() {
-                let t = pairs[i].0;
-                let mut tf = 0u32;
-                while i < pairs.len() && pairs[i].0 == t {
-                    tf = tf.saturating_add(pairs[i].1);
-                    i += 1;
-                }
-                len = len.saturating_add(tf);
-                self.lists[t as usize].push(node, tf);
-            }
-            if let Some(slot) = self.doc_len.get_mut(node as usize) {
+            if let Some(slot) = doc_len.get_mut(node as usize) {
                 if *slot == 0 && len > 0 {
-                    self.n_docs += 1;
+                    *n_docs += 1;
                 }
                 *slot = len;
             }
@@ -406,6 +435,8 @@ impl PostingsBuilder {
     /// Renumbers the documents: document `d` becomes node `map[d]` (`NONE`: dropped; several
     /// documents may become one node, whose counts are then summed), in a graph of `n_nodes`.
     pub fn renumber(&mut self, map: &[u32], n_nodes: usize) {
+        // Every file is in: the per-document accumulator is done with.
+        self.acc = Vec::new();
         let none = crate::graph::NONE;
         let node = |d: u32| map.get(d as usize).copied().unwrap_or(none);
         let mut doc_len = vec![0u32; n_nodes];

@@ -40,37 +40,48 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
+/// Which bytes make words, by byte value.
+const WORD_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+        b += 1;
+    }
+    t
+};
+
 #[inline]
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    WORD_BYTE[b as usize]
 }
 
 /// Emits the terms of one word: the whole word lower-cased, then its parts if it has several.
 fn word_terms(word: &[u8], buf: &mut Vec<u8>, mut emit: impl FnMut(&[u8])) {
     let trimmed = trim_underscores(word);
-    if trimmed.len() >= 2 {
-        buf.clear();
-        buf.extend(trimmed.iter().map(|b| b.to_ascii_lowercase()));
-        emit(buf);
-    }
-    let mut parts = 0;
-    let mut single = true;
-    split_parts(trimmed, |p| {
-        parts += 1;
-        if p.len() != trimmed.len() {
-            single = false;
-        }
-    });
-    if parts <= 1 && single {
+    if trimmed.len() < 2 {
+        // No term, and at most one part (of one byte).
         return;
     }
+    buf.clear();
+    buf.extend(trimmed.iter().map(|b| b.to_ascii_lowercase()));
+    emit(buf);
+    // The parts, as ranges of the word (a word is at most `MAX_WORD` bytes); lower-casing is
+    // per byte, so a part's term is its range of the lower-cased word.
+    let mut parts: smallvec::SmallVec<[(u8, u8); 16]> = smallvec::SmallVec::new();
     split_parts(trimmed, |p| {
-        if p.len() >= 2 {
-            buf.clear();
-            buf.extend(p.iter().map(|b| b.to_ascii_lowercase()));
-            emit(buf);
-        }
+        let a = p.as_ptr() as usize - trimmed.as_ptr() as usize;
+        parts.push((a as u8, (a + p.len()) as u8));
     });
+    if parts.len() <= 1 {
+        return;
+    }
+    for &(a, b) in &parts {
+        if b - a >= 2 {
+            emit(&buf[a as usize..b as usize]);
+        }
+    }
 }
 
 fn trim_underscores(w: &[u8]) -> &[u8] {
