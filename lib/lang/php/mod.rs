@@ -123,7 +123,11 @@ impl Extractor {
     /// Extracts the facts of one file. Never fails: syntax errors are recovered from and
     /// counted in [`FileFacts::syntax_errors`].
     pub fn extract(&mut self, src: &[u8]) -> FileFacts {
-        let php_only = php_throughout(src);
+        self.extract_as(php_throughout(src), src)
+    }
+
+    /// Extracts with the PHP-only dialect or the full grammar.
+    fn extract_as(&mut self, php_only: bool, src: &[u8]) -> FileFacts {
         let parsing = if php_only { &mut self.php_only } else { &mut self.full };
         let parsed = tree::parse(&mut parsing.parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));

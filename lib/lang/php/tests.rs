@@ -452,24 +452,6 @@ fn phpdoc_types_untyped_properties_and_parameters() {
     );
 }
 
-/// The facts of `src` as the full grammar (HTML and PHP) makes them.
-fn facts_full_grammar(src: &[u8]) -> FileFacts {
-    let mut parsing = tree::Parsing::new(&language());
-    let t = tree::parse(&mut parsing.parser, src).expect("parses");
-    let mut facts = tree::base_facts(src, Some(t.root_node()));
-    let items = patterns(false).captures(t.root_node(), |n| MAIN.contains(&n));
-    let mut b = Builder {
-        src,
-        facts: &mut facts,
-        names: Names::default(),
-        traits: Vec::new(),
-        anon: Vec::new(),
-    };
-    b.run(&items);
-    b.settle_receivers();
-    facts
-}
-
 #[test]
 fn files_of_php_throughout_are_read_by_the_php_only_dialect_alike() {
     assert!(php_throughout(b"<?php\nclass A {}\n"));
@@ -490,7 +472,7 @@ fn files_of_php_throughout_are_read_by_the_php_only_dialect_alike() {
             let src = std::fs::read(&p).unwrap();
             if php_throughout(&src) {
                 let f = Extractor::new().extract(&src);
-                assert_eq!(f, facts_full_grammar(&src), "{}", p.display());
+                assert_eq!(f, Extractor::new().extract_as(false, &src), "{}", p.display());
                 assert!(!f.defs.is_empty(), "{}", p.display());
                 checked += 1;
             }
