@@ -33,6 +33,16 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 idx=${KERNEL_INDEX:-$work/idx}
+# The index (2.6 GB) and the tags file (0.4 GB) need room; a full disk mid-run ends the build
+# with an I/O error after minutes, so say so first.
+need_mb=3500
+for dir in "$work" "$(dirname "$idx")"; do
+    free_mb=$(df -Pm "$dir" | awk 'NR == 2 {print $4}')
+    if [ "$free_mb" -lt "$need_mb" ]; then
+        echo "bench/kernel.sh: $dir has $free_mb MB free; the index and tags need about $need_mb MB (free some space, or set TMPDIR or KERNEL_INDEX to a roomier disk)" >&2
+        exit 2
+    fi
+done
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 timed() { /usr/bin/time -f '%e %U %M' -o "$work/t" "$@" >"$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }; cat "$work/t"; }

@@ -2,7 +2,8 @@
 //! rename files and directories, edit a definition, a call, an import, a file that stops being
 //! Python), each followed by an incremental `cds-build` of one index and a `--force` build of
 //! another; the two graphs must be equal node for node and edge for edge, and searches must
-//! answer alike.
+//! answer alike. A second test does the same across languages (C/C++ headers, JS, Go, Ruby,
+//! PHP, Python), with edits whose effect crosses files and languages.
 //!
 //! `CDS_EDITS` (default 16) sets the number of edits and `CDS_EDIT_SEED` the seed.
 
@@ -179,34 +180,158 @@ fn incremental_builds_equal_cold_builds() {
         // An edit that keeps a file's size is found by its mtime: give every edit its own, even
         // on file systems with coarse timestamps.
         std::thread::sleep(std::time::Duration::from_millis(15));
-        let a = d.cmd("cds-build").arg("--json").ok();
-        let b = d.cmd("cds-build").args(["--json", "--force", "--index", &cold_ix]).ok();
-        // Edge counts by kind and confidence (the graph dump below has no confidence).
-        let counts = |s: &str| {
-            let v: serde_json::Value = serde_json::from_str(s.trim()).unwrap();
-            ["files", "nodes", "entities", "edges", "ambiguous", "guessed"].map(|k| v[k].clone())
-        };
-        assert_eq!(counts(&a), counts(&b), "step {step} (seed {seed}): {log:#?}");
-        let inc = d.cmd("cds-fmt").args(["--graph"]).ok();
-        let full = d.cmd("cds-fmt").args(["--graph", "--index", &cold_ix]).ok();
-        if inc != full {
-            let (a, b): (Vec<&str>, Vec<&str>) = (inc.lines().collect(), full.lines().collect());
-            let only_inc: Vec<_> = a.iter().filter(|l| !b.contains(l)).take(5).collect();
-            let only_cold: Vec<_> = b.iter().filter(|l| !a.contains(l)).take(5).collect();
-            panic!(
-                "step {step} (seed {seed}): the incremental graph differs from a cold build\n\
-                 edits: {log:#?}\nonly incremental: {only_inc:#?}\nonly cold: {only_cold:#?}"
-            );
-        }
-        for q in ["helper", "Child run extra", "Base1"] {
-            let a = d.cmd("cds-search").args(["--json", "-n", "50", q]).output();
-            let b =
-                d.cmd("cds-search").args(["--json", "-n", "50", "--index", &cold_ix, q]).output();
-            assert_eq!(
-                String::from_utf8_lossy(&a.stdout),
-                String::from_utf8_lossy(&b.stdout),
-                "step {step} (seed {seed}): search '{q}' differs; edits: {log:#?}"
-            );
-        }
+        same_as_cold(
+            &d,
+            &cold_ix,
+            &["helper", "Child run extra", "Base1"],
+            &format!("step {step} (seed {seed}): {log:#?}"),
+        );
+    }
+}
+
+/// Builds `d` incrementally and `cold_ix` from scratch, and checks that the two agree: counts,
+/// the whole graph (node for node, edge for edge) and the searches for `queries`. `what` names
+/// the step in a failure.
+fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) {
+    let a = d.cmd("cds-build").arg("--json").ok();
+    let b = d.cmd("cds-build").args(["--json", "--force", "--index", cold_ix]).ok();
+    // Edge counts by kind and confidence (the graph dump below has no confidence).
+    let counts = |s: &str| {
+        let v: serde_json::Value = serde_json::from_str(s.trim()).unwrap();
+        ["files", "nodes", "entities", "edges", "ambiguous", "guessed"].map(|k| v[k].clone())
+    };
+    assert_eq!(counts(&a), counts(&b), "{what}");
+    let inc = d.cmd("cds-fmt").args(["--graph"]).ok();
+    let full = d.cmd("cds-fmt").args(["--graph", "--index", cold_ix]).ok();
+    if inc != full {
+        let (a, b): (Vec<&str>, Vec<&str>) = (inc.lines().collect(), full.lines().collect());
+        let only_inc: Vec<_> = a.iter().filter(|l| !b.contains(l)).take(5).collect();
+        let only_cold: Vec<_> = b.iter().filter(|l| !a.contains(l)).take(5).collect();
+        panic!(
+            "{what}: the incremental graph differs from a cold build\n\
+             only incremental: {only_inc:#?}\nonly cold: {only_cold:#?}"
+        );
+    }
+    for q in queries {
+        let a = d.cmd("cds-search").args(["--json", "-n", "50", q]).output();
+        let b = d.cmd("cds-search").args(["--json", "-n", "50", "--index", cold_ix, q]).output();
+        assert_eq!(
+            String::from_utf8_lossy(&a.stdout),
+            String::from_utf8_lossy(&b.stdout),
+            "{what}: search '{q}' differs"
+        );
+    }
+}
+
+/// An edit of [`incremental_builds_equal_cold_builds_across_languages`]: what it does, a line
+/// the graph must hold after it, and the edit.
+type Step = (&'static str, &'static str, Box<dyn Fn(&Dir)>);
+
+/// The same in a repository of several languages, through edits whose effect crosses files and
+/// languages: C++ sources arriving make the `.h` headers C++ (and leaving, C again), a file
+/// renamed to another language's extension, a JS module's export renamed under its importer, a
+/// Go package's function moved to another file of the package, a Ruby superclass and a PHP
+/// `use` retargeted.
+#[test]
+fn incremental_builds_equal_cold_builds_across_languages() {
+    let d = Dir::new("incremental-langs");
+    d.write("c/x.h", "int helper(int x);\nclass Widget { public: void run(); };\n")
+        .write("c/x.c", "#include \"x.h\"\nint helper(int x) { return x; }\n")
+        .write("c/main.c", "#include \"x.h\"\nint main(void) { return helper(1); }\n")
+        .write("js/util.js", "export function fmt(x) { return String(x); }\n")
+        .write("js/app.js", "import { fmt } from './util.js';\nexport function show(v) { return fmt(v); }\n")
+        .write("go.mod", "module example.com/m\n\ngo 1.21\n")
+        .write("go/pkg/a.go", "package pkg\n\nfunc Run() int { return Help() }\n")
+        .write("go/pkg/b.go", "package pkg\n\nfunc Help() int { return 1 }\n")
+        .write("rb/base.rb", "class Base\n  def greet; end\nend\nclass Other\n  def greet; end\nend\n")
+        .write("rb/child.rb", "require_relative 'base'\nclass Child < Base\n  def hi\n    greet\n  end\nend\n")
+        .write("php/A.php", "<?php\nnamespace App;\nclass A { public function go() {} }\n")
+        .write("php/B.php", "<?php\nnamespace App;\nclass B { public function go() {} }\n")
+        .write("php/User.php", "<?php\nnamespace App;\nuse App\\A as T;\nclass User { public function f(T $t) { $t->go(); } }\n")
+        .write("py/m.py", "def helper(x):\n    return x\n");
+    let cold = Dir::new("incremental-langs-cold");
+    let cold_ix = cold.path("idx").to_string_lossy().into_owned();
+    d.cmd("cds-build").arg("-q").ok();
+    let queries = ["helper", "Widget run", "fmt", "greet"];
+    let steps: Vec<Step> = vec![
+        (
+            "C++ sources arrive: the headers are C++",
+            r#""id": "c/x.h:Widget""#,
+            Box::new(|d: &Dir| {
+                for i in 0..12 {
+                    d.write(
+                        &format!("c/w{i}.cpp"),
+                        format!("#include \"x.h\"\nvoid Widget::run() {{ helper({i}); }}\n"),
+                    );
+                }
+            }),
+        ),
+        (
+            "the C++ sources leave: the headers are C again",
+            r#""src": "c/main.c:main", "dst": "c/x.c:helper", "type": "invokes""#,
+            Box::new(|d: &Dir| {
+                for i in 0..12 {
+                    std::fs::remove_file(d.path(format!("c/w{i}.cpp"))).unwrap();
+                }
+            }),
+        ),
+        (
+            "a Python file renamed to .js",
+            r#""id": "py/m.js""#,
+            Box::new(|d: &Dir| {
+                std::fs::rename(d.path("py/m.py"), d.path("py/m.js")).unwrap();
+            }),
+        ),
+        (
+            "and back",
+            r#""id": "py/m.py:helper""#,
+            Box::new(|d: &Dir| {
+                std::fs::rename(d.path("py/m.js"), d.path("py/m.py")).unwrap();
+            }),
+        ),
+        (
+            "a JS export renamed under its importer",
+            r#""id": "js/util.js:format""#,
+            Box::new(|d: &Dir| {
+                d.write("js/util.js", "export function format(x) { return String(x); }\n");
+            }),
+        ),
+        (
+            "a Go function moved to another file of its package",
+            r#""src": "go/pkg/a.go:Run", "dst": "go/pkg/c.go:Help", "type": "invokes""#,
+            Box::new(|d: &Dir| {
+                d.write("go/pkg/b.go", "package pkg\n");
+                d.write("go/pkg/c.go", "package pkg\n\nfunc Help() int { return 2 }\n");
+            }),
+        ),
+        (
+            "a Ruby superclass retargeted",
+            r#""src": "rb/child.rb:Child.hi", "dst": "rb/base.rb:Other.greet", "type": "invokes""#,
+            Box::new(|d: &Dir| {
+                d.write("rb/child.rb", "require_relative 'base'\nclass Child < Other\n  def hi\n    greet\n  end\nend\n");
+            }),
+        ),
+        (
+            "a PHP use retargeted",
+            r#""src": "php/User.php:User.f", "dst": "php/B.php:B.go", "type": "invokes""#,
+            Box::new(|d: &Dir| {
+                d.write("php/User.php", "<?php\nnamespace App;\nuse App\\B as T;\nclass User { public function f(T $t) { $t->go(); } }\n");
+            }),
+        ),
+        (
+            "a directory of two languages renamed",
+            r#""id": "web/app.js:show""#,
+            Box::new(|d: &Dir| {
+                std::fs::rename(d.path("js"), d.path("web")).unwrap();
+            }),
+        ),
+    ];
+    for (what, expect, step) in &steps {
+        step(&d);
+        // Each edit its own mtime, even on file systems with coarse timestamps.
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        same_as_cold(&d, &cold_ix, &queries, what);
+        let graph = d.cmd("cds-fmt").args(["--graph"]).ok();
+        assert!(graph.contains(expect), "{what}: the graph lacks {expect}\n{graph}");
     }
 }

@@ -381,16 +381,18 @@ pub fn build_with(
         opts.jobs
     }
     .clamp(1, 256);
+    let order = extraction_order(&walked.files, jobs);
     let locagent = opts.mode == Mode::LocAgent;
     std::thread::scope(|s| {
         for _ in 0..jobs.min(total.max(1)) {
             s.spawn(|| {
                 let mut ex = Extractors::default();
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= total {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= total {
                         break;
                     }
+                    let i = order[k];
                     let Some(mut item) = items[i].lock().ok().and_then(|mut g| g.take()) else {
                         sink.push(
                             i,
@@ -947,4 +949,22 @@ pub fn summary_line(s: &Summary) -> String {
     }
     line.push_str(&format!("; {:.1} MiB in {:.2}s", s.bytes as f64 / (1 << 20) as f64, s.seconds));
     line
+}
+
+/// The order files are extracted in: walk order (the sink streams contents and facts out in
+/// that order, which keeps memory bounded), except that files big enough to leave a thread
+/// parsing alone at the end (over an eighth of a thread's share of the bytes) go first, biggest
+/// first. googletest's three 200-260 KB sources: -12% wall. On big trees no file is that big
+/// and the order is the walk's.
+fn extraction_order(files: &[crate::walk::Found], jobs: usize) -> Vec<usize> {
+    let total: u64 = files.iter().map(|f| f.size).sum();
+    let big = total / (jobs as u64 * 8).max(1);
+    let mut first: Vec<usize> = (0..files.len()).filter(|&i| files[i].size > big).collect();
+    if first.is_empty() || jobs < 2 {
+        return (0..files.len()).collect();
+    }
+    first.sort_by_key(|&i| std::cmp::Reverse(files[i].size));
+    let rest = (0..files.len()).filter(|&i| files[i].size <= big);
+    first.extend(rest);
+    first
 }

