@@ -472,11 +472,6 @@ impl Extractor {
         if src.contains(&0) || src.starts_with(b"\xef\xbb\xbf") {
             facts.py3_invalid = true;
         }
-        // Module-level statements at column 0; each definition's body at one indentation
-        // (tree-sitter accepts stray indentation that Python reports as IndentationError).
-        if !consistent_indent(src, root, Some(0)) {
-            facts.py3_invalid = true;
-        }
         if root.has_error() {
             let (count, first) = tree::count_errors(root);
             facts.syntax_errors = count.max(1);
@@ -501,6 +496,11 @@ impl Extractor {
             scratch: Vec::new(),
             kw_scratch: Vec::new(),
         };
+        // Module-level statements at column 0; each definition's body at one indentation
+        // (tree-sitter accepts stray indentation that Python reports as IndentationError).
+        if !b.consistent_indent(0, Some(0)) {
+            b.facts.py3_invalid = true;
+        }
         b.collect_defs(&items);
         b.collect_rest(&items);
         b.facts.flow.params = vec![Span::default(); b.facts.defs.len()];
@@ -568,16 +568,17 @@ impl<'s> Builder<'s> {
             // Direct: the (decorated) definition sits in the module, or in the body block of
             // its parent definition, not in an `if` / `try` / `with` inside it.
             let direct = self.is_direct(outer_at, parent);
-            let sig_end = node
-                .children(&mut node.walk())
-                .filter(|c| kind_of(c) == ":")
+            let sig_end = self
+                .kids(*at)
+                .filter(|&c| self.kind(c) == ":")
                 .last()
-                .map_or(end_node.0, |c| c.end_byte());
+                .map_or(end_node.0, |c| self.flat[c as usize].end as usize);
+            let body = self.field(*at, fields().body);
             let def = Def {
                 kind: *kind,
                 name: self.text(*name),
                 parent,
-                is_async: node.child(0).is_some_and(|c| kind_of(c) == "async"),
+                is_async: self.kids(*at).next().is_some_and(|c| self.kind(c) == "async"),
                 direct,
                 line_start: outer.start_position().row as u32 + 1,
                 line_head: node.start_position().row as u32 + 1,
@@ -586,7 +587,7 @@ impl<'s> Builder<'s> {
                 byte_head: node.start_byte() as u32,
                 byte_sig_end: sig_end as u32,
                 byte_end: end_node.0 as u32,
-                doc: extra.body.and_then(docstring),
+                doc: body.and_then(|b| self.docstring(b)),
                 bases: extra.bases.map(|b| self.bases(b)).unwrap_or_default(),
                 decorators: Vec::new(),
                 deco_names: Vec::new(),
@@ -595,7 +596,7 @@ impl<'s> Builder<'s> {
                 owner: None,
                 namespace: false,
             };
-            if extra.body.is_some_and(|b| !consistent_indent(self.src, b, None)) {
+            if body.is_some_and(|b| !self.consistent_indent(b, None)) {
                 self.facts.py3_invalid = true;
             }
             self.facts.defs.push(def);
@@ -677,6 +678,45 @@ impl<'s> Builder<'s> {
                     && self.up(parent).is_some_and(|d| self.def_at.get(&d).copied() == Some(o))
             }
         }
+    }
+
+    /// Whether a statement list (the children of [`Flat`] node `parent`) is indented the way
+    /// Python 3 requires: every statement that starts its line starts at the same column
+    /// (`expect`, or the first one's), ignoring form feeds.
+    fn consistent_indent(&self, parent: u32, expect: Option<usize>) -> bool {
+        let src = self.src;
+        let mut col = expect;
+        for stmt in self.kids(parent) {
+            if !self.flat[stmt as usize].named || self.kind(stmt) == "comment" {
+                continue;
+            }
+            let start = (self.flat[stmt as usize].start as usize).min(src.len());
+            let line = src[..start].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+            let indent = &src[line..start];
+            if !indent.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\x0c')) {
+                continue; // after a `;` or on the line of the block's header
+            }
+            let width = indent.iter().filter(|&&c| c != b'\x0c').count();
+            match col {
+                None => col = Some(width),
+                Some(w) if w != width => return false,
+                Some(_) => {}
+            }
+        }
+        true
+    }
+
+    /// The docstring of a body block ([`Flat`] node `body`): its first statement, when that
+    /// is a string expression.
+    fn docstring(&self, body: u32) -> Option<(u32, u32)> {
+        let first =
+            self.kids(body).find(|&c| self.flat[c as usize].named && self.kind(c) != "comment")?;
+        if self.kind(first) != "expression_statement" {
+            return None;
+        }
+        let s = self.named_child(first, 0)?;
+        let f = &self.flat[s as usize];
+        matches!(self.kind(s), "string" | "concatenated_string").then_some((f.start, f.end))
     }
 
     /// The parent of [`Flat`] node `n`.
@@ -1749,43 +1789,6 @@ fn py3_rejects(node: Node) -> bool {
         "try_statement" => !kinds.any(|k| k == "except_clause" || k == "finally_clause"),
         _ => true,
     }
-}
-
-/// Whether a statement list is indented the way Python 3 requires: every statement that starts
-/// its line starts at the same column (`expect`, or the first one's), ignoring form feeds.
-fn consistent_indent(src: &[u8], parent: Node, expect: Option<usize>) -> bool {
-    let mut col = expect;
-    let mut cur = parent.walk();
-    for stmt in parent.named_children(&mut cur) {
-        if kind_of(stmt) == "comment" {
-            continue;
-        }
-        let start = stmt.start_byte();
-        let line = src[..start].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
-        let indent = &src[line..start];
-        if !indent.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\x0c')) {
-            continue; // after a `;` or on the line of the block's header
-        }
-        let width = indent.iter().filter(|&&c| c != b'\x0c').count();
-        match col {
-            None => col = Some(width),
-            Some(w) if w != width => return false,
-            Some(_) => {}
-        }
-    }
-    true
-}
-
-/// The docstring of a body block: its first statement, when that is a string expression.
-fn docstring(body: Node) -> Option<(u32, u32)> {
-    let mut cur = body.walk();
-    let first = body.named_children(&mut cur).find(|c| kind_of(c) != "comment")?;
-    if kind_of(first) != "expression_statement" {
-        return None;
-    }
-    let s = first.named_child(0)?;
-    matches!(kind_of(s), "string" | "concatenated_string")
-        .then(|| (s.start_byte() as u32, s.end_byte() as u32))
 }
 
 /// Whether `src` has a `\r` that is not followed by `\n`.
