@@ -473,65 +473,96 @@ pub fn build_with(
     // the streamed files completed) while the main thread links the graph.
     let dir = generation.path();
     let native = (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources));
-    let postings = std::mem::take(&mut streamed.postings);
     let timing = phases.on;
+    // The writers' jobs, taken in this order by one helper thread and, once the link is done,
+    // by the main thread too: the link (the longest job) keeps a core of its own, where two
+    // writer threads beside it shared both cores three ways and slowed it; and when the link
+    // ends first, the main thread takes what is left.
+    let postings = Mutex::new(Some(std::mem::take(&mut streamed.postings)));
+    let streamed = Mutex::new(Some(streamed));
+    let posting_out: Mutex<Option<Result<u64>>> = Mutex::new(None);
+    let names_out: Mutex<Option<Result<(u64, index::write::NameTable)>>> = Mutex::new(None);
+    let streamed_out: Mutex<Option<Result<u64>>> = Mutex::new(None);
+    let next_job = AtomicUsize::new(0);
+    fn put<T>(slot: &Mutex<Option<T>>, r: T) {
+        if let Ok(mut s) = slot.lock() {
+            *s = Some(r);
+        }
+    }
+    let jobs = || loop {
+        match next_job.fetch_add(1, Ordering::Relaxed) {
+            0 => {
+                let (Some((nodes, defs)), Some(postings)) =
+                    (&native, postings.lock().ok().and_then(|mut p| p.take()))
+                else {
+                    continue;
+                };
+                let t = Instant::now();
+                let prev_terms = previous.as_ref().and_then(|p| p.terms.as_ref());
+                let map = postings.map(&nodes.nodes, defs);
+                let mut pb = postings.builder;
+                pb.renumber(&map, nodes.nodes.len());
+                drop(map);
+                let r = index::write::write_built_postings(
+                    dir,
+                    pb,
+                    &nodes.nodes,
+                    prev_terms.map(|m| m.payload()),
+                );
+                job_time(timing, "postings", t);
+                put(&posting_out, r);
+            }
+            1 => {
+                let Some((nodes, _)) = &native else { continue };
+                let t = Instant::now();
+                let r = index::write::write_names(dir, &nodes.nodes);
+                job_time(timing, "names", t);
+                put(&names_out, r);
+            }
+            2 => {
+                let Some(streamed) = streamed.lock().ok().and_then(|mut s| s.take()) else {
+                    continue;
+                };
+                let t = Instant::now();
+                let r = streamed.write();
+                job_time(timing, "content and facts", t);
+                put(&streamed_out, r);
+            }
+            _ => break,
+        }
+    };
     // Native builds link into edges while the nodes are shared with the writers, then add them
     // to the nodes' graph (moved, not copied: it is the biggest structure a build holds).
-    let (linked, posting_bytes, rest) = std::thread::scope(|s| {
-        let join = |h: std::thread::ScopedJoinHandle<Result<u64>>| {
-            h.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")))
-        };
-        // The shortest job (completing contents and facts) also builds the names.
-        let rest = s.spawn(|| {
-            let t = Instant::now();
-            let b = streamed.write()?;
-            job_time(timing, "content and facts", t);
-            match &native {
-                Some((nodes, _)) => {
-                    let t = Instant::now();
-                    let (nb, table) = index::write::write_names(dir, &nodes.nodes)?;
-                    job_time(timing, "names", t);
-                    Ok::<_, Error>((b + nb, Some(table)))
-                }
-                None => Ok((b, None)),
-            }
-        });
+    let linked = std::thread::scope(|s| {
+        let helper = s.spawn(jobs);
         let linked = match &native {
             Some((nodes, defs)) => {
-                let previous = previous.as_ref();
-                let postings = s.spawn(move || {
-                    let t = Instant::now();
-                    let prev_terms = previous.and_then(|p| p.terms.as_ref());
-                    let map = postings.map(&nodes.nodes, defs);
-                    let mut pb = postings.builder;
-                    pb.renumber(&map, nodes.nodes.len());
-                    drop(map);
-                    let r = index::write::write_built_postings(
-                        dir,
-                        pb,
-                        &nodes.nodes,
-                        prev_terms.map(|m| m.payload()),
-                    );
-                    job_time(timing, "postings", t);
-                    r
-                });
                 let t = Instant::now();
                 let edges = graph::link::edges(nodes, &sources, defs, &walked.projects);
                 job_time(timing, "link", t);
-                join(postings).map(|bytes| (Linked::Edges(edges), bytes))
+                Linked::Edges(edges)
             }
             None => {
                 let g = graph::build(&sources, &walked.dirs, &walked.projects, opts.mode);
-                index::write::write_postings(dir, &g.nodes, &records)
-                    .map(|bytes| (Linked::Graph(g), bytes))
+                let r = index::write::write_postings(dir, &g.nodes, &records);
+                put(&posting_out, r);
+                Linked::Graph(g)
             }
         };
-        let rest =
-            rest.join().unwrap_or_else(|_| Err(Error::msg("an index writer thread panicked")));
-        linked.and_then(|(l, b)| Ok((l, b, rest?)))
+        jobs();
+        helper.join().map_err(|_| Error::msg("an index writer thread panicked"))?;
+        Ok::<_, Error>(linked)
     })?;
+    let taken = |slot: Mutex<Option<Result<u64>>>| {
+        slot.into_inner()
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| Err(Error::msg("internal error: an index writer's job did not run")))
+    };
+    let posting_bytes = taken(posting_out)?;
+    let rest_bytes = taken(streamed_out)?;
+    let names = names_out.into_inner().ok().flatten().transpose()?;
     phases.mark("link and postings");
-    let (rest_bytes, names) = rest;
     let g = match linked {
         Linked::Edges(edges) => {
             let (mut g, _) = native.expect("native nodes were linked");
@@ -542,7 +573,7 @@ pub fn build_with(
         Linked::Graph(g) => g,
     };
     let (name_bytes, names) = match names {
-        Some(t) => (0, t),
+        Some(t) => t,
         None => index::write::write_names(dir, &g.nodes)?,
     };
     let input = WriteInput { graph: &g, files: &records, meta };
