@@ -262,12 +262,12 @@ impl PostingList {
 }
 
 /// LEB128: seven bits a byte, low bits first, the high bit set on all but the last byte.
-fn put_varint(out: &mut impl Extend<u8>, mut v: u64) {
+fn put_varint(out: &mut smallvec::SmallVec<[u8; 16]>, mut v: u64) {
     while v >= 0x80 {
-        out.extend([v as u8 | 0x80]);
+        out.push(v as u8 | 0x80);
         v >>= 7;
     }
-    out.extend([v as u8]);
+    out.push(v as u8);
 }
 
 fn get_varint(bytes: &[u8], at: &mut usize) -> u64 {

@@ -65,7 +65,8 @@ fn word_terms(word: &[u8], buf: &mut Vec<u8>, mut emit: impl FnMut(&[u8])) {
         return;
     }
     buf.clear();
-    buf.extend(trimmed.iter().map(|b| b.to_ascii_lowercase()));
+    buf.extend_from_slice(trimmed);
+    buf.make_ascii_lowercase();
     emit(buf);
     // The parts, as ranges of the word (a word is at most `MAX_WORD` bytes); lower-casing is
     // per byte, so a part's term is its range of the lower-cased word.
