@@ -262,6 +262,22 @@ fn a_killed_build_leaves_the_old_index_usable() {
 }
 
 #[test]
+fn an_up_to_date_build_removes_partial_generations() {
+    // A build killed after making its generation live, while removing the partial generations
+    // of builds killed before it, leaves some behind; the next build finds nothing changed.
+    let d = Dir::new("build-partial-left");
+    d.write("m.py", "def f():\n    return 1\n");
+    build(&d, &[]);
+    let partial = d.path(".cds").join("tmp-999999-7");
+    std::fs::create_dir(&partial).unwrap();
+    std::fs::write(partial.join("graph.rkyv"), b"partial").unwrap();
+    build(&d, &[]);
+    assert!(!partial.exists());
+    let (code, err) = verify(&d);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
 fn concurrent_builds_do_not_corrupt_each_other() {
     let d = Dir::demo("build-concurrent");
     let children: Vec<_> = (0..4)

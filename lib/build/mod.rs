@@ -334,6 +334,10 @@ pub fn build_with(
         && let Ok(ix) = Index::open(&index_dir)
         && ix.check_readable().is_ok()
     {
+        // A build killed after making its generation live (while removing the partial ones
+        // of builds killed before it) leaves them behind; the lock held here is what any
+        // build writing one would hold.
+        remove_partial_generations(&index_dir);
         let mut s = summarize(&ix);
         s.index_dir = index_dir;
         s.up_to_date = true;
@@ -642,6 +646,17 @@ pub fn build_with(
     }
     std::thread::spawn(move || drop((kept, g)));
     Ok(s)
+}
+
+/// Removes the `tmp-*` directories of killed builds from `index_dir` (call with its build lock
+/// held).
+fn remove_partial_generations(index_dir: &Path) {
+    let Ok(rd) = std::fs::read_dir(index_dir) else { return };
+    for e in rd.flatten() {
+        if e.file_name().as_encoded_bytes().starts_with(b"tmp-") {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// Fills `item` from `mem` when the file is unchanged since the previous generation, which
