@@ -235,6 +235,8 @@ fn builtins_pass_functions_through() {
     for f in ["inc", "keyf", "pred", "add"] {
         assert_has(&e, &flow(&format!("m.py:main invoke m.py:{f}")));
     }
+    // Nothing else: the builtins themselves are not repository edges.
+    assert_eq!(invokes(&e, "m.py:main"), ["m.py:add", "m.py:inc", "m.py:keyf", "m.py:pred"]);
 }
 
 #[test]
