@@ -235,6 +235,8 @@ fn builtins_pass_functions_through() {
     for f in ["inc", "keyf", "pred", "add"] {
         assert_has(&e, &flow(&format!("m.py:main invoke m.py:{f}")));
     }
+    // Nothing else: the builtins themselves are not repository edges.
+    assert_eq!(invokes(&e, "m.py:main"), ["m.py:add", "m.py:inc", "m.py:keyf", "m.py:pred"]);
 }
 
 #[test]
@@ -324,4 +326,172 @@ fn decorators_of_any_expression_are_survived() {
     assert_has(&e, "m.py:a invoke m.py:g 0");
     assert_has(&e, "m.py:b invoke m.py:g 0");
     assert_has(&e, "m.py:gen.c invoke m.py:g 0");
+}
+
+/// Every invoke edge of `src`, with its confidence byte.
+fn invokes_meta(e: &[String], src: &str) -> Vec<String> {
+    let mut v: Vec<String> = e
+        .iter()
+        .filter(|l| l.starts_with(&format!("{src} invoke ")))
+        .map(|l| l.splitn(3, ' ').nth(2).unwrap_or("").to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn star_imports_follow_all() {
+    let e = edges(&[
+        (
+            "a.py",
+            "__all__ = ['pub', '_priv']\n\ndef pub():\n    pass\n\ndef _priv():\n    pass\n\n\
+             def hidden():\n    pass\n",
+        ),
+        ("c.py", "def x():\n    pass\n\ndef _y():\n    pass\n"),
+        ("use_a.py", "from a import *\n\ndef main():\n    pub()\n    _priv()\n    hidden()\n"),
+        ("use_c.py", "from c import *\n\ndef main():\n    x()\n    _y()\n"),
+        // A module re-exporting another's names through its own narrower list.
+        ("e.py", "from a import *\n\n__all__ = ('pub',)\n"),
+        ("use_e.py", "from e import *\n\ndef main():\n    pub()\n    _priv()\n"),
+        // Lists built from another module's list, `+=`, `.extend`, `.append`.
+        (
+            "g.py",
+            "import a\nfrom a import *\nfrom c import *\n\n__all__ = a.__all__ + ['x']\n\
+             __all__ += ['h1']\n__all__.extend(['h2'])\n__all__.append('h3')\n\n\
+             def h1():\n    pass\n\ndef h2():\n    pass\n\ndef h3():\n    pass\n\ndef h4():\n    pass\n",
+        ),
+        (
+            "use_g.py",
+            "from g import *\n\ndef main():\n    pub()\n    _priv()\n    x()\n    h1()\n    h2()\n    \
+             h3()\n    h4()\n    hidden()\n",
+        ),
+        // A name imported as another module's `__all__`.
+        (
+            "h.py",
+            "from a import *\nfrom a import __all__ as a_all\n\n__all__ = a_all + ['k']\n\n\
+             def k():\n    pass\n\ndef k2():\n    pass\n",
+        ),
+        ("use_h.py", "from h import *\n\ndef main():\n    _priv()\n    k()\n    k2()\n"),
+        // A list the analysis cannot read: the public-names rule.
+        (
+            "n.py",
+            "__all__ = [name for name in dir()]\n\ndef q():\n    pass\n\ndef _r():\n    pass\n",
+        ),
+        ("use_n.py", "from n import *\n\ndef main():\n    q()\n    _r()\n"),
+        // Lists assigned under `if` / `try`: either may hold.
+        (
+            "v.py",
+            "import sys\n\nif sys.version_info >= (3,):\n    __all__ = ['p3']\nelse:\n    \
+             __all__ = ['p2']\n\ndef p3():\n    pass\n\ndef p2():\n    pass\n\ndef p1():\n    pass\n",
+        ),
+        ("use_v.py", "from v import *\n\ndef main():\n    p1()\n    p2()\n    p3()\n"),
+    ]);
+    assert_eq!(invokes_meta(&e, "use_a.py:main"), ["a.py:_priv 0", "a.py:pub 0"]);
+    assert_eq!(invokes_meta(&e, "use_c.py:main"), ["c.py:x 0"]);
+    assert_eq!(invokes_meta(&e, "use_e.py:main"), ["a.py:pub 0"]);
+    assert_eq!(
+        invokes_meta(&e, "use_g.py:main"),
+        ["a.py:_priv 0", "a.py:pub 0", "c.py:x 0", "g.py:h1 0", "g.py:h2 0", "g.py:h3 0"]
+    );
+    assert_eq!(invokes_meta(&e, "use_h.py:main"), ["a.py:_priv 0", "h.py:k 0"]);
+    assert_eq!(invokes_meta(&e, "use_n.py:main"), ["n.py:q 0"]);
+    assert_eq!(invokes_meta(&e, "use_v.py:main"), ["v.py:p2 0", "v.py:p3 0"]);
+}
+
+#[test]
+fn star_import_of_a_package_binds_the_submodules_its_all_lists() {
+    let e = edges(&[
+        ("pkg/__init__.py", "__all__ = ['sub', 'top']\n\ndef top():\n    pass\n"),
+        ("pkg/sub.py", "def s():\n    pass\n"),
+        ("pkg/other.py", "def o():\n    pass\n"),
+        ("app.py", "from pkg import *\n\ndef main():\n    top()\n    sub.s()\n    other.o()\n"),
+    ]);
+    assert_eq!(invokes_meta(&e, "app.py:main"), ["pkg/__init__.py:top 0", "pkg/sub.py:s 0"]);
+}
+
+#[test]
+fn star_import_chains_re_exports_and_conditional_imports() {
+    let e = edges(&[
+        ("lib/__init__.py", "from .api import *\n"),
+        ("lib/api.py", "from .impl import *\n\n__all__ = ['run', 'Fast']\n"),
+        (
+            "lib/impl.py",
+            "try:\n    from lib.fast import Fast\nexcept ImportError:\n    from lib.slow import Fast\n\n\
+             def run():\n    pass\n\ndef _helper():\n    pass\n",
+        ),
+        ("lib/fast.py", "class Fast:\n    def go(self):\n        pass\n"),
+        ("lib/slow.py", "class Fast:\n    def go(self):\n        pass\n"),
+        (
+            "app.py",
+            "import lib\nfrom lib import run as go_run\n\n\
+             def main():\n    lib.run()\n    go_run()\n    f = lib.Fast()\n    f.go()\n    lib._helper()\n",
+        ),
+    ]);
+    // `lib.run` and `go_run` through two star imports, `_helper` not (not in `__all__`), and
+    // both alternatives of the conditional import, as one of two.
+    assert_eq!(
+        invokes_meta(&e, "app.py:main"),
+        [
+            "lib/fast.py:Fast 242",
+            "lib/fast.py:Fast.go 242",
+            "lib/impl.py:run 0",
+            "lib/slow.py:Fast 242",
+            "lib/slow.py:Fast.go 242"
+        ]
+    );
+}
+
+#[test]
+fn nonlocal_and_augmented_assignment() {
+    let e = edges(&[(
+        "m.py",
+        "def t():\n    pass\n\ndef u():\n    pass\n\ndef v():\n    pass\n\n\
+         def outer():\n    cb = None\n    def set_cb():\n        nonlocal cb\n        cb = t\n    \
+         def fire():\n        cb()\n    set_cb()\n    fire()\n\n\
+         def many():\n    fs = [u]\n    fs += [v]\n    for f in fs:\n        f()\n",
+    )]);
+    assert_eq!(invokes_meta(&e, "m.py:outer.fire"), [format!("m.py:t {FLOW}")]);
+    assert_eq!(invokes(&e, "m.py:outer.set_cb"), Vec::<String>::new());
+    assert_eq!(invokes(&e, "m.py:many"), ["m.py:u", "m.py:v"]);
+}
+
+#[test]
+fn functions_in_sets_tuples_dict_views_and_class_attributes() {
+    let e = edges(&[(
+        "m.py",
+        "def a():\n    pass\n\ndef b():\n    pass\n\ndef c():\n    pass\n\ndef d():\n    pass\n\n\
+         def h(self):\n    pass\n\n\
+         class K:\n    hook = h\n    def run(self):\n        self.hook()\n\n\
+         def main():\n    for f in {a}:\n        f()\n    t = (b,)\n    t[0]()\n    \
+         for k, v in {'k': c}.items():\n        v()\n    [g for g in [d]][0]()\n    K.hook(None)\n",
+    )]);
+    assert_eq!(invokes(&e, "m.py:main"), ["m.py:a", "m.py:b", "m.py:c", "m.py:d", "m.py:h"]);
+    assert_eq!(invokes(&e, "m.py:K.run"), ["m.py:h"]);
+}
+
+#[test]
+fn raise_call_operator_and_next() {
+    let e = edges(&[(
+        "m.py",
+        "class Oops(Exception):\n    def __init__(self, msg):\n        pass\n\n\
+         class Fn:\n    def __call__(self):\n        pass\n\n\
+         class It:\n    def __next__(self):\n        return 1\n\n\
+         def a():\n    pass\n\ndef gen():\n    yield a\n\n\
+         def main():\n    f = Fn()\n    f()\n    g = next(gen())\n    g()\n    next(It())\n    \
+         raise Oops('x')\n",
+    )]);
+    assert_eq!(
+        invokes_meta(&e, "m.py:main"),
+        [
+            "m.py:Fn 0".to_string(),
+            // `f = Fn()` types `f` for the scope rules already: not the value flow's alone.
+            "m.py:Fn.__call__ 0".to_string(),
+            "m.py:It 0".to_string(),
+            flow("m.py:It.__next__"),
+            "m.py:Oops 0".to_string(),
+            flow("m.py:Oops.__init__"),
+            flow("m.py:a"),
+            "m.py:gen 0".to_string(),
+        ]
+    );
 }

@@ -134,8 +134,11 @@ fn ifdef_variants_are_one_node_and_bad_input_is_indexed() {
             "plat.c",
             "#ifdef _WIN32\nint plat(void) { return 1; }\n#else\nint plat(void) { return 2; }\n#endif\nint use(void) { return plat(); }\n",
         ),
-        // A C++ header in a C repository is parsed as C: errors are counted, code survives.
-        ("cxx.h", "class Widget : public Base {\n public:\n  void draw();\n};\nint after(void);\n"),
+        // A C++ header in a C repository: C cannot read it, C++ can, so it is read as C++.
+        (
+            "cxx.h",
+            "class Widget : public Base {\n public:\n  void draw() { plat(); }\n};\nint after(void);\n",
+        ),
         ("knr.c", "int add(a, b)\n  int a, b;\n{\n  return plat() + a + b;\n}\nint plat(void);\n"),
         ("table.c", table.as_str()),
         (
@@ -148,6 +151,7 @@ fn ifdef_variants_are_one_node_and_bad_input_is_indexed() {
     assert!(ids.contains(&"knr.c:add".to_string()), "{ids:#?}");
     assert!(ids.contains(&"table.c:lookup".to_string()), "{ids:#?}");
     assert!(ids.contains(&"broken.c:ok".to_string()), "{ids:#?}");
+    assert!(ids.contains(&"cxx.h:Widget.draw".to_string()), "{ids:#?}");
     assert_has(&e, "plat.c:use invoke plat.c:plat 0");
     assert_has(&e, "knr.c:add invoke plat.c:plat 0");
 }

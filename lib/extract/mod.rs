@@ -46,6 +46,12 @@ pub struct FileFacts {
     /// Python only: the value flow of the file (assignments, returns, call arguments, ...),
     /// for the points-to analysis in `graph::link`.
     pub flow: PyFlow,
+    /// Python only: the names the module's `__all__` lists when module-level statements give
+    /// it literal strings (`= [...]`, `+= [...]`, `.extend([...])`, `.append("x")`, `+`); an
+    /// entry `*a.__all__` or `*name` stands for another module's list (an attribute of an
+    /// imported module, or a name imported as one). None: no `__all__`, or one the analysis
+    /// cannot read (then `from m import *` binds m's public names).
+    pub all: Option<Vec<String>>,
 }
 
 /// No expression (a constant, or something the analysis does not follow).

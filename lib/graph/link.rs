@@ -237,6 +237,8 @@ struct Linker<'a> {
     memo_attr: RefCell<HashMap<(u32, &'a str), Vals>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
     memo_visible: RefCell<HashMap<usize, std::rc::Rc<HashSet<usize>>>>,
+    /// Per module file: the names its `__all__` lists, expanded (None: no readable list).
+    memo_all: RefCell<HashMap<usize, Option<std::rc::Rc<HashSet<&'a str>>>>>,
     memo_member: RefCell<HashMap<(u32, &'a str), Vals>>,
     memo_local: RefCell<HashMap<(u32, &'a str), Vals>>,
 }
@@ -298,6 +300,7 @@ impl<'a> Linker<'a> {
             memo_attr: RefCell::new(HashMap::default()),
             memo_bases: RefCell::new(HashMap::default()),
             memo_visible: RefCell::new(HashMap::default()),
+            memo_all: RefCell::new(HashMap::default()),
             memo_member: RefCell::new(HashMap::default()),
             memo_local: RefCell::new(HashMap::default()),
         };
@@ -839,12 +842,13 @@ impl<'a> Linker<'a> {
                 out.extend(self.resolve_binding(*b, depth + 1));
             }
         }
-        if out.is_empty() && !name.starts_with('_') {
+        if out.is_empty() {
             for &ii in &self.stars[fi] {
                 let imp = &self.files[fi].facts.imports[ii as usize];
                 for m in self.module_vals(fi, imp) {
                     if let Val::Node(mn) = m
                         && self.kind(mn) == NodeKind::File
+                        && self.star_exports(self.file_of(mn), name, depth + 1)
                     {
                         out.extend(self.module_attr(self.file_of(mn), name, depth + 1));
                     }
@@ -859,6 +863,80 @@ impl<'a> Linker<'a> {
         let out = cap(out);
         self.memo_attr.borrow_mut().insert(key, Vals::from_slice(&out));
         out
+    }
+
+    /// Whether `from m import *` binds `name` of module file `fi`: the names m's `__all__`
+    /// lists when it has a readable one, else every name not starting with `_`.
+    fn star_exports(&self, fi: usize, name: &str, depth: u32) -> bool {
+        match self.all_of(fi, depth) {
+            Some(all) => all.contains(name),
+            None => !name.starts_with('_'),
+        }
+    }
+
+    /// The names module file `fi`'s `__all__` lists, with the entries that stand for another
+    /// module's list (`a.__all__`, a name imported as `__all__`) expanded; None when it has no
+    /// list, or one of them cannot be read (memoized; a cycle reads as None).
+    fn all_of(&self, fi: usize, depth: u32) -> Option<std::rc::Rc<HashSet<&'a str>>> {
+        if let Some(v) = self.memo_all.borrow().get(&fi) {
+            return v.clone();
+        }
+        let list = self.files[fi].facts.all.as_ref()?;
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.memo_all.borrow_mut().insert(fi, None);
+        let mut out: HashSet<&'a str> = HashSet::default();
+        let mut ok = true;
+        for entry in list {
+            let Some(r) = entry.strip_prefix('*') else {
+                out.insert(entry.as_str());
+                continue;
+            };
+            // The modules whose list this entry stands for.
+            let mods: Vals = match r.strip_suffix(".__all__") {
+                Some(chain) => self.resolve_chain(fi, None, chain, depth + 1),
+                None => {
+                    let mut mods = Vals::new();
+                    for b in self.module_scope[fi].get(r).map(|v| &v[..]).unwrap_or(&[]) {
+                        match *b {
+                            Binding::Import { f, i, .. } => {
+                                let imp = &self.files[f as usize].facts.imports[i as usize];
+                                if imp.name.as_deref() == Some("__all__") {
+                                    mods.extend(self.module_vals(f as usize, imp));
+                                } else {
+                                    ok = false;
+                                }
+                            }
+                            _ => ok = false,
+                        }
+                    }
+                    mods
+                }
+            };
+            let mut found = false;
+            for m in mods {
+                match m {
+                    Val::Node(mn) if self.kind(mn) == NodeKind::File => {
+                        match self.all_of(self.file_of(mn), depth + 1) {
+                            Some(names) => {
+                                out.extend(names.iter().copied());
+                                found = true;
+                            }
+                            None => ok = false,
+                        }
+                    }
+                    _ => ok = false,
+                }
+            }
+            ok &= found;
+            if !ok {
+                break;
+            }
+        }
+        let v = ok.then(|| std::rc::Rc::new(out));
+        self.memo_all.borrow_mut().insert(fi, v.clone());
+        v
     }
 
     fn resolve_binding(&self, b: Binding, depth: u32) -> Vals {
@@ -2373,7 +2451,15 @@ impl<'l, 'a> Flow<'l, 'a> {
                             let el = self.iter_vals(src, &arg(0));
                             self.add(k, &el);
                         }
-                        "values" | "copy" | "items" => out.push(Val::Coll(a, b)),
+                        "values" | "copy" => out.push(Val::Coll(a, b)),
+                        // Pairs, modelled as holding the dict's values and the dict itself
+                        // (which iterates to them): `for k, v in d.items()` binds its values.
+                        "items" => {
+                            let mut el = smallvec![Val::Coll(a, b)];
+                            self.get_into(&k, &mut el);
+                            self.add(Key::Elem(me.0, me.1), &el);
+                            out.push(Val::Coll(me.0, me.1));
+                        }
                         _ => {}
                     }
                 }

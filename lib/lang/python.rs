@@ -514,6 +514,7 @@ impl Extractor {
             .collect();
         self.flat = std::mem::take(&mut b.flat);
         self.parents = std::mem::take(&mut b.parents);
+        b.facts.all = dunder_all(root, src);
         b.facts
     }
 }
@@ -1725,6 +1726,131 @@ fn chain(n: Node, src: &[u8]) -> Option<String> {
     }
     let mut s = String::new();
     go(n, src, &mut s, 0).then_some(s)
+}
+
+/// The module's `__all__` ([`FileFacts::all`]): its module-level statements, including those
+/// under `if` / `try` (never inside definitions), in source order. Any other assignment to or
+/// method call on `__all__` makes it unknown (None).
+fn dunder_all(root: Node, src: &[u8]) -> Option<Vec<String>> {
+    fn text<'s>(n: Node, src: &'s [u8]) -> &'s [u8] {
+        &src[n.start_byte()..n.end_byte()]
+    }
+    /// A plain string literal's text (no escapes, prefixes other than `u` / `r`).
+    fn lit(n: Node, src: &[u8]) -> Option<String> {
+        if n.kind() != "string" {
+            return None;
+        }
+        let t = text(n, src);
+        let t = match t.first() {
+            Some(b'u' | b'U' | b'r' | b'R') => &t[1..],
+            _ => t,
+        };
+        let inner = [&b"\"\"\""[..], b"'''", b"\"", b"'"]
+            .iter()
+            .find_map(|q| t.strip_prefix(*q).and_then(|r| r.strip_suffix(*q)))?;
+        let s = std::str::from_utf8(inner).ok()?;
+        (!s.is_empty() && !s.contains(['\\', '"', '\'', '\n'])).then(|| s.to_string())
+    }
+    /// The strings a list expression holds; `cur` is `__all__` so far.
+    fn value(n: Node, src: &[u8], cur: &Option<Vec<String>>, out: &mut Vec<String>) -> bool {
+        match n.kind() {
+            "list" | "tuple" | "expression_list" => {
+                let mut c = n.walk();
+                let items: Vec<Node> = n.named_children(&mut c).collect();
+                items
+                    .into_iter()
+                    .all(|i| i.kind() == "comment" || lit(i, src).map(|s| out.push(s)).is_some())
+            }
+            "parenthesized_expression" => {
+                n.named_child(0).is_some_and(|i| i.kind() != "string" && value(i, src, cur, out))
+            }
+            "binary_operator" => {
+                let op = n.child_by_field_name("operator").map(|o| text(o, src));
+                let (Some(l), Some(r)) =
+                    (n.child_by_field_name("left"), n.child_by_field_name("right"))
+                else {
+                    return false;
+                };
+                op == Some(b"+") && value(l, src, cur, out) && value(r, src, cur, out)
+            }
+            "identifier" if text(n, src) == b"__all__" => match cur {
+                Some(v) => {
+                    out.extend(v.iter().cloned());
+                    true
+                }
+                None => false,
+            },
+            "identifier" | "attribute" => {
+                let t = String::from_utf8_lossy(text(n, src));
+                let ok = is_dotted(&t) && (n.kind() == "identifier" || t.ends_with(".__all__"));
+                if ok {
+                    out.push(format!("*{t}"));
+                }
+                ok
+            }
+            _ => false,
+        }
+    }
+    /// `cond`: under `if` / `try`, where an assignment adds an alternative to the list.
+    fn block(n: Node, src: &[u8], cond: bool, all: &mut Option<Vec<String>>, unknown: &mut bool) {
+        let mut c = n.walk();
+        for st in n.named_children(&mut c) {
+            match st.kind() {
+                "if_statement" | "elif_clause" | "else_clause" | "try_statement"
+                | "except_clause" | "finally_clause" | "block" => {
+                    block(st, src, cond || st.kind() != "block", all, unknown)
+                }
+                "expression_statement" if text(st, src).starts_with(b"__all__") => {
+                    let Some(e) = st.named_child(0) else { continue };
+                    let mut v = Vec::new();
+                    let left = e.child_by_field_name("left").map(|l| text(l, src));
+                    let right = e.child_by_field_name("right");
+                    let ok = match e.kind() {
+                        "assignment" if left == Some(b"__all__") => match right {
+                            Some(r) if cond => value(r, src, all, &mut v),
+                            Some(r) => {
+                                value(r, src, all, &mut v) && {
+                                    *all = Some(std::mem::take(&mut v));
+                                    true
+                                }
+                            }
+                            None => true, // an annotation alone
+                        },
+                        "augmented_assignment" if left == Some(b"__all__") => {
+                            let op = e.child_by_field_name("operator").map(|o| text(o, src));
+                            op == Some(b"+=") && right.is_some_and(|r| value(r, src, all, &mut v))
+                        }
+                        "call" if text(e, src).starts_with(b"__all__.") => {
+                            let f = e.child_by_field_name("function").map(|f| text(f, src));
+                            let args = e.child_by_field_name("arguments");
+                            let mut c = e.walk();
+                            let args: Vec<Node> = args
+                                .map(|a| a.named_children(&mut c).collect())
+                                .unwrap_or_default();
+                            match (f, &args[..]) {
+                                (Some(b"__all__.extend"), [a]) => value(*a, src, all, &mut v),
+                                (Some(b"__all__.append"), [a]) => {
+                                    lit(*a, src).map(|s| v.push(s)).is_some()
+                                }
+                                _ => false,
+                            }
+                        }
+                        _ => true, // `__all__x = ...`, `__all__[0]`, ...: not the list
+                    };
+                    if !ok {
+                        *unknown = true;
+                    } else if !v.is_empty() {
+                        all.get_or_insert_default().append(&mut v);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut all = None;
+    let mut unknown = false;
+    block(root, src, false, &mut all, &mut unknown);
+    if unknown { None } else { all }
 }
 
 /// `a.b.c` from a dotted_name node, without whitespace or comments inside it.

@@ -26,8 +26,24 @@ impl Extractor {
 
     /// Extracts the facts of one C ([`Lang::C`]) or C++ file. Never fails: syntax errors are
     /// recovered from and counted in [`FileFacts::syntax_errors`].
+    ///
+    /// A C file that C cannot read and that has C++ constructs (a C++ header in a C
+    /// repository: a vendored C++ library, a C++ API beside the C one) is read as C++ too, and
+    /// that reading is kept when it has fewer syntax errors: its classes and methods are then
+    /// entities instead of errors. Macro-heavy C, which C++ reads no better, stays C.
     pub fn extract(&mut self, lang: Lang, src: &[u8]) -> FileFacts {
-        let cpp = lang == Lang::Cpp;
+        let facts = self.extract_as(lang == Lang::Cpp, src);
+        if lang == Lang::C && facts.syntax_errors > 0 && has_cpp_constructs(src) {
+            let as_cpp = self.extract_as(true, src);
+            if as_cpp.syntax_errors < facts.syntax_errors {
+                return as_cpp;
+            }
+        }
+        facts
+    }
+
+    /// Extracts with the C++ grammar (`cpp`) or the C one.
+    pub(super) fn extract_as(&mut self, cpp: bool, src: &[u8]) -> FileFacts {
         let (parser, inert) = if cpp {
             self.cpp.get_or_insert_with(|| loaded(super::cpp_language()))
         } else {
@@ -49,6 +65,39 @@ impl Extractor {
         b.finish();
         facts
     }
+}
+
+/// Whether a line of `src` opens with a construct only C++ has: `class X {` (or `class X :`,
+/// `class X final`, `class X` ending the line), `namespace X {`, `template <`, `using
+/// namespace`. Only these shapes: C may name a variable `class` or `namespace` (the kernel
+/// does), and C++ reads macro-heavy C "with fewer errors" as nonsense, so a C file that merely
+/// parses badly must not qualify.
+pub(super) fn has_cpp_constructs(src: &[u8]) -> bool {
+    use bstr::ByteSlice;
+    fn keyword<'l>(line: &'l [u8], word: &[u8]) -> Option<&'l [u8]> {
+        let rest = line.strip_prefix(word)?;
+        rest.first().is_some_and(|c| c.is_ascii_whitespace()).then(|| rest.trim_start())
+    }
+    fn ident(s: &[u8]) -> (&[u8], &[u8]) {
+        let n = s.iter().take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_').count();
+        (&s[..n], s[n..].trim_start())
+    }
+    src.lines().any(|line| {
+        let l = line.trim_start();
+        if let Some(r) = keyword(l, b"class") {
+            let (name, rest) = ident(r);
+            return !name.is_empty()
+                && (rest.is_empty()
+                    || rest.starts_with(b"{")
+                    || rest.starts_with(b"final")
+                    || (rest.starts_with(b":") && !rest.starts_with(b"::")));
+        }
+        if let Some(r) = keyword(l, b"namespace") {
+            return ident(r).1.starts_with(b"{");
+        }
+        l.strip_prefix(b"template").is_some_and(|r| r.trim_start().starts_with(b"<"))
+            || l.starts_with(b"using namespace ")
+    })
 }
 
 /// A parser for `language`, and which of its kind ids are [`INERT`] (a kind id's name is

@@ -197,3 +197,39 @@ fn bad_input_never_panics() {
     let f = c(&table);
     assert!(f.calls.is_empty() && f.defs.is_empty());
 }
+
+#[test]
+fn a_cpp_header_in_a_c_repository_is_read_as_cpp_when_that_reads_better() {
+    let header = "#pragma once\nnamespace gfx {\nclass Widget : public Base {\n public:\n  void draw() { paint(); }\n};\n}\nint after(void) { return 0; }\n";
+    let f = c(header);
+    assert_eq!(f.syntax_errors, 0);
+    assert_eq!(quals(&f), ["Widget", "Widget.draw", "after"]);
+    assert_eq!(f, cpp(header));
+    // C that C++ reads no better stays C: `class` as a C identifier, K&R definitions, and
+    // macro-heavy code that is an error either way.
+    let plain = "int class = 1;\nint new(int a, b)\n  int b;\n{\n  return a + b + class;\n}\n";
+    assert_eq!(quals(&c(plain)), ["new"]);
+    let knr_class = "class Foo;\nint f(a) int a; { return a; }\n";
+    assert!(c(knr_class).defs.iter().all(|d| d.kind != DefKind::Class));
+    // C with errors and a C++-looking line, which C++ reads worse (`new` is a keyword there).
+    let worse =
+        "int new = 1;\nint g(void) { return new +; }\nclass X {};\nint f(void) { return new; }\n";
+    assert!(extract::has_cpp_constructs(worse.as_bytes()));
+    let as_c = Extractor::new().extract_as(false, worse.as_bytes());
+    assert!(as_c.syntax_errors > 0);
+    assert_eq!(c(worse), as_c);
+    assert_eq!(quals(&as_c), ["g", "f"]);
+    assert!(!extract::has_cpp_constructs(b"int main(void) { return classify(1); }\n"));
+    assert!(extract::has_cpp_constructs(b"  template <typename T> T id(T x);\n"));
+    assert!(extract::has_cpp_constructs(b"namespace {\n"));
+    assert!(extract::has_cpp_constructs(b"class Widget\n{\n"));
+    // The kernel's C: `class` and `namespace` as variables, `class` in a comment.
+    for line in [
+        "\tclass = IOPRIO_CLASS_RT;\n",
+        "\t   class of non-broadcast devices\n",
+        "\tnamespace = kernel_symbol_namespace(sym);\n",
+        "private:\n",
+    ] {
+        assert!(!extract::has_cpp_constructs(line.as_bytes()), "{line}");
+    }
+}
