@@ -150,7 +150,6 @@ impl From<bool> for Status {
 /// * a usage error prints `cds-x: message` and `try 'cds-x --help'`, and exits 2;
 /// * any other error prints `cds-x: message` and exits 2.
 pub fn main<A: Args>(tool: &'static Tool<A>, run: fn(A) -> crate::Result<Status>) -> ExitCode {
-    crate::extract::tree::use_fast_allocator();
     msg::set_tool(tool.name);
     let result = match flags::parse(tool, std::env::args_os().skip(1)) {
         Ok(Action::Print(text)) => print_stdout(&text).map(|()| Status::Found),

@@ -57,10 +57,8 @@ impl FileTerms {
 /// Tokenizes `src` once and counts terms per segment.
 pub fn file_terms(src: &[u8], facts: &FileFacts) -> FileTerms {
     let defs = &facts.defs;
-    // The file's terms, numbered in order of first occurrence (each text held once: the table
-    // holds numbers into `words`).
-    let mut words: Vec<Vec<u8>> = Vec::new();
-    let mut table: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
+    // The file's terms, numbered in order of first occurrence.
+    let mut words = Vocab::default();
     // (segment, local term) for every token, in document order.
     let mut occ: Vec<(u32, u32)> = Vec::with_capacity(src.len() / 8);
     let mut stack: Vec<usize> = Vec::new(); // indices of open definitions
@@ -79,19 +77,8 @@ pub fn file_terms(src: &[u8], facts: &FileFacts) -> FileTerms {
             stack.pop();
         }
         let seg = stack.last().map_or(0, |&d| d as u32 + 1);
-        let hash = Vocab::hash(term);
-        let id = match table.find(hash, |&id| words[id as usize] == term) {
-            Some(&id) => id,
-            None => {
-                let id = words.len() as u32;
-                words.push(term.to_vec());
-                table.insert_unique(hash, id, |&id| Vocab::hash(&words[id as usize]));
-                id
-            }
-        };
-        occ.push((seg, id));
+        occ.push((seg, words.intern(term)));
     });
-    drop(table);
     // The tokens grouped by segment (a counting sort, stable), then counted per segment with
     // one accumulator: the same (segment, term)-ordered runs as sorting every token, in
     // linear time but for sorting each segment's distinct terms.
@@ -136,7 +123,7 @@ pub fn file_terms(src: &[u8], facts: &FileFacts) -> FileTerms {
         touched.clear();
     }
     out.seg_off.push(out.seg_term.len() as u32);
-    out.vocab = words;
+    out.vocab = (0..words.len() as u32).map(|t| words.term(t).to_vec()).collect();
     out
 }
 
