@@ -184,12 +184,17 @@ pub fn edges(
 ) -> Vec<crate::graph::Edge> {
     let mut out: Vec<crate::graph::Edge> = Vec::new();
     if files.iter().any(|f| f.lang == Lang::Python) {
-        out.extend(
-            Linker::new(g, files, defs)
-                .run()
-                .into_iter()
-                .map(|(src, dst, kind, meta)| crate::graph::Edge { src, dst, kind, meta }),
-        );
+        let t = std::time::Instant::now();
+        let lx = Linker::new(g, files, defs);
+        if std::env::var_os("CDS_FLOW_DEBUG").is_some() {
+            eprintln!("link: scopes {:?}", t.elapsed());
+        }
+        out.extend(lx.run().into_iter().map(|(src, dst, kind, meta)| crate::graph::Edge {
+            src,
+            dst,
+            kind,
+            meta,
+        }));
     }
     let repo = Repo::new(files, projects);
     let mut families: Vec<Family> = files.iter().map(|f| f.lang.family()).collect();
@@ -400,11 +405,16 @@ impl<'a> Linker<'a> {
 
     fn run(&self) -> Vec<(u32, u32, EdgeKind, u8)> {
         let mut out = Vec::new();
+        let t = std::time::Instant::now();
         let flow = Flow::solve(self);
+        let solved = t.elapsed();
         for fi in 0..self.files.len() {
             if self.files[fi].lang == Lang::Python {
                 self.link_file(fi, &flow, &mut out);
             }
+        }
+        if std::env::var_os("CDS_FLOW_DEBUG").is_some() {
+            eprintln!("link: flow {solved:?}, files {:?}", t.elapsed() - solved);
         }
         // Implicit calls found by the value flow (`__init__`, properties, operators, ...).
         for &(s, d) in &flow.implicit {
@@ -1434,8 +1444,12 @@ impl<'l, 'a> Flow<'l, 'a> {
                 fl.file_syms[fi] = syms;
             }
         }
+        let t_index = std::time::Instant::now();
         fl.index();
         let debug = std::env::var_os("CDS_FLOW_DEBUG").is_some();
+        if debug {
+            eprintln!("flow index: {:?}", t_index.elapsed());
+        }
         if debug {
             let (mut ex, mut li, mut tx, mut st, mut en, mut ce, mut pa) = (0, 0, 0, 0, 0, 0, 0);
             for f in lx.files {
@@ -1478,6 +1492,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 break;
             }
         }
+        let t_calls = std::time::Instant::now();
         for fi in 0..lx.files.len() {
             if lx.files[fi].lang != Lang::Python {
                 continue;
@@ -1493,6 +1508,9 @@ impl<'l, 'a> Flow<'l, 'a> {
                     fl.calls.insert((fi as u32, ci as u32), (t, n));
                 }
             }
+        }
+        if debug {
+            eprintln!("flow calls: {:?}", t_calls.elapsed());
         }
         fl
     }
