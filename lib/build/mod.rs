@@ -772,15 +772,15 @@ fn hand_over<'p>(
     if item.skip.is_some() {
         return Part::Skipped;
     }
-    let previous = |i: Option<usize>, get: fn(&'p Previous, usize) -> Option<&'p [u8]>| {
-        prev.zip(i).and_then(|(p, i)| get(p, i)).map(Chunk::Previous)
+    let previous = |i: Option<usize>, get: fn(&'p Previous, usize) -> Option<Chunk<'p>>| {
+        prev.zip(i).and_then(|(p, i)| get(p, i))
     };
-    let content = match previous(item.prev_content, Previous::content) {
+    let content = match previous(item.prev_content, Previous::content_chunk) {
         Some(c) => c,
         None => Chunk::Owned(std::mem::take(&mut item.content)),
     };
     item.content_len = content.bytes().len() as u64;
-    let archived = match previous(item.cached, Previous::archive) {
+    let archived = match previous(item.cached, Previous::archive_chunk) {
         Some(a) => a,
         None => {
             let (Some(facts), Some(terms)) = (&item.facts, &item.terms) else {
@@ -922,6 +922,16 @@ impl Previous {
     /// The archive bytes of cache entry `i`, to copy into the next generation.
     fn archive(&self, i: usize) -> Option<&[u8]> {
         self.facts.payload().get(self.archives.get(i)?.clone())
+    }
+
+    /// File `i`'s content, to copy into the next generation.
+    fn content_chunk(&self, i: usize) -> Option<sink::Chunk<'_>> {
+        Some(sink::Chunk::Previous(self.content(i)?, self.content.as_ref()?))
+    }
+
+    /// Cache entry `i`'s archive, to copy into the next generation.
+    fn archive_chunk(&self, i: usize) -> Option<sink::Chunk<'_>> {
+        Some(sink::Chunk::Previous(self.archive(i)?, &self.facts))
     }
 }
 

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::graph::{DefNodes, NONE, Node, NodeKind};
 use crate::index::facts::{Encoder, FactsEntry};
 use crate::index::format::{CONTENT_FILE, FACTS_FILE, MAGIC_CONTENT, MAGIC_FACTS};
+use crate::index::read::Mapped;
 use crate::index::write::StreamedFile;
 use crate::search::bm25::{FileDocs, FileTerms, PostingsBuilder};
 
@@ -30,8 +31,8 @@ pub enum Chunk<'p> {
     Owned(Vec<u8>),
     /// A facts archive just serialized.
     Archive(rkyv::util::AlignedVec),
-    /// Unchanged since the previous generation.
-    Previous(&'p [u8]),
+    /// Unchanged since the previous generation: bytes of its mapped file.
+    Previous(&'p [u8], &'p Mapped),
 }
 
 impl Chunk<'_> {
@@ -40,7 +41,15 @@ impl Chunk<'_> {
         match self {
             Chunk::Owned(v) => v,
             Chunk::Archive(v) => v,
-            Chunk::Previous(b) => b,
+            Chunk::Previous(b, _) => b,
+        }
+    }
+
+    /// Once written: the previous generation's pages up to these bytes are not needed again
+    /// (files are written in the order both generations list them).
+    fn done(&self) {
+        if let Chunk::Previous(b, from) = self {
+            from.release_through(b);
         }
     }
 }
@@ -195,6 +204,7 @@ impl State<'_> {
             Part::Kept { content, archive, entry, terms } => {
                 use std::io::Write;
                 self.content.write_all(content.bytes()).map_err(|e| self.content.error(e))?;
+                content.done();
                 if let Some(terms) = terms {
                     let item =
                         item.lock().map_err(|_| Error::msg("an extraction thread panicked"))?;
@@ -208,7 +218,9 @@ impl State<'_> {
                 }
                 self.encoder
                     .push(&mut self.facts, entry, archive.bytes())
-                    .map_err(|e| self.facts.error(e))
+                    .map_err(|e| self.facts.error(e))?;
+                archive.done();
+                Ok(())
             }
         }
     }

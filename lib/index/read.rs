@@ -95,6 +95,33 @@ impl Mapped {
         self.as_ref()
     }
 
+    /// Tells the kernel this process is done with the mapped pages from the one holding the
+    /// start of `part` (a slice of this file's payload) up to the one holding its end, that
+    /// one excluded: a rebuild reading the previous generation front to back (a file's content
+    /// and facts, then the next file's) would otherwise keep every page it touched resident,
+    /// two gigabytes for the Linux kernel. Pages are only dropped from this process, not from
+    /// the page cache, and are read again if touched again. Best effort: errors are ignored.
+    pub fn release_through(&self, part: &[u8]) {
+        let base = self.map.as_ptr() as usize;
+        let start = part.as_ptr() as usize;
+        if start < base || start + part.len() > base + self.map.len() {
+            return;
+        }
+        // memmap2 aligns the range to the system's pages; a page dropped too many is only
+        // read again.
+        const PAGE: usize = 4096;
+        let from = (start - base) / PAGE * PAGE;
+        let to = (start + part.len() - base) / PAGE * PAGE;
+        if to > from {
+            // SAFETY: the mapping is read-only and its file is never modified in place (see
+            // `open`), so a dropped page reads back the same bytes when it is touched again;
+            // no reference into it is invalidated.
+            let _ = unsafe {
+                self.map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
+            };
+        }
+    }
+
     /// Checks the payload's CRC.
     pub fn check_crc(&self) -> bool {
         Header::parse(&self.map).is_some_and(|h| crc32fast::hash(self.payload()) == h.crc)
@@ -646,4 +673,40 @@ pub fn collapse_ws(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::format::MAGIC_CONTENT;
+    use crate::index::write::StreamedFile;
+    use std::io::Write;
+
+    #[test]
+    fn released_pages_read_back_the_same_bytes() {
+        let dir = std::env::temp_dir().join(format!("cds-release-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("content.bin");
+        // Five pages and a bit, every byte telling its position.
+        let bytes: Vec<u8> = (0..5 * 4096 + 123).map(|i: u32| (i % 251) as u8).collect();
+        let mut f = StreamedFile::create(&path).unwrap();
+        f.write_all(&bytes).unwrap();
+        f.finish(MAGIC_CONTENT).unwrap();
+        let m = Mapped::open(&path, MAGIC_CONTENT, &dir).unwrap();
+        assert_eq!(m.payload(), &bytes[..]);
+        let p = m.payload();
+        // Front to back in uneven pieces, as a rebuild copies files; then all of it, an empty
+        // slice, and bytes that are not the mapping's (ignored).
+        let mut at = 0;
+        for len in [10, 5000, 4096, 1, 7000, 3000] {
+            m.release_through(&p[at..at + len]);
+            assert_eq!(&p[at..at + len], &bytes[at..at + len]);
+            at += len;
+        }
+        m.release_through(p);
+        m.release_through(&p[..0]);
+        m.release_through(&bytes);
+        assert_eq!(m.payload(), &bytes[..]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
