@@ -375,6 +375,9 @@ pub fn build_with(
     // Native builds add each file's terms to the postings as it arrives (LocAgent's graph
     // numbers its nodes differently; its small repositories are indexed afterwards).
     let stream_terms = opts.mode == Mode::Native;
+    // The postings of files whose facts come from the previous generation unchanged are
+    // carried over from its postings, renumbered, instead of counted again.
+    let carry = stream_terms && previous.as_ref().is_some_and(|p| p.postings.is_some());
     let sink = sink::Sink::create(generation.path(), &items, memory.is_some())?;
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -407,7 +410,7 @@ pub fn build_with(
                     if process(&mut item, previous.as_ref(), &mut ex, locagent) {
                         parsed.fetch_add(1, Ordering::Relaxed);
                     }
-                    let part = hand_over(&mut item, previous.as_ref(), stream_terms);
+                    let part = hand_over(&mut item, previous.as_ref(), stream_terms, carry);
                     // Back in its slot before the sink (which reads its facts) sees it.
                     if let Ok(mut g) = items[i].lock() {
                         *g = Some(item);
@@ -507,12 +510,21 @@ pub fn build_with(
                 let mut pb = postings.builder;
                 pb.renumber(&map, nodes.nodes.len());
                 drop(map);
-                let r = index::write::write_built_postings(
-                    dir,
-                    pb,
-                    &nodes.nodes,
-                    prev_terms.map(|m| m.payload()),
-                );
+                let carried_from: Vec<Option<usize>> =
+                    kept.iter().map(|it| if carry { it.cached } else { None }).collect();
+                let r = match previous.as_ref().filter(|_| carry) {
+                    Some(p) => p.carried(&nodes.nodes, &carried_from),
+                    None => Ok(None),
+                }
+                .and_then(|carried| {
+                    index::write::write_built_postings(
+                        dir,
+                        pb,
+                        &nodes.nodes,
+                        prev_terms.map(|m| m.payload()),
+                        carried,
+                    )
+                });
                 job_time(timing, "postings", t);
                 put(&posting_out, r);
             }
@@ -766,6 +778,7 @@ fn hand_over<'p>(
     item: &mut Item,
     prev: Option<&'p Previous>,
     stream_terms: bool,
+    carry: bool,
 ) -> sink::Part<'p> {
     use crate::index::facts::{FactsEntry, archive};
     use sink::{Chunk, Part};
@@ -810,7 +823,8 @@ fn hand_over<'p>(
         len: 0,
     };
     let terms = if stream_terms { item.terms.take() } else { None };
-    Part::Kept { content, archive: archived, entry, terms }
+    let carried = carry && item.cached.is_some();
+    Part::Kept { content, archive: archived, entry, terms, carried }
 }
 
 /// The kept item of path `rel` (items are sorted by path).
@@ -832,6 +846,12 @@ struct Previous {
     content_off: Vec<u64>,
     /// `terms.fst`, checksum verified: copied when the term set did not change.
     terms: Option<Mapped>,
+    /// `postings.rkyv`, validated: the postings of unchanged files are carried over from it
+    /// (with `terms`, whose numbering it uses, and `blocks`).
+    postings: Option<Mapped>,
+    /// Per cached file: its first node (the file's) and how many nodes it has (its
+    /// definitions follow it).
+    blocks: Vec<(u32, u32)>,
     options: Vec<u8>,
     /// (rel, size, mtime, hash, index into the cache, language code), sorted by rel.
     entries: Vec<(Vec<u8>, u64, i64, u32, usize, u8)>,
@@ -886,7 +906,43 @@ impl Previous {
         let terms = Mapped::open(&gen_dir.join(format::TERMS_FILE), format::MAGIC_TERMS, index_dir)
             .ok()
             .filter(Mapped::check_crc);
-        Some(Previous { facts, archives, content, content_off, terms, options, entries })
+        let postings =
+            Mapped::open(&gen_dir.join(format::POSTINGS_FILE), format::MAGIC_POSTINGS, index_dir)
+                .ok()
+                .filter(|m| {
+                    rkyv::access::<crate::index::read::ArchivedPostings, rkyv::rancor::Error>(
+                        m.payload(),
+                    )
+                    .is_ok()
+                });
+        let blocks = if g.file_node.len() == view.entries().len() {
+            let file: Vec<u32> = g.file.iter().map(|x| x.to_native()).collect();
+            g.file_node
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let n = n.to_native();
+                    let len = file
+                        .get(n as usize..)
+                        .map_or(0, |rest| rest.iter().take_while(|&&f| f == i as u32).count());
+                    (n, len as u32)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let postings = postings.filter(|_| terms.is_some() && !blocks.is_empty());
+        Some(Previous {
+            facts,
+            archives,
+            content,
+            content_off,
+            terms,
+            postings,
+            blocks,
+            options,
+            entries,
+        })
     }
 
     fn same_files(&self, files: &[walk::Found]) -> bool {
@@ -924,6 +980,89 @@ impl Previous {
         self.facts.payload().get(self.archives.get(i)?.clone())
     }
 
+    /// The postings of the unchanged files, renumbered as `nodes`: `carried[j]` is kept file
+    /// j's cache entry when its postings are carried over. None when this generation has no
+    /// postings to carry.
+    fn carried(
+        &self,
+        nodes: &[graph::Node],
+        carried: &[Option<usize>],
+    ) -> Result<Option<bm25::Carried<'_>>> {
+        let (Some(postings), Some(terms)) = (&self.postings, &self.terms) else { return Ok(None) };
+        let mismatch = || {
+            Error::msg(
+                "the previous index generation's postings do not match its graph: run \
+                 cds-build --force",
+            )
+        };
+        // SAFETY: validated by `rkyv::access` in `load`; the mapped bytes are immutable.
+        let p = unsafe {
+            rkyv::access_unchecked::<crate::index::read::ArchivedPostings>(postings.payload())
+        };
+        let mut new_start = vec![graph::NONE; carried.len()];
+        for (n, node) in nodes.iter().enumerate() {
+            if node.kind == NodeKind::File && (node.file as usize) < carried.len() {
+                new_start[node.file as usize] = n as u32;
+            }
+        }
+        // Old node -> new node: a file's nodes are its node and its definitions' after it, the
+        // same number of them for the same facts, in the same order in both generations.
+        let mut map = vec![graph::NONE; p.doc_len.len()];
+        for (j, &c) in carried.iter().enumerate() {
+            let Some(i) = c else { continue };
+            let (old, len) = *self.blocks.get(i).ok_or_else(mismatch)?;
+            let new = new_start[j];
+            let new_len = nodes
+                .get(new as usize..)
+                .map_or(0, |rest| rest.iter().take_while(|x| x.file == j as u32).count());
+            if new == graph::NONE || new_len != len as usize {
+                return Err(mismatch());
+            }
+            let slots = map.get_mut(old as usize..(old + len) as usize).ok_or_else(mismatch)?;
+            for (k, slot) in slots.iter_mut().enumerate() {
+                *slot = new + k as u32;
+            }
+        }
+        let doc_len = map
+            .iter()
+            .zip(p.doc_len.iter())
+            .filter(|&(&n, len)| n != graph::NONE && len.to_native() > 0)
+            .map(|(&n, len)| (n, len.to_native()))
+            .collect();
+        let (mut text, mut ends) = (Vec::new(), Vec::new());
+        let fst = fst::Map::new(terms.payload()).map_err(|_| mismatch())?;
+        let mut stream = fst::IntoStreamer::into_stream(&fst);
+        while let Some((term, id)) = fst::Streamer::next(&mut stream) {
+            if id != ends.len() as u64 {
+                return Err(mismatch());
+            }
+            text.extend_from_slice(term);
+            ends.push(text.len());
+        }
+        if ends.len() + 1 != p.post_off.len() {
+            return Err(mismatch());
+        }
+        // The old postings are read front to back: their pages are let go of as they are.
+        let (docs, tfs) = (p.post_doc.as_slice(), p.post_tf.as_slice());
+        let mut released = 0;
+        let list = move |t: usize, out: &mut Vec<(u32, u32)>| {
+            let at = |i: usize| p.post_off.get(i).map_or(0, |x| x.to_native() as usize);
+            let end = at(t + 1).min(docs.len()).min(tfs.len());
+            for k in at(t).min(end)..end {
+                let n = map.get(docs[k].to_native() as usize).copied().unwrap_or(graph::NONE);
+                if n != graph::NONE {
+                    out.push((n, u32::from(tfs[k].to_native())));
+                }
+            }
+            if end >= released + (1 << 20) {
+                postings.release_through(as_bytes(&docs[released..end]));
+                postings.release_through(as_bytes(&tfs[released..end]));
+                released = end;
+            }
+        };
+        Ok(Some(bm25::Carried { text, ends, list: Box::new(list), doc_len }))
+    }
+
     /// File `i`'s content, to copy into the next generation.
     fn content_chunk(&self, i: usize) -> Option<sink::Chunk<'_>> {
         Some(sink::Chunk::Previous(self.content(i)?, self.content.as_ref()?))
@@ -933,6 +1072,13 @@ impl Previous {
     fn archive_chunk(&self, i: usize) -> Option<sink::Chunk<'_>> {
         Some(sink::Chunk::Previous(self.archive(i)?, &self.facts))
     }
+}
+
+/// The bytes of a slice of rkyv's little-endian numbers (to let go of their mapped pages).
+fn as_bytes<T: Copy>(s: &[T]) -> &[u8] {
+    // SAFETY: used with rkyv's `u32_le` and `u16_le`: plain bytes without padding, so every
+    // byte of the slice is initialized; u8 needs no alignment.
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u8>(), std::mem::size_of_val(s)) }
 }
 
 /// Counts of an existing index (for an up-to-date build's summary).

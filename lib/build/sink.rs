@@ -59,8 +59,15 @@ pub enum Part<'p> {
     /// Not indexed (binary, unreadable): nothing is written.
     Skipped,
     /// Indexed: its content, its facts archive and their table entry, and its term counts when
-    /// the postings are built as files arrive.
-    Kept { content: Chunk<'p>, archive: Chunk<'p>, entry: FactsEntry, terms: Option<FileTerms> },
+    /// the postings are built as files arrive; `carried` when its postings are carried over
+    /// from the previous generation instead (its term counts are then only kept, if asked).
+    Kept {
+        content: Chunk<'p>,
+        archive: Chunk<'p>,
+        entry: FactsEntry,
+        terms: Option<FileTerms>,
+        carried: bool,
+    },
     /// Its facts could not be serialized.
     Failed(Error),
 }
@@ -102,11 +109,15 @@ impl Postings {
         for (n, node) in nodes.iter().enumerate() {
             if node.kind == NodeKind::File
                 && let Some(&b) = self.bases.get(node.file as usize)
+                && b != NONE
             {
                 map[b as usize] = n as u32;
             }
         }
         for (&b, file_defs) in self.bases.iter().zip(defs) {
+            if b == NONE {
+                continue;
+            }
             for (d, &n) in file_defs.iter().enumerate() {
                 if let Some(slot) = map.get_mut(b as usize + 1 + d) {
                     *slot = n;
@@ -201,11 +212,20 @@ impl State<'_> {
         match part {
             Part::Skipped => Ok(()),
             Part::Failed(e) => Err(e),
-            Part::Kept { content, archive, entry, terms } => {
+            Part::Kept { content, archive, entry, terms, carried } => {
                 use std::io::Write;
                 self.content.write_all(content.bytes()).map_err(|e| self.content.error(e))?;
                 content.done();
-                if let Some(terms) = terms {
+                if carried {
+                    self.postings.skip();
+                }
+                if let Some(terms) = terms.filter(|_| !carried || self.kept_terms.is_some()) {
+                    if carried {
+                        if let Some(kept) = &mut self.kept_terms {
+                            kept.push(terms);
+                        }
+                        return self.push_archive(entry, archive);
+                    }
                     let item =
                         item.lock().map_err(|_| Error::msg("an extraction thread panicked"))?;
                     let facts = item.as_ref().and_then(|it| it.facts.as_ref());
@@ -216,17 +236,26 @@ impl State<'_> {
                         kept.push(terms);
                     }
                 }
-                self.encoder
-                    .push(&mut self.facts, entry, archive.bytes())
-                    .map_err(|e| self.facts.error(e))?;
-                archive.done();
-                Ok(())
+                self.push_archive(entry, archive)
             }
         }
+    }
+
+    fn push_archive(&mut self, entry: FactsEntry, archive: Chunk) -> Result<()> {
+        self.encoder
+            .push(&mut self.facts, entry, archive.bytes())
+            .map_err(|e| self.facts.error(e))?;
+        archive.done();
+        Ok(())
     }
 }
 
 impl Postings {
+    /// Records a file whose postings are carried over (it has no documents here).
+    fn skip(&mut self) {
+        self.bases.push(NONE);
+    }
+
     /// Adds one file's documents: the file (number `docs`), then each definition.
     fn add(&mut self, terms: &FileTerms, facts: &crate::extract::FileFacts, rel: &[u8]) {
         let base = self.docs;

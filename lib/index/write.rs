@@ -212,7 +212,7 @@ pub fn write_postings(
             id_of: &id_of,
         });
     }
-    write_built_postings(dir, pb, nodes, None)
+    write_built_postings(dir, pb, nodes, None, None)
 }
 
 /// `postings.rkyv` and `terms.fst` from documents already added (and renumbered to `nodes`).
@@ -225,9 +225,14 @@ pub fn write_built_postings(
     pb: PostingsBuilder,
     nodes: &[crate::graph::Node],
     previous: Option<&[u8]>,
+    carried: Option<crate::search::bm25::Carried>,
 ) -> Result<u64> {
     let kinds: Vec<u8> = nodes.iter().map(|n| n.kind as u8).collect();
     let finished = pb.finish(&kinds);
+    let finished = match carried {
+        Some(c) => finished.carrying(c, &kinds),
+        None => finished,
+    };
     let path = dir.join(TERMS_FILE);
     let mut total = match previous.filter(|p| same_keys(p, finished.terms())) {
         Some(payload) => write_payload(&path, MAGIC_TERMS, payload)?,

@@ -478,18 +478,7 @@ impl PostingsBuilder {
             }
         }
         post_off.push(total as u32);
-        // Average length per node kind: files and functions differ by orders of magnitude.
-        let mut sum = [0f64; 4];
-        let mut cnt = [0f64; 4];
-        for (n, &len) in self.doc_len.iter().enumerate() {
-            if len > 0 {
-                let k = kinds.get(n).copied().unwrap_or(0).min(3) as usize;
-                sum[k] += len as f64;
-                cnt[k] += 1.0;
-            }
-        }
-        let avgdl =
-            (0..4).map(|k| if cnt[k] > 0.0 { (sum[k] / cnt[k]) as f32 } else { 1.0 }).collect();
+        let avgdl = avgdl(&self.doc_len, kinds);
         Finished {
             terms: vocab,
             order,
@@ -500,6 +489,37 @@ impl PostingsBuilder {
             lists,
         }
     }
+}
+
+/// Average document length per node kind: files and functions differ by orders of magnitude.
+fn avgdl(doc_len: &[u32], kinds: &[u8]) -> Vec<f32> {
+    let mut sum = [0f64; 4];
+    let mut cnt = [0f64; 4];
+    for (n, &len) in doc_len.iter().enumerate() {
+        if len > 0 {
+            let k = kinds.get(n).copied().unwrap_or(0).min(3) as usize;
+            sum[k] += len as f64;
+            cnt[k] += 1.0;
+        }
+    }
+    (0..4).map(|k| if cnt[k] > 0.0 { (sum[k] / cnt[k]) as f32 } else { 1.0 }).collect()
+}
+
+/// See [`Carried::list`].
+pub type CarriedList<'a> = Box<dyn FnMut(usize, &mut Vec<(u32, u32)>) + 'a>;
+
+/// Postings carried over from a previous generation for the files that did not change, so a
+/// rebuild counts the terms of the changed files only (see [`Finished::carrying`]).
+pub struct Carried<'a> {
+    /// The previous generation's terms in sorted order, concatenated.
+    pub text: Vec<u8>,
+    /// Where each term ends in `text`.
+    pub ends: Vec<usize>,
+    /// Appends term i's carried postings, numbered as the new nodes (postings of documents
+    /// that changed or went left out).
+    pub list: CarriedList<'a>,
+    /// (new node, length) of every carried document.
+    pub doc_len: Vec<(u32, u32)>,
 }
 
 /// Finished postings: what `postings.rkyv` holds, with the postings still packed.
@@ -522,6 +542,69 @@ pub struct Finished {
 }
 
 impl Finished {
+    /// These postings (of the changed files) and the `carried` ones of the unchanged files, as
+    /// one: the same as if every file had been counted (terms left without postings dropped).
+    /// `kinds` gives each node's kind code.
+    pub fn carrying(self, mut carried: Carried, kinds: &[u8]) -> Finished {
+        let mut doc_len = self.doc_len;
+        for &(n, len) in &carried.doc_len {
+            if let Some(slot) = doc_len.get_mut(n as usize) {
+                *slot = len;
+            }
+        }
+        let mut terms = Vocab::default();
+        let mut lists: Vec<PostingList> = Vec::new();
+        let mut post_off = Vec::new();
+        let mut total = 0usize;
+        let (mut old, mut pairs) = (Vec::new(), Vec::new());
+        let (n_old, n_new) = (carried.ends.len(), self.order.len());
+        let (mut i, mut j) = (0, 0);
+        while i < n_old || j < n_new {
+            let old_term = (i < n_old).then(|| &carried.text[Vocab::span(&carried.ends, i as u32)]);
+            let new_term = (j < n_new).then(|| self.terms.term(self.order[j]));
+            let (term, take_old, take_new) = match (old_term, new_term) {
+                (Some(a), Some(b)) if a == b => (a, true, true),
+                (Some(a), Some(b)) if a < b => (a, true, false),
+                (Some(a), None) => (a, true, false),
+                (_, Some(b)) => (b, false, true),
+                (None, None) => break,
+            };
+            old.clear();
+            if take_old {
+                (carried.list)(i, &mut old);
+                i += 1;
+            }
+            pairs.clear();
+            if take_new {
+                pairs.extend(self.lists[self.order[j] as usize].iter());
+                j += 1;
+            }
+            if old.is_empty() && pairs.is_empty() {
+                continue;
+            }
+            // A document is either carried or counted again, never both.
+            pairs.extend_from_slice(&old);
+            pairs.sort_unstable_by_key(|p| p.0);
+            terms.text.extend_from_slice(term);
+            terms.ends.push(terms.text.len());
+            post_off.push(total as u32);
+            total += pairs.len();
+            let mut list = PostingList::default();
+            list.refill(&pairs);
+            lists.push(list);
+        }
+        post_off.push(total as u32);
+        Finished {
+            order: (0..lists.len() as u32).collect(),
+            terms,
+            n_docs: doc_len.iter().filter(|&&l| l > 0).count() as u32,
+            avgdl: avgdl(&doc_len, kinds),
+            doc_len,
+            post_off,
+            lists,
+        }
+    }
+
     /// How many postings there are.
     pub fn len(&self) -> usize {
         self.post_off.last().map_or(0, |&n| n as usize)
