@@ -7,9 +7,12 @@
 //! Incremental by construction: the previous generation's `facts.rkyv` holds every file's
 //! extracted facts and term counts keyed by (path, size, mtime, CRC). A file whose size and
 //! mtime are unchanged is not even read (its bytes come from the previous `content.bin`); a
-//! file whose content hash is unchanged is not parsed. Linking and writing always run over the
-//! whole repository (they are fast), unless nothing changed at all, in which case the build
-//! stops after the walk.
+//! file whose content hash is unchanged is not parsed, and its BM25 postings are carried over
+//! from the previous `postings.rkyv`, renumbered ([`bm25::Carried`]), instead of counted again.
+//! The previous generation's mapped pages are let go of as they are copied, so a rebuild needs
+//! no more memory than a cold build. Linking and writing the graph and names always run over
+//! the whole repository, unless nothing changed at all, in which case the build stops after
+//! the walk.
 
 pub mod cli;
 mod sink;
@@ -378,6 +381,7 @@ pub fn build_with(
     // The postings of files whose facts come from the previous generation unchanged are
     // carried over from its postings, renumbered, instead of counted again.
     let carry = stream_terms && previous.as_ref().is_some_and(|p| p.postings.is_some());
+    let need_terms = !carry || memory.is_some();
     let sink = sink::Sink::create(generation.path(), &items, memory.is_some())?;
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -407,7 +411,7 @@ pub fn build_with(
                         );
                         continue;
                     };
-                    if process(&mut item, previous.as_ref(), &mut ex, locagent) {
+                    if process(&mut item, previous.as_ref(), &mut ex, locagent, need_terms) {
                         parsed.fetch_add(1, Ordering::Relaxed);
                     }
                     let part = hand_over(&mut item, previous.as_ref(), stream_terms, carry);
@@ -713,7 +717,15 @@ pub fn index_dir_for(opts: &BuildOptions, root: &Path) -> PathBuf {
 }
 
 /// Reads, reuses or extracts one file. Returns true when it was parsed.
-fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locagent: bool) -> bool {
+/// `terms`: whether a file's term counts are needed when its facts come from the previous
+/// generation (not when its postings are carried over).
+fn process(
+    item: &mut Item,
+    prev: Option<&Previous>,
+    ex: &mut Extractors,
+    locagent: bool,
+    terms: bool,
+) -> bool {
     if item.facts.is_some() {
         // Remembered by a long-running builder.
         return false;
@@ -728,9 +740,9 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
     {
         item.prev_content = Some(c.index);
         item.hash = c.hash;
-        if let Some((facts, terms)) = p.facts(c.index) {
+        if let Some((facts, file_terms)) = p.facts(c.index, terms) {
             item.facts = Some(facts);
-            item.terms = Some(terms);
+            item.terms = file_terms;
             item.cached = Some(c.index);
             return false;
         }
@@ -758,10 +770,10 @@ fn process(item: &mut Item, prev: Option<&Previous>, ex: &mut Extractors, locage
         && let Some(c) = p.lookup(f)
         && c.hash == item.hash
         && c.size == item.content.len() as u64
-        && let Some((facts, terms)) = p.facts(c.index)
+        && let Some((facts, file_terms)) = p.facts(c.index, terms)
     {
         item.facts = Some(facts);
-        item.terms = Some(terms);
+        item.terms = file_terms;
         item.cached = Some(c.index);
         return false;
     }
@@ -971,8 +983,15 @@ impl Previous {
         data.get(a as usize..b as usize)
     }
 
-    fn facts(&self, i: usize) -> Option<(FileFacts, FileTerms)> {
-        crate::index::facts::load(self.archive(i)?)
+    /// Cache entry `i`'s facts, and its term counts when `terms`.
+    fn facts(&self, i: usize, terms: bool) -> Option<(FileFacts, Option<FileTerms>)> {
+        use crate::index::facts::{load, load_facts};
+        let archive = self.archive(i)?;
+        if terms {
+            load(archive).map(|(f, t)| (f, Some(t)))
+        } else {
+            load_facts(archive).map(|f| (f, None))
+        }
     }
 
     /// The archive bytes of cache entry `i`, to copy into the next generation.

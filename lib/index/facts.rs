@@ -120,6 +120,13 @@ pub fn load(archive: &[u8]) -> Option<(FileFacts, FileTerms)> {
     Some((c.facts, c.terms))
 }
 
+/// Deserializes one file's facts from its archive, without its term counts (whose postings a
+/// rebuild carries over from the previous generation).
+pub fn load_facts(archive: &[u8]) -> Option<FileFacts> {
+    let a = rkyv::access::<rkyv::Archived<CachedFacts>, rkyv::rancor::Error>(archive).ok()?;
+    rkyv::deserialize::<FileFacts, rkyv::rancor::Error>(&a.facts).ok()
+}
+
 /// A validated view of a facts payload.
 pub struct FactsView<'a> {
     payload: &'a [u8],
