@@ -918,9 +918,21 @@ impl Previous {
         let terms = Mapped::open(&gen_dir.join(format::TERMS_FILE), format::MAGIC_TERMS, index_dir)
             .ok()
             .filter(Mapped::check_crc);
+        // Carried over into the next generation, so checked whole (a damaged byte would be
+        // copied on): the postings and the graph whose node numbers they use. Their pages are
+        // let go of until they are read.
+        let sound = |m: &Mapped| {
+            let ok = m.check_crc();
+            m.release_through(m.payload());
+            ok
+        };
+        let graph_sound =
+            Mapped::open(&gen_dir.join(format::GRAPH_FILE), format::MAGIC_GRAPH, index_dir)
+                .is_ok_and(|m| sound(&m));
         let postings =
             Mapped::open(&gen_dir.join(format::POSTINGS_FILE), format::MAGIC_POSTINGS, index_dir)
                 .ok()
+                .filter(|m| graph_sound && sound(m))
                 .filter(|m| {
                     rkyv::access::<crate::index::read::ArchivedPostings, rkyv::rancor::Error>(
                         m.payload(),
