@@ -142,8 +142,10 @@ with what the parser recovers, and counted; minified or generated files (bundles
 files) are indexed, counted, and ranked below hand-written code.
 
 Building again is incremental: files whose size and modification time did not change are \
-neither read nor parsed, files whose content did not change are not parsed, and when nothing \
-changed at all nothing is written. A new index is written beside the old one and swapped in \
+neither read nor parsed, files whose content did not change are not parsed, the search \
+postings of unchanged files are carried over from the previous index instead of counted \
+again, and when nothing changed at all nothing is written. Linking (imports, calls, \
+inheritance, Python's value flow) still runs over the whole repository. A new index is written beside the old one and swapped in \
 atomically, so readers never see half an index and a build killed halfway leaves the old one \
 usable; concurrent builds of one index wait for each other.
 
