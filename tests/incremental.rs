@@ -381,3 +381,21 @@ fn damaged_previous_postings_are_not_carried_over() {
         same_as_cold(&d, &cold_ix, &["helper", "Thing3 run"], damaged);
     }
 }
+
+/// A native build after a `--compat locagent` one reuses its cached facts, but not its
+/// postings: LocAgent's graph numbers nodes, and counts documents, its own way.
+#[test]
+fn a_locagent_generation_is_not_carried_from() {
+    let d = Dir::new("incremental-after-locagent");
+    for i in 0..4 {
+        d.write(
+            &format!("pkg/m{i}.py"),
+            format!("def helper_{i}(x):\n    return x + {i}\n\nclass Thing{i}:\n    def run(self):\n        return helper_{i}(1)\n"),
+        );
+    }
+    d.cmd("cds-build").args(["-q", "--compat", "locagent"]).ok();
+    d.write("pkg/m0.py", "def helper_0(y):\n    return y * 2\n");
+    let cold = Dir::new("incremental-after-locagent-cold");
+    let cold_ix = cold.path("idx").to_string_lossy().into_owned();
+    same_as_cold(&d, &cold_ix, &["helper", "Thing3 run"], "native after locagent");
+}

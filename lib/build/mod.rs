@@ -955,7 +955,9 @@ impl Previous {
         } else {
             Vec::new()
         };
-        let postings = postings.filter(|_| terms.is_some() && !blocks.is_empty());
+        // LocAgent's graph numbers its nodes, and counts its documents, another way.
+        let native = g.meta.mode == Mode::Native.code();
+        let postings = postings.filter(|_| native && terms.is_some() && !blocks.is_empty());
         Some(Previous {
             facts,
             archives,
@@ -1049,7 +1051,8 @@ impl Previous {
             if new == graph::NONE || new_len != len as usize {
                 return Err(mismatch());
             }
-            let slots = map.get_mut(old as usize..(old + len) as usize).ok_or_else(mismatch)?;
+            let (old, len) = (old as usize, len as usize);
+            let slots = map.get_mut(old..old + len).ok_or_else(mismatch)?;
             for (k, slot) in slots.iter_mut().enumerate() {
                 *slot = new + k as u32;
             }
