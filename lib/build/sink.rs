@@ -218,35 +218,24 @@ impl State<'_> {
                 content.done();
                 if carried {
                     self.postings.skip();
-                }
-                if let Some(terms) = terms.filter(|_| !carried || self.kept_terms.is_some()) {
-                    if carried {
-                        if let Some(kept) = &mut self.kept_terms {
-                            kept.push(terms);
-                        }
-                        return self.push_archive(entry, archive);
-                    }
+                } else if let Some(terms) = &terms {
                     let item =
                         item.lock().map_err(|_| Error::msg("an extraction thread panicked"))?;
                     let facts = item.as_ref().and_then(|it| it.facts.as_ref());
                     let facts = facts
                         .ok_or_else(|| Error::msg("internal error: a file's facts went missing"))?;
-                    self.postings.add(&terms, facts, &entry.rel);
-                    if let Some(kept) = &mut self.kept_terms {
-                        kept.push(terms);
-                    }
+                    self.postings.add(terms, facts, &entry.rel);
                 }
-                self.push_archive(entry, archive)
+                if let (Some(kept), Some(terms)) = (&mut self.kept_terms, terms) {
+                    kept.push(terms);
+                }
+                self.encoder
+                    .push(&mut self.facts, entry, archive.bytes())
+                    .map_err(|e| self.facts.error(e))?;
+                archive.done();
+                Ok(())
             }
         }
-    }
-
-    fn push_archive(&mut self, entry: FactsEntry, archive: Chunk) -> Result<()> {
-        self.encoder
-            .push(&mut self.facts, entry, archive.bytes())
-            .map_err(|e| self.facts.error(e))?;
-        archive.done();
-        Ok(())
     }
 }
 
