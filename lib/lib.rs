@@ -3,7 +3,8 @@
 //!
 //! Building the index, one module per stage of the data flow:
 //!
-//! * [`walk`]: the repository's files, with ignore rules;
+//! * [`walk`]: the repository's files, with ignore rules; [`history`]: its recent commits
+//!   (through `git`, when the root is in a work tree), a prior for `cds-loc`;
 //! * [`extract`] (through [`lang`]: Python, JavaScript/TypeScript, Java, Go, Rust, C, C++, Ruby,
 //!   PHP): file bytes -> per-file facts (definitions, imports, calls, bindings), with
 //!   tree-sitter and `queries/` (matched by one tree walk, `lang::matcher`);
@@ -36,6 +37,7 @@ pub mod extract;
 pub mod fmt;
 pub mod get;
 pub mod graph;
+pub mod history;
 pub mod id;
 pub mod index;
 pub mod kit;

@@ -107,7 +107,13 @@ const QUERIES: &[(&str, &[&str], &str)] = &[
         &["--view", "preview"],
         "shop/cart.py:Cart\nshop/views.py:10-20\nshop/security.py\nshop/cart.py:Crat.totl\n",
     ),
+    ("cds-loc", &["--json", "-"], "The cart total ignores the discount: Cart.total\n"),
 ];
+
+fn index_has(index: &Path, file: &str) -> bool {
+    let generation = std::fs::read_to_string(index.join("CURRENT")).unwrap_or_default();
+    index.join(generation.trim()).join(file).exists()
+}
 
 /// How a run ended, or why it is unacceptable.
 fn check_run(tool: &str, status: Option<i32>, stdout: &[u8], stderr: &str) -> Result<(), String> {
@@ -215,7 +221,10 @@ fn mutated_indexes_never_crash_a_reader() {
     let seed: u64 =
         std::env::var("CDS_MUTATION_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(11);
     let d = Dir::demo("corrupt-mutations");
+    // A work tree of its own, so the index has a history file to damage too.
+    d.git(&["init", "-q"]).git(&["add", "-A"]).git(&["commit", "-qm", "demo"]);
     d.cmd("cds-build").arg("-q").ok();
+    assert!(index_has(&d.path(".cds"), "history.rkyv"));
     let index = d.path(".cds");
     let generation = std::fs::read_to_string(index.join("CURRENT")).unwrap().trim().to_string();
     let gen_dir = index.join(&generation);

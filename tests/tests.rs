@@ -11,6 +11,7 @@ mod corrupt;
 mod fmt;
 mod generated;
 mod get;
+mod history;
 mod incremental;
 mod kit;
 mod lang_c;

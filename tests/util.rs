@@ -41,6 +41,22 @@ impl Dir {
         d
     }
 
+    /// Runs git here with a fixed identity and none of the user's configuration.
+    pub fn git(&self, args: &[&str]) -> &Dir {
+        let st = Command::new("git")
+            .arg("-C")
+            .arg(&self.root)
+            .args(["-c", "user.name=cds", "-c", "user.email=cds@example.com"])
+            .args(["-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .expect("git runs (the tests run in a git clone)");
+        assert!(st.success(), "git {args:?}");
+        self
+    }
+
     /// Writes a file (creating parent directories).
     pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> &Dir {
         let p = self.root.join(rel);

@@ -157,6 +157,7 @@ def materialize(a, rows, gitdirs, split_of):
                             split_of[iid], iid, r["repo"]):
                 print(f"\n{iid}: no source tree at {r['base_commit']}", file=sys.stderr)
                 continue
+        with_history(tree, gitdir, r["base_commit"])
         t = time.time()
         if repo in last and not os.path.exists(idx):
             shutil.copytree(last[repo], idx + ".tmp", symlinks=True)
@@ -174,6 +175,18 @@ def materialize(a, rows, gitdirs, split_of):
     if todo:
         print(file=sys.stderr)
     return build_s
+
+
+def with_history(tree, gitdir, commit):
+    """Makes TREE a git work tree whose HEAD is COMMIT, borrowing GITDIR's objects (nothing is
+    copied), so that cds-build reads the history before the issue as it would in a user's clone."""
+    if os.path.exists(os.path.join(tree, ".git")):
+        return
+    subprocess.run(["git", "init", "-q", tree], check=True)
+    objects = os.path.join(os.path.abspath(gitdir), "objects")
+    with open(os.path.join(tree, ".git", "objects", "info", "alternates"), "w") as f:
+        f.write(objects + "\n")
+    subprocess.run(["git", "-C", tree, "update-ref", "HEAD", commit], check=True)
 
 
 def drop_old_generations(idx):

@@ -9,6 +9,7 @@ complete -c cds-build -l max-filesize -x -d 'Skip files larger than SIZE (defaul
 complete -c cds-build -s L -l follow -d 'Follow symbolic links (loops are reported)'
 complete -c cds-build -l compat -x -a 'locagent' -d 'Build LocAgent v2.3\'s graph instead of cds\'s own'
 complete -c cds-build -l force -d 'Re-read and re-parse every file'
+complete -c cds-build -l no-history -d 'Do not read the repository\'s git history'
 complete -c cds-build -s w -l watch -d 'Keep the index up to date as files change'
 complete -c cds-build -l poll -x -d 'Watch by polling every MS milliseconds'
 complete -c cds-build -l verify -d 'Check the existing index; build nothing'

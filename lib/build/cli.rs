@@ -75,6 +75,11 @@ fn force(a: &mut BuildArgs, _: Option<&OsStr>) -> Result<(), String> {
     Ok(())
 }
 
+fn no_history(a: &mut BuildArgs, _: Option<&OsStr>) -> Result<(), String> {
+    a.opts.history = false;
+    Ok(())
+}
+
 fn verify(a: &mut BuildArgs, _: Option<&OsStr>) -> Result<(), String> {
     a.verify = true;
     Ok(())
@@ -194,6 +199,14 @@ that LocAgent's prompts, benchmarks and tool outputs can be reproduced with cds.
 --tree on such an index prints what LocAgent's explore_tree_structure prints.",
             ),
         Flag::new("force", "Re-read and re-parse every file", force),
+        Flag::new("no-history", "Do not read the repository's git history", no_history).long_doc(
+            "Do not read the repository's recent commits. By default, when PATH is inside a git \
+work tree and git is installed, cds-build runs git log over the last 2,000 commits of HEAD \
+(merges left out) and records per file how many commits ago it last changed and how often \
+it changed in the last 300; cds-loc ranks recently changed files a little higher. Only \
+committed history counts, so a rebuild of the same commit gives the same index; a new commit \
+makes the next build read it again, even when no file changed.",
+        ),
         Flag::new("watch", "Keep the index up to date as files change", watch).short('w').long_doc(
             "Build, then keep watching the repository and rebuild whenever a source file, a \
 directory or an ignore file changes, until interrupted (SIGINT or SIGTERM). Changes are \

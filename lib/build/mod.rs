@@ -28,6 +28,7 @@ use std::time::Instant;
 use crate::error::{Error, Result, io_reason};
 use crate::extract::FileFacts;
 use crate::graph::{self, EdgeKind, Mode, NodeKind, Source};
+use crate::history::{self, History};
 use crate::index::facts::FactsView;
 use crate::index::format::{self, MAGIC_FACTS, Meta};
 use crate::index::read::Mapped;
@@ -52,6 +53,8 @@ pub struct BuildOptions {
     pub jobs: usize,
     /// Ignore the previous generation's cache: re-read and re-parse everything.
     pub force: bool,
+    /// Read the repository's recent commits (see [`crate::history`]) when it has any.
+    pub history: bool,
 }
 
 impl Default for BuildOptions {
@@ -63,6 +66,7 @@ impl Default for BuildOptions {
             mode: Mode::Native,
             jobs: 0,
             force: false,
+            history: true,
         }
     }
 }
@@ -159,8 +163,9 @@ fn facts_fingerprint() -> &'static str {
 fn options_text(opts: &BuildOptions) -> Vec<u8> {
     let w = &opts.walk;
     format!(
-        "mode={} hidden={} no_ignore={} follow={} max_filesize={} exclude={:?} {}",
+        "mode={} history={} hidden={} no_ignore={} follow={} max_filesize={} exclude={:?} {}",
         opts.mode.name(),
+        opts.history,
         w.hidden,
         w.no_ignore,
         w.follow,
@@ -169,6 +174,21 @@ fn options_text(opts: &BuildOptions) -> Vec<u8> {
         facts_fingerprint()
     )
     .into_bytes()
+}
+
+/// The repository's history for the new generation: read by a thread of its own, or known.
+enum HistoryJob {
+    Reading(std::thread::JoinHandle<Option<History>>),
+    Ready(Option<History>),
+}
+
+impl HistoryJob {
+    fn finish(self) -> Option<History> {
+        match self {
+            HistoryJob::Reading(t) => t.join().ok().flatten(),
+            HistoryJob::Ready(h) => h,
+        }
+    }
 }
 
 /// What linking made: the edges of the native graph's nodes, or LocAgent's whole graph.
@@ -331,8 +351,12 @@ pub fn build_with(
     let previous = if opts.force { None } else { Previous::load(&index_dir) };
     // Facts cached by other extractors are not reused: the file would index differently now.
     let previous = previous.filter(|p| p.options.ends_with(facts_fingerprint().as_bytes()));
+    // The commit checked out: a new one changes the history even when no file changed.
+    let head = if opts.history && opts.mode == Mode::Native { history::head(&root) } else { None };
+    let previous_head = previous.as_ref().and_then(|p| p.history.as_ref()).map(|h| &h.head);
     if let Some(prev) = &previous
         && prev.options == options
+        && previous_head == head.as_ref()
         && prev.same_files(&walked.files)
         && let Ok(ix) = Index::open(&index_dir)
         && ix.check_readable().is_ok()
@@ -349,6 +373,20 @@ pub fn build_with(
         return Ok(s);
     }
 
+    // The history is read beside the extraction, unless the previous build read the same one
+    // for every file there is now (it keeps only the files it indexed).
+    let history = match (head, previous.as_ref().and_then(|p| p.history.as_ref())) {
+        (Some(h), Some(prev))
+            if prev.head == h && walked.files.iter().all(|f| prev.knows(&f.rel)) =>
+        {
+            HistoryJob::Ready(Some(prev.clone()))
+        }
+        (Some(h), _) => {
+            let root = root.clone();
+            HistoryJob::Reading(std::thread::spawn(move || history::read(&root, h)))
+        }
+        (None, _) => HistoryJob::Ready(None),
+    };
     phases.mark("load cache");
     // Read, reuse or extract every file, in parallel.
     let total = walked.files.len();
@@ -600,7 +638,11 @@ pub fn build_with(
     let t = Instant::now();
     let graph_bytes = index::write::write_graph(dir, &input, names)?;
     job_time(timing, "graph", t);
-    let bytes = posting_bytes + name_bytes + graph_bytes + rest_bytes;
+    let history_bytes = match history.finish() {
+        Some(h) => index::write::write_history(dir, &h, &records)?,
+        None => 0,
+    };
+    let bytes = posting_bytes + name_bytes + graph_bytes + rest_bytes + history_bytes;
     let written = generation.commit(bytes)?;
     phases.mark("write");
 
@@ -865,6 +907,8 @@ struct Previous {
     /// definitions follow it).
     blocks: Vec<(u32, u32)>,
     options: Vec<u8>,
+    /// The history it was built with.
+    history: Option<History>,
     /// (rel, size, mtime, hash, index into the cache, language code), sorted by rel.
     entries: Vec<(Vec<u8>, u64, i64, u32, usize, u8)>,
 }
@@ -893,6 +937,16 @@ impl Previous {
             g.content_off.iter().map(|x| x.to_native()).collect()
         } else {
             Vec::new()
+        };
+        let history = match ix.history() {
+            Ok(Some(h)) if g.file_node.len() == view.entries().len() => {
+                let files = view.entries().iter().zip(h.age.iter().zip(h.churn.iter()));
+                Some(History::from_files(
+                    h.head.to_vec(),
+                    files.map(|(f, (a, c))| (f.rel.to_vec(), a.to_native(), c.to_native())),
+                ))
+            }
+            _ => None,
         };
         let mut entries: Vec<(Vec<u8>, u64, i64, u32, usize, u8)> = view
             .entries()
@@ -967,6 +1021,7 @@ impl Previous {
             postings,
             blocks,
             options,
+            history,
             entries,
         })
     }

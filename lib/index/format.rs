@@ -4,7 +4,7 @@
 //!
 //! | bytes | field |
 //! | --- | --- |
-//! | 0..8 | magic (`CDSGRAPH`, `CDSNAMES`, `CDSTERMS`, `CDSPOSTS`, `CDSTEXT\0`, `CDSFACTS`) |
+//! | 0..8 | magic (`CDSGRAPH`, `CDSNAMES`, `CDSTERMS`, `CDSPOSTS`, `CDSTEXT\0`, `CDSFACTS`, `CDSHISTO`) |
 //! | 8..12 | format version (u32 LE), [`FORMAT_VERSION`] |
 //! | 12..16 | layout flags (u32 LE), [`LAYOUT`]: rkyv's endianness, alignment, pointer width |
 //! | 16..24 | payload length (u64 LE), the bytes after the header |
@@ -40,6 +40,9 @@ pub const MAGIC_CONTENT: &[u8; 8] = b"CDSTEXT\0";
 /// Magic of `facts.rkyv` (the builder's cache).
 pub const MAGIC_FACTS: &[u8; 8] = b"CDSFACTS";
 
+/// Magic of `history.rkyv` (optional: only repositories with git history have one).
+pub const MAGIC_HISTORY: &[u8; 8] = b"CDSHISTO";
+
 /// File names inside a generation directory.
 pub const GRAPH_FILE: &str = "graph.rkyv";
 /// See [`GRAPH_FILE`].
@@ -52,6 +55,8 @@ pub const POSTINGS_FILE: &str = "postings.rkyv";
 pub const CONTENT_FILE: &str = "content.bin";
 /// See [`GRAPH_FILE`].
 pub const FACTS_FILE: &str = "facts.rkyv";
+/// See [`GRAPH_FILE`].
+pub const HISTORY_FILE: &str = "history.rkyv";
 
 /// A parsed header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +129,19 @@ pub struct Meta {
     pub options: Vec<u8>,
     /// cds version that wrote the index.
     pub tool_version: Vec<u8>,
+}
+
+/// `history.rkyv`: the repository's recent commits per file (see [`crate::history`]), in the
+/// graph's file table order. A generation without it has no history; only `cds-loc` and the
+/// next build read it.
+#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
+pub struct HistoryFile {
+    /// The commit `HEAD` named when the history was read.
+    pub head: Vec<u8>,
+    /// Per file: commits since it last changed ([`crate::history::WINDOW`]: not in the window).
+    pub age: Vec<u16>,
+    /// Per file: commits among the last [`crate::history::CHURN_WINDOW`] that changed it.
+    pub churn: Vec<u16>,
 }
 
 /// `graph.rkyv`: nodes, edges (CSR in both directions), names' multi-postings, the file table.

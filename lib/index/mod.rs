@@ -7,6 +7,7 @@
 //!   lock                  held by a running cds-build (an flock: released if it dies)
 //!   watch.lock            held by a running `cds-build --watch` (an flock; holds its pid)
 //!   gen-000007/           graph.rkyv names.fst terms.fst postings.rkyv content.bin facts.rkyv
+//!                         history.rkyv (only for a git work tree: see `crate::history`)
 //! ```
 //!
 //! A build writes a new generation beside the live one, fsyncs it, then swaps `CURRENT` by

@@ -141,6 +141,7 @@ pub struct Index {
     terms: OnceCell<FstFile>,
     postings: OnceCell<Mapped>,
     content: OnceCell<Mapped>,
+    history: OnceCell<Option<Mapped>>,
     /// Line-start offsets of the files shown so far (see [`Index::line_starts`]).
     line_starts: RefCell<fxhash::FxHashMap<u32, Rc<[u32]>>>,
 }
@@ -182,6 +183,7 @@ impl Index {
             terms: OnceCell::new(),
             postings: OnceCell::new(),
             content: OnceCell::new(),
+            history: OnceCell::new(),
             line_starts: RefCell::default(),
         };
         ix.check_shape()?;
@@ -472,6 +474,30 @@ impl Index {
         Ok(unsafe { rkyv::access_unchecked::<ArchivedPostings>(m.payload()) })
     }
 
+    /// The repository's history per file (see [`crate::history`]), if the build read one: a
+    /// file's entries are at its file-table index.
+    pub fn history(&self) -> Result<Option<&ArchivedHistoryFile>> {
+        if self.history.get().is_none() {
+            let path = self.gen_dir.join(HISTORY_FILE);
+            let m = match Mapped::open(&path, MAGIC_HISTORY, &self.dir) {
+                Ok(m) => Some(m),
+                Err(_) if !path.exists() => None,
+                Err(e) => return Err(e),
+            };
+            if let Some(m) = &m {
+                let files = self.graph().file_node.len();
+                match rkyv::access::<ArchivedHistoryFile, rkyv::rancor::Error>(m.payload()) {
+                    Ok(h) if h.age.len() == files && h.churn.len() == files => {}
+                    _ => return Err(self.corrupt("history.rkyv failed validation")),
+                }
+            }
+            let _ = self.history.set(m);
+        }
+        let Some(Some(m)) = self.history.get() else { return Ok(None) };
+        // SAFETY: validated above when mapped; immutable bytes.
+        Ok(Some(unsafe { rkyv::access_unchecked::<ArchivedHistoryFile>(m.payload()) }))
+    }
+
     fn content_map(&self) -> Result<&Mapped> {
         if self.content.get().is_none() {
             let m = Mapped::open(&self.gen_dir.join(CONTENT_FILE), MAGIC_CONTENT, &self.dir)?;
@@ -584,6 +610,20 @@ impl Index {
                     },
                     _ => {}
                 },
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        let history = self.gen_dir.join(HISTORY_FILE);
+        if history.exists() {
+            match Mapped::open(&history, MAGIC_HISTORY, &self.dir) {
+                Ok(m) if !m.check_crc() => {
+                    problems.push(format!("{HISTORY_FILE}: checksum mismatch"))
+                }
+                Ok(_) => {
+                    if let Err(e) = self.history() {
+                        problems.push(e.to_string());
+                    }
+                }
                 Err(e) => problems.push(e.to_string()),
             }
         }

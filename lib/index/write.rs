@@ -149,6 +149,20 @@ pub fn write_graph(dir: &Path, input: &WriteInput, names: NameTable) -> Result<u
     write_rkyv(&dir.join(GRAPH_FILE), MAGIC_GRAPH, &graph)
 }
 
+/// `history.rkyv`: each file's age and churn under `history`, in the order of `files`.
+pub fn write_history(
+    dir: &Path,
+    history: &crate::history::History,
+    files: &[FileRecord],
+) -> Result<u64> {
+    let file = HistoryFile {
+        head: history.head.clone(),
+        age: files.iter().map(|f| history.age(f.rel)).collect(),
+        churn: files.iter().map(|f| history.churn(f.rel)).collect(),
+    };
+    write_rkyv(&dir.join(HISTORY_FILE), MAGIC_HISTORY, &file)
+}
+
 /// `postings.rkyv` and `terms.fst`: the BM25 index of `files`' term counts, for a graph whose
 /// nodes were numbered before the postings were built (LocAgent's; cds's own builds add each
 /// file as it is extracted and call [`write_built_postings`]).

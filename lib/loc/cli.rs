@@ -63,7 +63,9 @@ Method: the issue is read as a long query in which identifiers, dotted names, fi
 traceback frames weigh more than prose, and every content word is also looked up as a name (so \
 'sqlmigrate' finds sqlmigrate.py). Each candidate gets evidence of its own (name matches, BM25 \
 over its code, over the issue's identifiers and over its title, path words, traceback frames, \
-graph neighbours and class members named in the issue, shape priors) and a small linear model, \
+graph neighbours and class members named in the issue, shape priors, and for a file how \
+recently and how often it changed, when cds-build read the repository's git history) and a \
+small linear model, \
 fitted on SWE-bench dev issues and compiled in, ranks files first, then functions (their file's \
 rank is one of their features), then top-level classes and functions. Tests are left out; \
 documentation, examples and benchmarks are down-weighted.

@@ -33,7 +33,9 @@ use crate::error::Result;
 use crate::graph::{
     EdgeKind, FLAG_GENERATED, FLAG_NAMESPACE, FLAG_OWNED, FLAG_TEST, NONE, NodeKind, id_path,
 };
+use crate::history;
 use crate::index::Index;
+use crate::index::format::ArchivedHistoryFile;
 use crate::search::query;
 use crate::search::rank::{self, Reason};
 use model::{FILE_CANDIDATES, GAP_FLOOR, NF, dot, lrank};
@@ -539,6 +541,7 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
         .collect();
 
     // The file level.
+    let history = ix.history()?;
     let mut c = Candidates::default();
     let n_files = heur_files.len().min(FILE_CANDIDATES);
     for (rank, &(f, hs)) in heur_files.iter().take(n_files).enumerate() {
@@ -600,6 +603,8 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
                     .filter(|&&(o, _)| o != f && parent_dir(id_path(ix.id(o))) == parent_dir(p))
                     .count(),
             ),
+            file_age(history, ix, f),
+            file_churn(history, ix, f),
         ];
         c.files.push(f, x, f, NONE);
     }
@@ -851,6 +856,19 @@ impl FunctionBest {
     fn gap(&self, m: u32) -> f32 {
         self.best.get(&m).map_or(GAP_FLOOR, |&s| (s - self.top).max(GAP_FLOOR))
     }
+}
+
+/// `ln(1 + commits since file node `f` last changed)`; the same for every file without a
+/// history (a constant cannot change an issue's ranking).
+fn file_age(h: Option<&ArchivedHistoryFile>, ix: &Index, f: u32) -> f32 {
+    let age = h.zip(ix.file_index(f)).and_then(|(h, i)| h.age.get(i as usize));
+    lrank(age.map_or(history::WINDOW, |a| a.to_native()).into())
+}
+
+/// `ln(1 + commits among the last few hundred that changed file node `f`)`.
+fn file_churn(h: Option<&ArchivedHistoryFile>, ix: &Index, f: u32) -> f32 {
+    let churn = h.zip(ix.file_index(f)).and_then(|(h, i)| h.churn.get(i as usize));
+    lrank(churn.map_or(0, |c| c.to_native()).into())
 }
 
 fn sort_scored(ix: &Index, v: &mut [(u32, f32)]) {

@@ -36,9 +36,11 @@ pub const FILE_FEATURES: [&str; NF] = [
     "title_bm",    // BM25 of the title and exception lines only, over the best file's
     "stem_twin",   // ln(1 + other top-5 files with the same file name, in other directories)
     "dir_share",   // ln(1 + other top-10 files in the same directory)
+    "age",         // ln(1 + commits since it last changed), from the repository's history
+    "churn",       // ln(1 + commits among the last 300 that changed it)
 ];
 /// Number of file features.
-pub const NF: usize = 24;
+pub const NF: usize = 26;
 
 /// Features of a function candidate (a function or method not nested in another function).
 pub const FUNCTION_FEATURES: [&str; NE] = [

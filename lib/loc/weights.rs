@@ -35,6 +35,8 @@ pub const FILE: [f32; NF] = [
     2.700600e+00,  // title_bm
     -4.230022e-01, // stem_twin
     1.543951e-01,  // dir_share
+    0.000000e+00,  // age
+    0.000000e+00,  // churn
 ];
 /// Weights of the function features.
 pub const FUNCTION: [f32; NE] = [

@@ -1,0 +1,149 @@
+//! The repository's recent commits, as a prior for `cds-loc`: a file changed in the last few
+//! commits is more likely to be where an issue's fix goes than one untouched for years.
+//!
+//! `cds-build` reads the last [`WINDOW`] commits of `HEAD` (merges left out, paths relative to
+//! the indexed root) with the `git` command when the root is inside a git work tree, and keeps
+//! per file how many commits ago it last changed and how often it changed in the last
+//! [`CHURN_WINDOW`]. Without git, outside a work tree, or with `--no-history`, there is no
+//! history: the index is the same as before, and `cds-loc` ranks as if every file were
+//! equally old (a feature constant over an issue's candidates cannot change a softmax
+//! ranking). Only committed history counts, so two builds of the same commit agree.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use fxhash::FxHashMap as HashMap;
+
+/// Commits read (the newest first).
+pub const WINDOW: u16 = 2000;
+/// Commits in which changes are counted.
+pub const CHURN_WINDOW: u16 = 300;
+
+/// Per file (by path relative to the root): commits since its last change, and its changes
+/// among the last [`CHURN_WINDOW`] commits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct History {
+    /// The commit `HEAD` named.
+    pub head: Vec<u8>,
+    files: HashMap<Vec<u8>, (u16, u16)>,
+}
+
+impl History {
+    /// How many commits ago `rel` last changed ([`WINDOW`] if not in the window).
+    pub fn age(&self, rel: &[u8]) -> u16 {
+        self.files.get(rel).map_or(WINDOW, |v| v.0)
+    }
+
+    /// How many of the last [`CHURN_WINDOW`] commits changed `rel`.
+    pub fn churn(&self, rel: &[u8]) -> u16 {
+        self.files.get(rel).map_or(0, |v| v.1)
+    }
+
+    /// The history of the files an index lists, from its per-file entries `(path, age,
+    /// churn)`: exact for those files, and for no other (see [`History::knows`]).
+    pub fn from_files(head: Vec<u8>, files: impl Iterator<Item = (Vec<u8>, u16, u16)>) -> History {
+        let files = files.map(|(rel, age, churn)| (rel, (age, churn))).collect();
+        History { head, files }
+    }
+
+    /// Whether `rel` has an entry (every file of [`History::from_files`] has one; a history
+    /// read from git only has the paths its commits touched).
+    pub fn knows(&self, rel: &[u8]) -> bool {
+        self.files.contains_key(rel)
+    }
+
+    /// Reads what `git log` prints with [`log_args`]: per commit a `\x01` record, then the
+    /// paths it changed, each NUL-terminated (the first after a newline).
+    pub fn parse(head: Vec<u8>, log: &[u8]) -> History {
+        let mut files: HashMap<Vec<u8>, (u16, u16)> = HashMap::default();
+        let mut commit: Option<u16> = None;
+        for field in log.split(|&b| b == 0) {
+            if field == b"\x01" {
+                commit = Some(commit.map_or(0, |c| c.saturating_add(1)));
+                continue;
+            }
+            let path = field.strip_prefix(b"\n").unwrap_or(field);
+            let Some(c) = commit else { continue };
+            if path.is_empty() || c >= WINDOW {
+                continue;
+            }
+            let e = files.entry(path.to_vec()).or_insert((c, 0));
+            if c < CHURN_WINDOW {
+                e.1 = e.1.saturating_add(1);
+            }
+        }
+        History { head, files }
+    }
+}
+
+/// The `git` arguments (after `-C root`) whose output [`History::parse`] reads.
+fn log_args() -> [String; 8] {
+    [
+        "log".into(),
+        "--no-merges".into(),
+        "--no-renames".into(),
+        "--relative".into(),
+        format!("-n{WINDOW}"),
+        "--format=%x01".into(),
+        "--name-only".into(),
+        "-z".into(),
+    ]
+}
+
+/// A `git` command run in `root` that never prompts, pages or reads the user's config
+/// beyond what `git` itself needs.
+fn git(root: &Path) -> Command {
+    let mut c = Command::new("git");
+    c.arg("-C")
+        .arg(root)
+        .args(["-c", "core.quotepath=off", "-c", "log.showSignature=false"])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null());
+    c
+}
+
+/// The commit `HEAD` names in the work tree holding `root`, or `None` (no git, not a work
+/// tree, no commit yet).
+pub fn head(root: &Path) -> Option<Vec<u8>> {
+    let out = git(root).args(["rev-parse", "--verify", "-q", "HEAD"]).output().ok()?;
+    let h = out.stdout.trim_ascii();
+    (out.status.success() && !h.is_empty()).then(|| h.to_vec())
+}
+
+/// The history of `HEAD` (which names `head`) as seen from `root`, or `None` when git fails.
+pub fn read(root: &Path, head: Vec<u8>) -> Option<History> {
+    let out = git(root).args(log_args()).output().ok()?;
+    out.status.success().then(|| History::parse(head, &out.stdout))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_commits_newest_first() {
+        let log = b"\x01\0\na.py\0b/c.py\0\x01\0\nb/c.py\0\x01\0\x01\0\nd\xffe.py\0";
+        let h = History::parse(b"abc".to_vec(), log);
+        assert_eq!((h.age(b"a.py"), h.churn(b"a.py")), (0, 1));
+        assert_eq!((h.age(b"b/c.py"), h.churn(b"b/c.py")), (0, 2));
+        // A commit without paths (empty, or only merges' sides) still counts as one.
+        assert_eq!((h.age(b"d\xffe.py"), h.churn(b"d\xffe.py")), (3, 1));
+        assert_eq!((h.age(b"never.py"), h.churn(b"never.py")), (WINDOW, 0));
+        assert_eq!(History::parse(Vec::new(), b""), History::default());
+    }
+
+    #[test]
+    fn counts_changes_only_in_the_churn_window() {
+        let mut log = Vec::new();
+        for i in 0..CHURN_WINDOW + 5 {
+            log.extend_from_slice(b"\x01\0\n");
+            log.extend_from_slice(if i == 0 { b"new.py\0" } else { b"old.py\0" });
+        }
+        let h = History::parse(Vec::new(), &log);
+        assert_eq!(h.churn(b"old.py"), CHURN_WINDOW - 1);
+        assert_eq!(h.age(b"old.py"), 1);
+        assert_eq!(h.churn(b"new.py"), 1);
+    }
+}

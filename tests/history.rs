@@ -1,0 +1,84 @@
+//! The repository's history: read through git by cds-build, kept per file in the index, read
+//! again only when HEAD moves.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::Dir;
+
+fn generation(d: &Dir) -> PathBuf {
+    let index = d.path(".cds");
+    let current = std::fs::read_to_string(index.join("CURRENT")).unwrap();
+    index.join(current.trim())
+}
+
+fn has_history(d: &Dir) -> bool {
+    generation(d).join("history.rkyv").exists()
+}
+
+const PARSER: &str = "def parse_header(value):\n    \"\"\"Splits a header value into its \
+    parameters.\"\"\"\n    return [p.strip() for p in value.split(';')]\n";
+
+/// `a.py` and `b.py` the same but for their names; `b.py` changed (and changed back) in the
+/// last commits, `a.py` not since the first.
+fn twins(name: &str) -> Dir {
+    let d = Dir::new(name);
+    d.write("a.py", PARSER).write("b.py", PARSER).write(".gitignore", ".cds/\n");
+    d.git(&["init", "-q"]);
+    d.git(&["add", "-A"]);
+    d.git(&["commit", "-qm", "first"]);
+    for i in 0..3 {
+        d.write("b.py", format!("{PARSER}# draft {i}\n"));
+        d.git(&["commit", "-qam", "draft"]);
+        d.write("b.py", PARSER);
+        d.git(&["commit", "-qam", "back"]);
+    }
+    d
+}
+
+#[test]
+fn history_is_read_again_only_when_head_moves() {
+    let d = twins("history-head");
+    d.cmd("cds-build").arg("-q").ok();
+    let first = generation(&d);
+    let err = d.cmd("cds-build").output();
+    assert!(String::from_utf8_lossy(&err.stderr).contains("up to date"));
+    assert_eq!(generation(&d), first);
+    // A commit that changes no file still makes a new generation with the new history.
+    d.git(&["commit", "-q", "--allow-empty", "-m", "empty"]);
+    let err = d.cmd("cds-build").output();
+    assert!(!String::from_utf8_lossy(&err.stderr).contains("up to date"));
+    assert_ne!(generation(&d), first);
+    assert!(has_history(&d));
+    d.cmd("cds-build").arg("--verify").ok();
+    // Edits keep the history of the same HEAD (carried over, or read again for a file the
+    // previous generation did not have): always what a cold build reads.
+    d.write("a.py", format!("{PARSER}\ndef other():\n    pass\n"));
+    d.cmd("cds-build").arg("-q").ok();
+    std::fs::remove_file(d.path("b.py")).unwrap();
+    d.cmd("cds-build").arg("-q").ok();
+    d.write("b.py", PARSER);
+    d.cmd("cds-build").arg("-q").ok();
+    d.cmd("cds-build").arg("--verify").ok();
+    d.cmd("cds-build").args(["-q", "--index", "cold"]).ok();
+    let cold = std::fs::read_to_string(d.path("cold/CURRENT")).unwrap();
+    let cold = std::fs::read(d.path("cold").join(cold.trim()).join("history.rkyv")).unwrap();
+    assert_eq!(std::fs::read(generation(&d).join("history.rkyv")).unwrap(), cold);
+}
+
+#[test]
+fn no_git_no_work_tree_no_history() {
+    // Outside any work tree (git stops looking above the test directory).
+    let d = Dir::new("history-none");
+    d.write("a.py", PARSER);
+    let ceiling = d.root.parent().unwrap().to_path_buf();
+    d.cmd("cds-build").arg("-q").env("GIT_CEILING_DIRECTORIES", &ceiling).ok();
+    assert!(!has_history(&d));
+    // git not installed: the build is the same, without history.
+    let twins = twins("history-nogit");
+    let empty = Dir::new("history-empty-path");
+    twins.cmd("cds-build").arg("-q").env("PATH", &empty.root).ok();
+    assert!(!has_history(&twins));
+    let out = twins.cmd("cds-loc").args(["--json", "-"]).stdin("parse_header").ok();
+    assert!(out.contains("a.py"), "{out}");
+    assert!(Path::new(&twins.root).join(".git").exists());
+}
