@@ -1,5 +1,5 @@
 //! The repository's history: read through git by cds-build, kept per file in the index, read
-//! again only when HEAD moves.
+//! again only when HEAD moves, and used by cds-loc to rank a recently changed file first.
 
 use std::path::{Path, PathBuf};
 
@@ -18,21 +18,42 @@ fn has_history(d: &Dir) -> bool {
 const PARSER: &str = "def parse_header(value):\n    \"\"\"Splits a header value into its \
     parameters.\"\"\"\n    return [p.strip() for p in value.split(';')]\n";
 
-/// `a.py` and `b.py` the same but for their names; `b.py` changed (and changed back) in the
-/// last commits, `a.py` not since the first.
+/// `a.py` and `b.py` the same but for their names; `b.py` changed (and changed back) in each
+/// of the last 20 commits, `a.py` not since the first. (Tied on everything else, `b.py` still
+/// ranks second by score order, which the history must outweigh.)
 fn twins(name: &str) -> Dir {
     let d = Dir::new(name);
     d.write("a.py", PARSER).write("b.py", PARSER).write(".gitignore", ".cds/\n");
     d.git(&["init", "-q"]);
     d.git(&["add", "-A"]);
     d.git(&["commit", "-qm", "first"]);
-    for i in 0..3 {
+    for i in 0..10 {
         d.write("b.py", format!("{PARSER}# draft {i}\n"));
         d.git(&["commit", "-qam", "draft"]);
         d.write("b.py", PARSER);
         d.git(&["commit", "-qam", "back"]);
     }
     d
+}
+
+fn first_file(d: &Dir, issue: &str) -> String {
+    let out = d.cmd("cds-loc").args(["--json", "-"]).stdin(issue).ok();
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    v["found_files"][0].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_recently_changed_file_ranks_first() {
+    let d = twins("history-rank");
+    let issue = "parse_header returns an empty parameter for a trailing semicolon\n\n\
+        `parse_header('text/html;')` gives `['text/html', '']`.\n";
+    d.cmd("cds-build").arg("-q").ok();
+    assert!(has_history(&d));
+    assert_eq!(first_file(&d, issue), "b.py");
+    // Without the history the two files tie, and ties go by ID.
+    d.cmd("cds-build").args(["-q", "--no-history"]).ok();
+    assert!(!has_history(&d));
+    assert_eq!(first_file(&d, issue), "a.py");
 }
 
 #[test]

@@ -2,7 +2,8 @@
 """Localization benchmark: cds-loc on SWE-bench dev splits, scored like LocAgent.
 
 For each instance of the split(s) this materializes its source tree at base_commit (the
-Python files and ignore files only, from a git directory with full history), builds a cds
+Python files and ignore files only, from a git directory with full history) as a git work
+tree at that commit (so cds-build reads the history before the issue), builds a cds
 index (incrementally from the previous instance of the same repository, then drops the
 tree), runs `cds-loc --json` on the issue text, writes the predictions in LocAgent's format,
 scores them with the shared loc_metrics.py, and prints Acc@1/3/5 (file), Acc@5/10 (module,
