@@ -77,10 +77,12 @@ impl History {
 }
 
 /// The `git` arguments (after `-C root`) whose output [`History::parse`] reads.
-fn log_args() -> [String; 8] {
+fn log_args() -> [String; 10] {
     [
         "log".into(),
         "--no-merges".into(),
+        "--no-ext-diff".into(),
+        "--no-textconv".into(),
         "--no-renames".into(),
         "--relative".into(),
         format!("-n{WINDOW}"),
@@ -90,13 +92,14 @@ fn log_args() -> [String; 8] {
     ]
 }
 
-/// A `git` command run in `root` that never prompts, pages or reads the user's config
-/// beyond what `git` itself needs.
+/// A `git` command run in `root` that never prompts or pages, and runs nothing a repository's
+/// configuration names (external diff drivers, text conversions, a file system monitor).
 fn git(root: &Path) -> Command {
     let mut c = Command::new("git");
     c.arg("-C")
         .arg(root)
         .args(["-c", "core.quotepath=off", "-c", "log.showSignature=false"])
+        .args(["-c", "core.fsmonitor=false"])
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(Stdio::null())
@@ -128,7 +131,8 @@ mod tests {
         let h = History::parse(b"abc".to_vec(), log);
         assert_eq!((h.age(b"a.py"), h.churn(b"a.py")), (0, 1));
         assert_eq!((h.age(b"b/c.py"), h.churn(b"b/c.py")), (0, 2));
-        // A commit without paths (empty, or only merges' sides) still counts as one.
+        // A commit without paths (empty, or touching only paths outside the root) still
+        // counts as one.
         assert_eq!((h.age(b"d\xffe.py"), h.churn(b"d\xffe.py")), (3, 1));
         assert_eq!((h.age(b"never.py"), h.churn(b"never.py")), (WINDOW, 0));
         assert_eq!(History::parse(Vec::new(), b""), History::default());
