@@ -566,7 +566,7 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
         }
         let p = id_path(ix.id(f));
         let stem = file_stem(p);
-        let x = vec![
+        let mut x = vec![
             hs / 100.0,
             lrank(rank),
             s.exact,
@@ -603,9 +603,8 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
                     .filter(|&&(o, _)| o != f && parent_dir(id_path(ix.id(o))) == parent_dir(p))
                     .count(),
             ),
-            file_age(history, ix, f),
-            file_churn(history, ix, f),
         ];
+        x.extend(file_history(history, ix, f));
         c.files.push(f, x, f, NONE);
     }
     debug_assert!(c.files.x.iter().all(|x| x.len() == NF));
@@ -858,17 +857,15 @@ impl FunctionBest {
     }
 }
 
-/// `ln(1 + commits since file node `f` last changed)`; the same for every file without a
+/// File node `f`'s history features: `ln(1 + commits since it last changed)` and `ln(1 +
+/// commits among the last few hundred that changed it)`; the same for every file without a
 /// history (a constant cannot change an issue's ranking).
-fn file_age(h: Option<&ArchivedHistoryFile>, ix: &Index, f: u32) -> f32 {
-    let age = h.zip(ix.file_index(f)).and_then(|(h, i)| h.age.get(i as usize));
-    lrank(age.map_or(history::WINDOW, |a| a.to_native()).into())
-}
-
-/// `ln(1 + commits among the last few hundred that changed file node `f`)`.
-fn file_churn(h: Option<&ArchivedHistoryFile>, ix: &Index, f: u32) -> f32 {
-    let churn = h.zip(ix.file_index(f)).and_then(|(h, i)| h.churn.get(i as usize));
-    lrank(churn.map_or(0, |c| c.to_native()).into())
+fn file_history(h: Option<&ArchivedHistoryFile>, ix: &Index, f: u32) -> [f32; 2] {
+    let i = ix.file_index(f).map(|i| i as usize);
+    let at = |col: &[rkyv::Archived<u16>]| i.and_then(|i| col.get(i)).map(|v| v.to_native());
+    let age = h.and_then(|h| at(&h.age)).unwrap_or(history::WINDOW);
+    let churn = h.and_then(|h| at(&h.churn)).unwrap_or(0);
+    [lrank(age.into()), lrank(churn.into())]
 }
 
 fn sort_scored(ix: &Index, v: &mut [(u32, f32)]) {
