@@ -14,7 +14,8 @@
 //!   written atomically as generations and read by memory-mapping (the fst maps behind a guard
 //!   that turns a damaged file into an error, not a crash);
 //! * [`build`]: the `cds-build` pipeline tying the above together, incrementally and in
-//!   parallel, streaming each file's content and term counts to disk as it is parsed.
+//!   parallel, streaming each file's content (and, in big repositories, its term counts) to
+//!   disk as it is parsed.
 //!
 //! Answering from it:
 //!

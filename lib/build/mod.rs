@@ -2,7 +2,9 @@
 //!
 //! Contents, the facts cache and the BM25 term counts are streamed (`sink.rs`): each file's go to
 //! the new generation and into the postings as soon as it is extracted, so a build holds only
-//! what linking needs of every file at once (its facts).
+//! what linking needs of every file at once (its facts). A repository small enough to hold its
+//! parsed files' bytes (up to [`sink::DEFER_BYTES`]) counts their terms afterwards instead, on
+//! the core the single-threaded link leaves free.
 //!
 //! Incremental by construction: the previous generation's `facts.rkyv` holds every file's
 //! extracted facts and term counts keyed by (path, size, mtime, CRC). A file whose size and
@@ -420,7 +422,10 @@ pub fn build_with(
     // carried over from its postings, renumbered, instead of counted again.
     let carry = stream_terms && previous.as_ref().is_some_and(|p| p.postings.is_some());
     let need_terms = !carry || memory.is_some();
-    let sink = sink::Sink::create(generation.path(), &items, memory.is_some())?;
+    // Terms of parsed files are counted beside the link, unless holding their bytes until then
+    // would cost too much memory (see `sink`).
+    let defer = stream_terms && sink::defers(walked.files.iter().map(|f| f.size).sum());
+    let sink = sink::Sink::create(generation.path(), &items, memory.is_some(), defer)?;
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let parsed = AtomicUsize::new(0);
@@ -449,10 +454,11 @@ pub fn build_with(
                         );
                         continue;
                     };
-                    if process(&mut item, previous.as_ref(), &mut ex, locagent, need_terms) {
+                    let prev = previous.as_ref();
+                    if process(&mut item, prev, &mut ex, locagent, need_terms, defer) {
                         parsed.fetch_add(1, Ordering::Relaxed);
                     }
-                    let part = hand_over(&mut item, previous.as_ref(), stream_terms, carry);
+                    let part = hand_over(&mut item, prev, stream_terms, carry, defer);
                     // Back in its slot before the sink (which reads its facts) sees it.
                     if let Ok(mut g) = items[i].lock() {
                         *g = Some(item);
@@ -468,7 +474,9 @@ pub fn build_with(
     });
     phases.mark("read and extract");
     let mut streamed = sink.finish(total)?;
-    let kept_terms = streamed.kept_terms.take();
+    let deferred = streamed.is_deferred();
+    // A deferring sink has them only once it has counted the terms (job 0 below).
+    let kept_terms = Mutex::new(streamed.kept_terms.take());
 
     let mut skipped = walked.skipped;
     let mut kept: Vec<Item> = Vec::with_capacity(total);
@@ -527,7 +535,7 @@ pub fn build_with(
     // by the main thread too: the link (the longest job) keeps a core of its own, where two
     // writer threads beside it shared both cores three ways and slowed it; and when the link
     // ends first, the main thread takes what is left.
-    let postings = Mutex::new(Some(std::mem::take(&mut streamed.postings)));
+    let postings = Mutex::new((!deferred).then(|| std::mem::take(&mut streamed.postings)));
     let streamed = Mutex::new(Some(streamed));
     let posting_out: Mutex<Option<Result<u64>>> = Mutex::new(None);
     let names_out: Mutex<Option<Result<(u64, index::write::NameTable)>>> = Mutex::new(None);
@@ -541,10 +549,33 @@ pub fn build_with(
     let jobs = || loop {
         match next_job.fetch_add(1, Ordering::Relaxed) {
             0 => {
-                let (Some((nodes, defs)), Some(postings)) =
-                    (&native, postings.lock().ok().and_then(|mut p| p.take()))
-                else {
-                    continue;
+                let Some((nodes, defs)) = &native else { continue };
+                // Deferred: the terms are counted first, and this job completes the streamed
+                // files (the facts cache is written as they are counted).
+                let mut whole = None;
+                if deferred {
+                    let Some(mut st) = streamed.lock().ok().and_then(|mut s| s.take()) else {
+                        continue;
+                    };
+                    let t = Instant::now();
+                    if let Err(e) = st.count_terms(&kept) {
+                        put(&posting_out, Err(e));
+                        continue;
+                    }
+                    job_time(timing, "terms", t);
+                    if let Ok(mut k) = kept_terms.lock() {
+                        *k = st.kept_terms.take();
+                    }
+                    whole = Some(st);
+                }
+                let postings = match &mut whole {
+                    Some(st) => std::mem::take(&mut st.postings),
+                    None => {
+                        let Some(p) = postings.lock().ok().and_then(|mut p| p.take()) else {
+                            continue;
+                        };
+                        p
+                    }
                 };
                 let t = Instant::now();
                 let prev_terms = previous.as_ref().and_then(|p| p.terms.as_ref());
@@ -569,6 +600,12 @@ pub fn build_with(
                 });
                 job_time(timing, "postings", t);
                 put(&posting_out, r);
+                if let Some(st) = whole {
+                    let t = Instant::now();
+                    let r = st.write();
+                    job_time(timing, "content and facts", t);
+                    put(&streamed_out, r);
+                }
             }
             1 => {
                 let Some((nodes, _)) = &native else { continue };
@@ -578,6 +615,9 @@ pub fn build_with(
                 put(&names_out, r);
             }
             2 => {
+                if deferred {
+                    continue; // job 0's
+                }
                 let Some(streamed) = streamed.lock().ok().and_then(|mut s| s.take()) else {
                     continue;
                 };
@@ -688,7 +728,7 @@ pub fn build_with(
     drop(sources);
     if let Some(mem) = memory {
         mem.files.clear();
-        let mut kept_terms = kept_terms.map(Vec::into_iter);
+        let mut kept_terms = kept_terms.into_inner().ok().flatten().map(Vec::into_iter);
         for it in &mut kept {
             let terms = match &mut kept_terms {
                 Some(streamed) => streamed.next(),
@@ -767,6 +807,7 @@ fn process(
     ex: &mut Extractors,
     locagent: bool,
     terms: bool,
+    defer: bool,
 ) -> bool {
     if item.facts.is_some() {
         // Remembered by a long-running builder.
@@ -821,7 +862,9 @@ fn process(
     }
     let mut facts = ex.extract(f.lang, &item.content);
     facts.shrink_to_fit();
-    item.terms = Some(bm25::file_terms(&item.content, &facts));
+    if !defer {
+        item.terms = Some(bm25::file_terms(&item.content, &facts));
+    }
     item.facts = Some(facts);
     true
 }
@@ -833,8 +876,9 @@ fn hand_over<'p>(
     prev: Option<&'p Previous>,
     stream_terms: bool,
     carry: bool,
+    defer: bool,
 ) -> sink::Part<'p> {
-    use crate::index::facts::{FactsEntry, archive};
+    use crate::index::facts::FactsEntry;
     use sink::{Chunk, Part};
     if item.skip.is_some() {
         return Part::Skipped;
@@ -848,21 +892,18 @@ fn hand_over<'p>(
     };
     item.content_len = content.bytes().len() as u64;
     let archived = match previous(item.cached, Previous::archive_chunk) {
-        Some(a) => a,
+        Some(a) => Some(a),
+        // Serialized once its terms are counted (see `sink`).
+        None if defer => None,
         None => {
             let (Some(facts), Some(terms)) = (&item.facts, &item.terms) else {
                 return Part::Failed(Error::msg(
                     "internal error: a file reached the writer unprocessed",
                 ));
             };
-            match archive(facts, terms) {
-                Ok(b) => Chunk::Archive(b),
-                Err(e) => {
-                    return Part::Failed(Error::msg(format!(
-                        "cannot serialize the facts of {}: {e}",
-                        crate::id::display(&item.found.rel)
-                    )));
-                }
+            match archive_facts(facts, terms, &item.found.rel) {
+                Ok(b) => Some(Chunk::Archive(b)),
+                Err(e) => return Part::Failed(e),
             }
         }
     };
@@ -879,6 +920,17 @@ fn hand_over<'p>(
     let terms = if stream_terms { item.terms.take() } else { None };
     let carried = carry && item.cached.is_some();
     Part::Kept { content, archive: archived, entry, terms, carried }
+}
+
+/// A file's facts and term counts, serialized for the facts cache.
+fn archive_facts(
+    facts: &FileFacts,
+    terms: &FileTerms,
+    rel: &[u8],
+) -> Result<rkyv::util::AlignedVec> {
+    crate::index::facts::archive(facts, terms).map_err(|e| {
+        Error::msg(format!("cannot serialize the facts of {}: {e}", crate::id::display(rel)))
+    })
 }
 
 /// The kept item of path `rel` (items are sorted by path).
