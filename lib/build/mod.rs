@@ -3,7 +3,7 @@
 //! Contents, the facts cache and the BM25 term counts are streamed (`sink.rs`): each file's go to
 //! the new generation and into the postings as soon as it is extracted, so a build holds only
 //! what linking needs of every file at once (its facts). A repository small enough to hold its
-//! parsed files' bytes (up to [`sink::DEFER_BYTES`]) counts their terms afterwards instead, on
+//! parsed files' bytes (up to `sink::DEFER_BYTES`) counts their terms afterwards instead, on
 //! the core the single-threaded link leaves free.
 //!
 //! Incremental by construction: the previous generation's `facts.rkyv` holds every file's
