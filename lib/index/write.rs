@@ -535,11 +535,17 @@ fn graph_file(input: &WriteInput) -> GraphFile {
         let first = *first_pair.entry((e.src, e.dst)).or_insert(i);
         edges.push((first, i, e));
     }
-    (gf.out_off, gf.out_dst, gf.out_kind, gf.out_meta) = csr(n, &edges, |e| (e.src, e.dst));
-    (gf.in_off, gf.in_src, gf.in_kind, gf.in_meta) = csr(n, &edges, |e| (e.dst, e.src));
-
-    let mut by_id: Vec<u32> = (0..n as u32).collect();
-    by_id.sort_by(|&a, &b| g.nodes[a as usize].id.cmp(&g.nodes[b as usize].id));
+    // The two directions and the id order are independent sorts: one on a thread of its own
+    // (the build's other threads are done by now).
+    let (out, by_id) = std::thread::scope(|s| {
+        let out = s.spawn(|| csr(n, &edges, |e| (e.src, e.dst)));
+        (gf.in_off, gf.in_src, gf.in_kind, gf.in_meta) = csr(n, &edges, |e| (e.dst, e.src));
+        let mut by_id: Vec<u32> = (0..n as u32).collect();
+        by_id.sort_unstable_by(|&a, &b| g.nodes[a as usize].id.cmp(&g.nodes[b as usize].id));
+        (out.join(), by_id)
+    });
+    (gf.out_off, gf.out_dst, gf.out_kind, gf.out_meta) =
+        out.unwrap_or_else(|p| std::panic::resume_unwind(p));
     gf.by_id = by_id;
 
     for f in input.files {
@@ -574,7 +580,8 @@ fn csr(
     ends: impl Fn(&crate::graph::Edge) -> (u32, u32),
 ) -> (Vec<u32>, Vec<u32>, Vec<u8>, Vec<u8>) {
     let mut rows: Vec<&(usize, usize, &crate::graph::Edge)> = edges.iter().collect();
-    rows.sort_by_key(|(first, i, e)| (ends(e).0, *first, *i));
+    // Unstable is enough: the key ends with the edge's own index.
+    rows.sort_unstable_by_key(|(first, i, e)| (ends(e).0, *first, *i));
     let off = offsets(n, rows.iter().map(|(_, _, e)| ends(e).0));
     let other = rows.iter().map(|(_, _, e)| ends(e).1).collect();
     let kind = rows.iter().map(|(_, _, e)| e.kind as u8).collect();
