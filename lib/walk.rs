@@ -106,7 +106,8 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
         )));
     }
     let mut b = WalkBuilder::new(root);
-    b.follow_links(opts.follow).sort_by_file_name(|a, c| a.cmp(c));
+    // (No sorter: the parallel walker ignores it; the results are sorted below.)
+    b.follow_links(opts.follow);
     if opts.locagent {
         b.standard_filters(false).hidden(false);
     } else {
@@ -224,10 +225,9 @@ fn visit(
             return;
         }
     };
-    let rel = rel_bytes(entry.path(), root);
     let Some(ft) = entry.file_type() else { return };
     if ft.is_dir() {
-        out.dirs.push(rel);
+        out.dirs.push(rel_bytes(entry.path(), root));
         return;
     }
     if ft.is_symlink() && !opts.follow {
@@ -235,10 +235,11 @@ fn visit(
     }
     let Some(lang) = Lang::of_path(entry.path()) else {
         if !locagent {
-            project_file(&entry, rel, out);
+            project_file(&entry, root, out);
         }
         return;
     };
+    let rel = rel_bytes(entry.path(), root);
     if locagent && entry.path_is_symlink() {
         return;
     }
@@ -274,7 +275,7 @@ fn visit(
 }
 
 /// Keeps a project file's text for the resolvers; other files are not ours.
-fn project_file(entry: &ignore::DirEntry, rel: Vec<u8>, out: &mut Walked) {
+fn project_file(entry: &ignore::DirEntry, root: &Path, out: &mut Walked) {
     let name = entry.file_name().as_encoded_bytes();
     if !crate::lang::PROJECT_FILES.iter().any(|p| p.as_bytes() == name) {
         return;
@@ -285,7 +286,7 @@ fn project_file(entry: &ignore::DirEntry, rel: Vec<u8>, out: &mut Walked) {
     // An unreadable project file only loses resolution hints; the build goes on without it.
     if let Ok(bytes) = std::fs::read(entry.path()) {
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        out.projects.push(crate::lang::ProjectFile { rel, text });
+        out.projects.push(crate::lang::ProjectFile { rel: rel_bytes(entry.path(), root), text });
     }
 }
 
@@ -304,6 +305,17 @@ pub fn mtime_ns(md: &std::fs::Metadata) -> i64 {
 
 /// `path` relative to `root`, `/`-separated bytes (empty for the root itself).
 pub fn rel_bytes(path: &Path, root: &Path) -> Vec<u8> {
+    // The walker's paths are the root joined with names: the tail after `root/` is the answer
+    // when it is already in normal form (the component walk below is a tenth of a no-op build).
+    let (p, r) = (path.as_os_str().as_encoded_bytes(), root.as_os_str().as_encoded_bytes());
+    if std::path::MAIN_SEPARATOR == '/'
+        && let Some(tail) = p.strip_prefix(r).and_then(|t| t.strip_prefix(b"/"))
+        && !r.ends_with(b"/")
+        && !tail.is_empty()
+        && tail.split(|&b| b == b'/').all(|c| !c.is_empty() && c != b"." && c != b"..")
+    {
+        return tail.to_vec();
+    }
     let rel = path.strip_prefix(root).unwrap_or(path);
     let mut out = Vec::new();
     for (i, c) in rel.components().enumerate() {
@@ -339,5 +351,26 @@ fn walk_reason(err: &ignore::Error) -> String {
         }
         ignore::Error::Io(e) => crate::error::io_reason(e),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rel_bytes;
+    use std::path::Path;
+
+    #[test]
+    fn relative_paths_are_normal_slash_separated_bytes() {
+        let cases: &[(&str, &str, &[u8])] = &[
+            ("/r/a/b.py", "/r", b"a/b.py"),
+            ("/r", "/r", b""),
+            ("/r/", "/r", b""),
+            ("/r//a/./b.py", "/r", b"a/b.py"),
+            ("/r/a/b.py", "/r/", b"a/b.py"),
+            ("/r/a/../b.py", "/r", b"a/../b.py"),
+        ];
+        for &(path, root, want) in cases {
+            assert_eq!(rel_bytes(Path::new(path), Path::new(root)), want, "{path} under {root}");
+        }
     }
 }
