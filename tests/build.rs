@@ -262,6 +262,41 @@ fn a_killed_build_leaves_the_old_index_usable() {
 }
 
 #[test]
+fn a_rebuild_keeps_the_live_and_the_previous_generation_only() {
+    // Older generations are removed while the next one is built; the one readers may still be
+    // opening (the previous) stays whole.
+    let d = Dir::new("build-generations");
+    let gens = |d: &Dir| {
+        let mut v: Vec<String> = std::fs::read_dir(d.path(".cds"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("gen-") || n.starts_with("tmp-"))
+            .collect();
+        v.sort();
+        v
+    };
+    for i in 1..=4 {
+        d.write(
+            "m.py",
+            format!(
+                "def f{i}():
+    return {i}
+"
+            ),
+        );
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        build(&d, &[]);
+    }
+    assert_eq!(gens(&d), ["gen-000003", "gen-000004"]);
+    let previous = d.path(".cds/gen-000003");
+    for f in ["graph.rkyv", "names.fst", "content.bin", "facts.rkyv", "postings.rkyv"] {
+        assert!(previous.join(f).is_file(), "the previous generation lost {f}");
+    }
+    assert_eq!(verify(&d).0, 0);
+}
+
+#[test]
 fn an_up_to_date_build_removes_partial_generations() {
     // A build killed after making its generation live, while removing the partial generations
     // of builds killed before it, leaves some behind; the next build finds nothing changed.

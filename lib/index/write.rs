@@ -65,6 +65,8 @@ pub struct Generation {
     name: String,
     previous: Option<String>,
     committed: bool,
+    /// Removes the generations older than the live one while this one is built.
+    cleaner: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Generation {
@@ -82,15 +84,29 @@ impl Generation {
             }
         }
         next += 1;
-        let tmp = index_dir.join(format!("tmp-{}-{next}", std::process::id()));
+        let tmp_name = format!("tmp-{}-{next}", std::process::id());
+        let tmp = index_dir.join(&tmp_name);
         let _ = fs::remove_dir_all(&tmp);
         fs::create_dir(&tmp).map_err(|e| Error::io("cannot create", &tmp, e))?;
+        // What commit would remove anyway (all but the live generation and this one), removed
+        // now, beside the build: unlinking a big generation's files takes tens of milliseconds.
+        let cleaner = {
+            let (dir, live) = (index_dir.to_path_buf(), previous.clone());
+            std::thread::Builder::new()
+                .spawn(move || {
+                    let mut keep = vec![tmp_name.as_str()];
+                    keep.extend(live.as_deref());
+                    index::remove_stale_generations(&dir, &keep);
+                })
+                .ok()
+        };
         Ok(Generation {
             index_dir: index_dir.to_path_buf(),
             tmp,
             name: format!("gen-{next:06}"),
             previous,
             committed: false,
+            cleaner,
         })
     }
 
@@ -101,6 +117,9 @@ impl Generation {
 
     /// Makes the generation live: sync, rename into place, swap `CURRENT`, remove stale ones.
     pub fn commit(mut self, bytes: u64) -> Result<Written> {
+        if let Some(c) = self.cleaner.take() {
+            let _ = c.join();
+        }
         index::sync_dir(&self.tmp);
         let dest = self.index_dir.join(&self.name);
         fs::rename(&self.tmp, &dest).map_err(|e| Error::io("cannot rename", &self.tmp, e))?;
