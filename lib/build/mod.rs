@@ -540,6 +540,7 @@ pub fn build_with(
     let posting_out: Mutex<Option<Result<u64>>> = Mutex::new(None);
     let names_out: Mutex<Option<Result<(u64, index::write::NameTable)>>> = Mutex::new(None);
     let streamed_out: Mutex<Option<Result<u64>>> = Mutex::new(None);
+    let graph_nodes_out: Mutex<Option<index::write::GraphNodes>> = Mutex::new(None);
     let next_job = AtomicUsize::new(0);
     fn put<T>(slot: &Mutex<Option<T>>, r: T) {
         if let Ok(mut s) = slot.lock() {
@@ -626,6 +627,14 @@ pub fn build_with(
                 job_time(timing, "content and facts", t);
                 put(&streamed_out, r);
             }
+            3 => {
+                // The graph file's node columns, so that only its edges are left after the link.
+                let Some((nodes, _)) = &native else { continue };
+                let t = Instant::now();
+                let input = WriteInput { graph: nodes, files: &records, meta: meta.clone() };
+                put(&graph_nodes_out, index::write::graph_nodes(&input));
+                job_time(timing, "graph nodes", t);
+            }
             _ => break,
         }
     };
@@ -676,7 +685,8 @@ pub fn build_with(
     };
     let input = WriteInput { graph: &g, files: &records, meta };
     let t = Instant::now();
-    let graph_bytes = index::write::write_graph(dir, &input, names)?;
+    let graph_nodes = graph_nodes_out.into_inner().ok().flatten();
+    let graph_bytes = index::write::write_graph(dir, &input, graph_nodes, names)?;
     job_time(timing, "graph", t);
     let history_bytes = match history.finish() {
         Some(h) => index::write::write_history(dir, &h, &records)?,

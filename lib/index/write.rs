@@ -160,9 +160,16 @@ pub fn write_names(dir: &Path, nodes: &[crate::graph::Node]) -> Result<(u64, Nam
     Ok((bytes, keys.multi()))
 }
 
-/// `graph.rkyv`: the nodes, edges and file table, with the names' multi-postings.
-pub fn write_graph(dir: &Path, input: &WriteInput, names: NameTable) -> Result<u64> {
-    let mut graph = graph_file(input);
+/// `graph.rkyv`: the nodes, edges and file table, with the names' multi-postings. `nodes`:
+/// [`graph_nodes`] of the same input, when made already.
+pub fn write_graph(
+    dir: &Path,
+    input: &WriteInput,
+    nodes: Option<GraphNodes>,
+    names: NameTable,
+) -> Result<u64> {
+    let nodes = nodes.unwrap_or_else(|| graph_nodes(input));
+    let mut graph = graph_file(input, nodes);
     graph.multi_off = names.multi_off;
     graph.multi_ids = names.multi_ids;
     write_rkyv(&dir.join(GRAPH_FILE), MAGIC_GRAPH, &graph)
@@ -482,8 +489,9 @@ impl Write for StreamedFile {
     }
 }
 
-/// The graph columns (without the name postings).
-fn graph_file(input: &WriteInput) -> GraphFile {
+/// The graph file's columns but the edges and the names' table: everything the nodes and files
+/// give, so it is made while the graph is linked ([`GraphNodes`]).
+pub fn graph_nodes(input: &WriteInput) -> GraphNodes {
     let g = input.graph;
     let n = g.nodes.len();
     let mut gf = GraphFile { meta: input.meta.clone(), ..Default::default() };
@@ -541,30 +549,8 @@ fn graph_file(input: &WriteInput) -> GraphFile {
     }
     gf.id_off.push(gf.id_blob.len() as u32);
 
-    // Edges: one per (src, dst, kind), first occurrence wins; neighbours listed in the order
-    // their first edge was added (networkx's adjacency order, which LocAgent's tools follow).
-    let mut first_pair: HashMap<(u32, u32), usize> =
-        HashMap::with_capacity_and_hasher(g.edges.len(), Default::default());
-    let mut seen = fxhash::FxHashSet::with_capacity_and_hasher(g.edges.len(), Default::default());
-    let mut edges: Vec<(usize, usize, &crate::graph::Edge)> = Vec::with_capacity(g.edges.len());
-    for (i, e) in g.edges.iter().enumerate() {
-        if e.src as usize >= n || e.dst as usize >= n || !seen.insert((e.src, e.dst, e.kind)) {
-            continue;
-        }
-        let first = *first_pair.entry((e.src, e.dst)).or_insert(i);
-        edges.push((first, i, e));
-    }
-    // The two directions and the id order are independent sorts: one on a thread of its own
-    // (the build's other threads are done by now).
-    let (out, by_id) = std::thread::scope(|s| {
-        let out = s.spawn(|| csr(n, &edges, |e| (e.src, e.dst)));
-        (gf.in_off, gf.in_src, gf.in_kind, gf.in_meta) = csr(n, &edges, |e| (e.dst, e.src));
-        let mut by_id: Vec<u32> = (0..n as u32).collect();
-        by_id.sort_unstable_by(|&a, &b| g.nodes[a as usize].id.cmp(&g.nodes[b as usize].id));
-        (out.join(), by_id)
-    });
-    (gf.out_off, gf.out_dst, gf.out_kind, gf.out_meta) =
-        out.unwrap_or_else(|p| std::panic::resume_unwind(p));
+    let mut by_id: Vec<u32> = (0..n as u32).collect();
+    by_id.sort_unstable_by(|&a, &b| g.nodes[a as usize].id.cmp(&g.nodes[b as usize].id));
     gf.by_id = by_id;
 
     for f in input.files {
@@ -587,6 +573,39 @@ fn graph_file(input: &WriteInput) -> GraphFile {
         off += f.content_len;
         gf.content_off.push(off);
     }
+    GraphNodes(gf)
+}
+
+/// [`graph_nodes`]'s part of a graph file.
+pub struct GraphNodes(GraphFile);
+
+/// The whole graph file: `nodes` (made from `input`'s nodes) with `input`'s edges.
+fn graph_file(input: &WriteInput, nodes: GraphNodes) -> GraphFile {
+    let GraphNodes(mut gf) = nodes;
+    let g = input.graph;
+    let n = g.nodes.len();
+    // Edges: one per (src, dst, kind), first occurrence wins; neighbours listed in the order
+    // their first edge was added (networkx's adjacency order, which LocAgent's tools follow).
+    let mut first_pair: HashMap<(u32, u32), usize> =
+        HashMap::with_capacity_and_hasher(g.edges.len(), Default::default());
+    let mut seen = fxhash::FxHashSet::with_capacity_and_hasher(g.edges.len(), Default::default());
+    let mut edges: Vec<(usize, usize, &crate::graph::Edge)> = Vec::with_capacity(g.edges.len());
+    for (i, e) in g.edges.iter().enumerate() {
+        if e.src as usize >= n || e.dst as usize >= n || !seen.insert((e.src, e.dst, e.kind)) {
+            continue;
+        }
+        let first = *first_pair.entry((e.src, e.dst)).or_insert(i);
+        edges.push((first, i, e));
+    }
+    // The two directions are independent sorts: one on a thread of its own (the build's
+    // other threads are done by now).
+    let out = std::thread::scope(|s| {
+        let out = s.spawn(|| csr(n, &edges, |e| (e.src, e.dst)));
+        (gf.in_off, gf.in_src, gf.in_kind, gf.in_meta) = csr(n, &edges, |e| (e.dst, e.src));
+        out.join()
+    });
+    (gf.out_off, gf.out_dst, gf.out_kind, gf.out_meta) =
+        out.unwrap_or_else(|p| std::panic::resume_unwind(p));
     gf
 }
 
