@@ -50,29 +50,8 @@ done
 edit_s=$(median < "$work/edit")
 
 # cds-build --watch: from the write of one file to CURRENT naming the new generation.
-"$bin/cds-build" -q --watch --index "$idx" "$corpus" 2>"$work/watch.log" &
-watcher=$!
-for _ in $(seq 300); do grep -q . "$work/watch.log" 2>/dev/null && break; [ -f "$idx/CURRENT" ] && break; sleep 0.05; done
-sleep 1
-: > "$work/watch"
-# The poll uses only shell builtins (read, $EPOCHREALTIME, a read timeout as the sleep): a
-# process started per poll would take the CPU the watcher needs and lengthen what is measured.
-exec {never}<> <(:)
-for i in $(seq "$runs"); do
-    read -r old < "$idx/CURRENT" || true
-    start=${EPOCHREALTIME/[.,]/}
-    printf '\n\ndef bench_watched_%s():\n    return %s\n' "$i" "$i" >> "$target"
-    for _ in $(seq 20000); do
-        read -r now < "$idx/CURRENT" || true
-        [ "$now" != "$old" ] && break
-        read -t 0.001 -u "$never" _ || true
-    done
-    end=${EPOCHREALTIME/[.,]/}
-    echo "$(( (end - start) / 1000 ))" >> "$work/watch"
-    sleep 0.5
-done
-exec {never}>&-
-kill -TERM "$watcher"; wait "$watcher" || true
+watched_line() { printf '\n\ndef bench_watched_%s():\n    return %s\n' "$1" "$1"; }
+watch_latencies "$idx" "$corpus" "$target" "$runs" watched_line > "$work/watch"
 watch_ms=$(median < "$work/watch")
 cp "$work/query.py.orig" "$target"
 "$bin/cds-build" -q --index "$idx" "$corpus"

@@ -1,7 +1,7 @@
 # Shared by the bench/*.sh scripts (sourced, not run): tool installs and the Django corpus.
 #
 # Sets `here` (the repository), `cache`, `bin` (release binaries, honouring CARGO_TARGET_DIR)
-# and defines need, django_corpus and built.
+# and defines need, django_corpus, built and watch_latencies.
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${CDS_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cds/bench}
@@ -34,4 +34,37 @@ built() {
     for b in "$@"; do
         [ -x "$bin/$b" ] || { (cd "$here" && cargo build --release --bins); return; }
     done
+}
+
+# watch_latencies IDX CORPUS TARGET RUNS LINE [cds-build options...]: runs `cds-build --watch` on
+# CORPUS into IDX and prints, one line per run, the milliseconds from appending `LINE i`'s output
+# to TARGET to CURRENT naming a new generation. TARGET is left edited (the caller restores it).
+watch_latencies() {
+    local idx=$1 corpus=$2 target=$3 runs=$4 line=$5 log watcher old now start end i
+    shift 5
+    log=$(mktemp)
+    "$bin/cds-build" -q --watch "$@" --index "$idx" "$corpus" 2>"$log" &
+    watcher=$!
+    for _ in $(seq 300); do grep -q . "$log" && break; [ -f "$idx/CURRENT" ] && break; sleep 0.05; done
+    sleep 1
+    # The poll uses only shell builtins (read, $EPOCHREALTIME, a read timeout as the sleep): a
+    # process started per poll would take the CPU the watcher needs and lengthen what is measured.
+    exec {never}<> <(:)
+    for i in $(seq "$runs"); do
+        read -r old < "$idx/CURRENT" || true
+        start=${EPOCHREALTIME/[.,]/}
+        "$line" "$i" >> "$target"
+        for _ in $(seq 20000); do
+            read -r now < "$idx/CURRENT" || true
+            [ "$now" != "$old" ] && break
+            read -t 0.001 -u "$never" _ || true
+        done
+        end=${EPOCHREALTIME/[.,]/}
+        echo "$(( (end - start) / 1000 ))"
+        sleep 0.5
+    done
+    exec {never}>&-
+    kill -TERM "$watcher"
+    wait "$watcher" || true
+    rm -f "$log"
 }

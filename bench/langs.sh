@@ -17,7 +17,8 @@
 #   php   Doctrine ORM 2.14's library (Debian's php-doctrine-orm)
 #
 # Per corpus: lines of code, cold build (median wall, peak RSS and CPU time: user + system),
-# rebuild after editing one file, index size, `ctags -R` on the same tree (wall and CPU), and
+# rebuild with nothing changed, rebuild after editing one file, the same edit seen by a running
+# `cds-build --watch` (write to new generation, ms), index size, `ctags -R` on the same tree (wall and CPU), and
 # the ratio of the walls; then the median of a `cds-search NAME` process on it. On a loaded
 # machine the CPU times compare better than the walls (cds-build runs a thread per core).
 set -euo pipefail
@@ -116,7 +117,7 @@ edit_one() { # a file of the language to edit, and the line appended to it
     esac
 }
 
-printf '%-6s %9s %9s %9s %9s %9s %8s %9s %9s %8s %9s\n' lang lines cold_s cpu_s rss_MiB edit_s idx_MiB ctags_s ctags_cpu ratio search_ms
+printf '%-6s %9s %9s %9s %9s %8s %9s %9s %8s %9s %9s %8s %9s\n' lang lines cold_s cpu_s rss_MiB noop_s edit_s watch_ms idx_MiB ctags_s ctags_cpu ratio search_ms
 for lang in "${@:-js ts java go rust c cpp ruby php}"; do
     for l in $lang; do
         dir=$(corpus "$l")
@@ -135,8 +136,14 @@ for lang in "${@:-js ts java go rust c cpp ruby php}"; do
             edit_one "$l" "$i" >> "$target"
             timed "$bin/cds-build" -q --no-ignore --index "$idx" "$dir" | cut -d' ' -f1 >> "$work/edit"
         done
+        watched_line() { edit_one "$l" "$(($1 + 100))"; }
+        watch_latencies "$idx" "$dir" "$target" "$runs" watched_line --no-ignore > "$work/watch"
         cp "$work/orig" "$target"
         "$bin/cds-build" -q --no-ignore --index "$idx" "$dir"
+        : > "$work/noop"
+        for _ in $(seq "$runs"); do
+            timed "$bin/cds-build" -q --no-ignore --index "$idx" "$dir" | cut -d' ' -f1 >> "$work/noop"
+        done
         : > "$work/ctags"
         for _ in $(seq "$runs"); do
             (cd "$dir" && timed ctags -R -f "$work/tags" .) >> "$work/ctags"
@@ -150,11 +157,13 @@ for lang in "${@:-js ts java go rust c cpp ruby php}"; do
         cold_s=$(cut -d' ' -f1 "$work/cold" | median)
         rss=$(($(cut -d' ' -f2 "$work/cold" | median | cut -d. -f1) / 1024))
         edit_s=$(median < "$work/edit")
+        noop_s=$(median < "$work/noop")
+        watch_ms=$(median < "$work/watch")
         ctags_s=$(cut -d' ' -f1 "$work/ctags" | median)
         ctags_cpu=$(awk '{print $3 + $4}' "$work/ctags" | median)
         cpu_s=$(awk '{print $3 + $4}' "$work/cold" | median)
         size=$(du -sm "$idx/$(cat "$idx/CURRENT")" | cut -f1)
-        printf '%-6s %9s %9s %9s %9s %9s %8s %9s %9s %8s %9s\n' "$l" "$lines" "$cold_s" "$cpu_s" "$rss" "$edit_s" "$size" "$ctags_s" "$ctags_cpu" \
+        printf '%-6s %9s %9s %9s %9s %8s %9s %9s %8s %9s %9s %8s %9s\n' "$l" "$lines" "$cold_s" "$cpu_s" "$rss" "$noop_s" "$edit_s" "$watch_ms" "$size" "$ctags_s" "$ctags_cpu" \
             "$(awk -v a="$cold_s" -v b="$ctags_s" 'BEGIN {printf "%.2fx", a / b}')" "$search_ms"
     done
 done
