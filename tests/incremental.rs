@@ -75,10 +75,32 @@ fn module(rng: &mut Rng, n: usize, others: &[String]) -> String {
     s
 }
 
-fn edit(d: &Dir, rng: &mut Rng, step: usize) -> String {
+/// What [`edit`] did, and whether it only moved code or changed what linking does not read
+/// (comments, numbers), so the rebuild must keep the previous edges.
+struct Edit {
+    what: String,
+    position_only: bool,
+}
+
+fn edit(d: &Dir, rng: &mut Rng, step: usize) -> Edit {
     let files = py_files(&d.root);
     let pick = |rng: &mut Rng| files[rng.below(files.len())].clone();
-    match rng.below(8) {
+    let what = match rng.below(10) {
+        8 | 9 => {
+            // Lines shifted by a comment, or a number changed: the same facts but positions.
+            let rel = pick(rng);
+            let text = std::fs::read_to_string(d.path(&rel)).unwrap();
+            let text = if rng.below(2) == 0 {
+                format!("# edit {step}\n\n{text}")
+            } else {
+                text.replacen(" else ", " else 1", 1)
+            };
+            d.write(&rel, text);
+            return Edit {
+                what: format!("shift lines or change a number in {rel}"),
+                position_only: true,
+            };
+        }
         0 | 1 => {
             let dir = ["pkg", "pkg/sub", "lib", "lib/deep/er"][rng.below(4)];
             let rel = format!("{dir}/new_{step}.py");
@@ -151,7 +173,8 @@ fn edit(d: &Dir, rng: &mut Rng, step: usize) -> String {
                 format!("{rel} is no longer Python")
             }
         }
-    }
+    };
+    Edit { what, position_only: false }
 }
 
 #[test]
@@ -175,17 +198,27 @@ fn incremental_builds_equal_cold_builds() {
     let cold_ix = cold.path("idx").to_string_lossy().into_owned();
     d.cmd("cds-build").arg("-q").ok();
     let mut log = Vec::new();
+    let mut kept_links = 0;
     for step in 0..edits {
-        log.push(edit(&d, &mut rng, step));
+        let e = edit(&d, &mut rng, step);
+        log.push(e.what);
         // An edit that keeps a file's size is found by its mtime: give every edit its own, even
         // on file systems with coarse timestamps.
         std::thread::sleep(std::time::Duration::from_millis(15));
-        same_as_cold(
+        let relinked = same_as_cold(
             &d,
             &cold_ix,
             &["helper", "Child run extra", "Base1"],
             &format!("step {step} (seed {seed}): {log:#?}"),
         );
+        if e.position_only {
+            assert!(!relinked, "step {step} (seed {seed}) re-linked: {log:#?}");
+            kept_links += 1;
+        }
+    }
+    // The default sequence has edits of every kind, those that keep the links included.
+    if std::env::var_os("CDS_EDIT_SEED").is_none() && edits >= 16 {
+        assert!(kept_links > 0, "no edit kept the links: {log:#?}");
     }
 }
 
@@ -193,8 +226,9 @@ fn incremental_builds_equal_cold_builds() {
 /// the whole graph (node for node, edge for edge), the search index and facts cache byte for
 /// byte, and the searches for `queries`. `what` names the step in a failure. The cold build
 /// counts terms as files are extracted (`CDS_STREAM_TERMS`), the incremental one after them,
-/// as small repositories do: both ways must write the same files.
-fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) {
+/// as small repositories do: both ways must write the same files. Returns whether the
+/// incremental build linked the files again.
+fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) -> bool {
     let a = d.cmd("cds-build").arg("--json").ok();
     let b = d
         .cmd("cds-build")
@@ -242,6 +276,8 @@ fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) {
             "{what}: search '{q}' differs"
         );
     }
+    let summary: serde_json::Value = serde_json::from_str(a.trim()).unwrap();
+    summary["relinked"].as_bool().unwrap()
 }
 
 /// An edit of [`incremental_builds_equal_cold_builds_across_languages`]: what it does, a line
@@ -264,6 +300,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         .write("go.mod", "module example.com/m\n\ngo 1.21\n")
         .write("go/pkg/a.go", "package pkg\n\nfunc Run() int { return Help() }\n")
         .write("go/pkg/b.go", "package pkg\n\nfunc Help() int { return 1 }\n")
+        .write("go/main.go", "package main\n\nimport \"example.com/m/go/pkg\"\n\nfunc main() { pkg.Run() }\n")
         .write("rb/base.rb", "class Base\n  def greet; end\nend\nclass Other\n  def greet; end\nend\n")
         .write("rb/child.rb", "require_relative 'base'\nclass Child < Base\n  def hi\n    greet\n  end\nend\n")
         .write("php/A.php", "<?php\nnamespace App;\nclass A { public function go() {} }\n")
@@ -340,6 +377,21 @@ fn incremental_builds_equal_cold_builds_across_languages() {
             }),
         ),
         (
+            // Only a project file changes: resolution reads it, so this is a change too.
+            "go.mod names another module: the import is no longer the repository's",
+            r#""id": "go/main.go:main""#,
+            Box::new(|d: &Dir| {
+                d.write("go.mod", "module example.com/other\n\ngo 1.21\n");
+            }),
+        ),
+        (
+            "and back",
+            r#""src": "go/main.go:main", "dst": "go/pkg/a.go:Run", "type": "invokes""#,
+            Box::new(|d: &Dir| {
+                d.write("go.mod", "module example.com/m\n\ngo 1.21\n");
+            }),
+        ),
+        (
             "a directory of two languages renamed",
             r#""id": "web/app.js:show""#,
             Box::new(|d: &Dir| {
@@ -355,6 +407,23 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         let graph = d.cmd("cds-fmt").args(["--graph"]).ok();
         assert!(graph.contains(expect), "{what}: the graph lacks {expect}\n{graph}");
     }
+    // Comments that shift every language's lines: the edges are kept, the lines are new.
+    for (rel, comment) in [
+        ("c/x.c", "/* shifted */\n"),
+        ("web/app.js", "// shifted\n"),
+        ("go/pkg/a.go", "// shifted\n"),
+        ("rb/child.rb", "# shifted\n"),
+        ("py/m.py", "# shifted\n"),
+    ] {
+        let text = std::fs::read_to_string(d.path(rel)).unwrap();
+        d.write(rel, format!("{comment}{text}"));
+    }
+    let user = std::fs::read_to_string(d.path("php/User.php")).unwrap();
+    d.write("php/User.php", user.replacen("<?php\n", "<?php\n// shifted\n", 1));
+    std::thread::sleep(std::time::Duration::from_millis(15));
+    assert!(!same_as_cold(&d, &cold_ix, &queries, "comments shift lines"), "re-linked");
+    let got = d.cmd("cds-get").args(["py/m.py:helper"]).ok();
+    assert!(got.starts_with("py/m.py:helper\tfunction\tpy/m.py:2-3\n"), "{got}");
 }
 
 /// A rebuild carries the postings of unchanged files over from the previous generation: a

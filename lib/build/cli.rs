@@ -150,7 +150,10 @@ Building again is incremental: files whose size and modification time did not ch
 neither read nor parsed, files whose content did not change are not parsed, the search \
 postings of unchanged files are carried over from the previous index instead of counted \
 again, and when nothing changed at all nothing is written. Linking (imports, calls, \
-inheritance, Python's value flow) still runs over the whole repository. A new index is written beside the old one and swapped in \
+inheritance, Python's value flow) runs over the whole repository when a change reaches what it \
+reads; a change that only moves code or edits comments, docstrings, numbers or layout \
+(every changed file's facts the same but for positions, the same files and project files) \
+keeps the previous index's edges. A new index is written beside the old one and swapped in \
 atomically, so readers never see half an index and a build killed halfway leaves the old one \
 usable; concurrent builds of one index wait for each other.
 
@@ -322,15 +325,17 @@ fn run_watch(opts: &BuildOptions, poll: Option<u64>, quiet: bool) -> Result<Stat
     Ok(Status::Found)
 }
 
-/// The line a watcher prints per rebuild: generation, files changed and parsed, milliseconds.
+/// The line a watcher prints per rebuild: generation, files changed and parsed (and whether
+/// the links were kept), milliseconds.
 pub fn update_line(s: &Summary) -> String {
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     format!(
-        "{}: {} file{} changed ({} parsed) in {} ms; {} files, {} entities",
+        "{}: {} file{} changed ({} parsed{}) in {} ms; {} files, {} entities",
         s.generation,
         s.changed,
         plural(s.changed),
         s.parsed,
+        if s.relinked { "" } else { ", links kept" },
         (s.seconds * 1000.0).round() as u64,
         s.files,
         s.entities
@@ -363,6 +368,7 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         "up_to_date": s.up_to_date,
         "files": s.files,
         "parsed": s.parsed,
+        "relinked": s.relinked,
         "nodes": s.nodes,
         "entities": s.entities,
         "edges": {

@@ -86,6 +86,9 @@ pub struct Summary {
     pub parsed: usize,
     /// Files added, changed (read again) or removed since the previous generation.
     pub changed: usize,
+    /// The files were linked (false: nothing was written, or no change reached what linking
+    /// reads, so the previous generation's edges were kept).
+    pub relinked: bool,
     /// The generation written (empty when nothing was written).
     pub generation: String,
     /// Classes and functions.
@@ -160,12 +163,19 @@ fn facts_fingerprint() -> &'static str {
     }
 }
 
-/// Options that shape the file set, and the extractors' fingerprint, as canonical text (stored
-/// in the index).
-fn options_text(opts: &BuildOptions) -> Vec<u8> {
+/// Options that shape the file set, a hash of the project files (`go.mod`, `Cargo.toml`, ...:
+/// resolution reads them, so a change to one is a change of the build's input even when no
+/// source changed), and the extractors' fingerprint, as canonical text (stored in the index).
+fn options_text(opts: &BuildOptions, projects: &[crate::lang::ProjectFile]) -> Vec<u8> {
+    use std::hash::{Hash, Hasher};
     let w = &opts.walk;
+    let mut h = fxhash::FxHasher64::default();
+    for p in projects {
+        (&p.rel, &p.text).hash(&mut h);
+    }
     format!(
-        "mode={} history={} hidden={} no_ignore={} follow={} max_filesize={} exclude={:?} {}",
+        "mode={} history={} hidden={} no_ignore={} follow={} max_filesize={} exclude={:?} \
+         projects={:016x} {}",
         opts.mode.name(),
         opts.history,
         w.hidden,
@@ -173,6 +183,7 @@ fn options_text(opts: &BuildOptions) -> Vec<u8> {
         w.follow,
         w.max_filesize,
         w.excludes,
+        h.finish(),
         facts_fingerprint()
     )
     .into_bytes()
@@ -196,6 +207,8 @@ impl HistoryJob {
 /// What linking made: the edges of the native graph's nodes, or LocAgent's whole graph.
 enum Linked {
     Edges(Vec<graph::Edge>),
+    /// The previous generation's edges hold (see [`Previous::links_unchanged`]).
+    Reused,
     Graph(graph::Graph),
 }
 
@@ -327,7 +340,7 @@ pub fn build_with(
     wopts.index_dir = Some(index_dir.clone());
     wopts.locagent = opts.mode == Mode::LocAgent;
     let walked = walk::walk(&root, &wopts)?;
-    let options = options_text(opts);
+    let options = options_text(opts, &walked.projects);
     phases.mark("walk");
     if walked.files.is_empty() {
         // Nothing to index: write nothing (an existing index stays as it is).
@@ -513,6 +526,8 @@ pub fn build_with(
             terms: it.terms.as_ref(),
         })
         .collect();
+    // The link is skipped when it would give the previous generation's edges.
+    let same_setup = previous.as_ref().is_some_and(|p| p.options == options);
     let meta = Meta {
         mode: opts.mode.code(),
         root: root.as_os_str().as_encoded_bytes().to_vec(),
@@ -530,6 +545,10 @@ pub fn build_with(
     // the streamed files completed) while the main thread links the graph.
     let dir = generation.path();
     let native = (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources));
+    let reused = match (&native, &previous) {
+        (Some((nodes, _)), Some(p)) if same_setup => p.links_unchanged(&kept, nodes).then_some(p),
+        _ => None,
+    };
     let timing = phases.on;
     // The writers' jobs, taken in this order by one helper thread and, once the link is done,
     // by the main thread too: the link (the longest job) keeps a core of its own, where two
@@ -643,6 +662,12 @@ pub fn build_with(
     let linked = std::thread::scope(|s| {
         let helper = s.spawn(jobs);
         let linked = match &native {
+            Some(_) if reused.is_some() => {
+                if timing {
+                    eprintln!("cds-build: timing:   link: none (no change reached its input)");
+                }
+                Linked::Reused
+            }
             Some((nodes, defs)) => {
                 let t = Instant::now();
                 let edges = graph::link::edges(nodes, &sources, defs, &walked.projects);
@@ -677,6 +702,7 @@ pub fn build_with(
             g.edges.extend(edges);
             g
         }
+        Linked::Reused => native.expect("native nodes were linked").0,
         Linked::Graph(g) => g,
     };
     let (name_bytes, names) = match names {
@@ -686,7 +712,8 @@ pub fn build_with(
     let input = WriteInput { graph: &g, files: &records, meta };
     let t = Instant::now();
     let graph_nodes = graph_nodes_out.into_inner().ok().flatten();
-    let graph_bytes = index::write::write_graph(dir, &input, graph_nodes, names)?;
+    let kept_edges = reused.and_then(Previous::archived_graph);
+    let graph_bytes = index::write::write_graph(dir, &input, graph_nodes, kept_edges, names)?;
     job_time(timing, "graph", t);
     let history_bytes = match history.finish() {
         Some(h) => index::write::write_history(dir, &h, &records)?,
@@ -705,6 +732,7 @@ pub fn build_with(
         files: kept.len(),
         parsed: parsed.load(Ordering::Relaxed),
         changed: read + removed,
+        relinked: reused.is_none(),
         generation: written.generation.clone(),
         nodes: g.nodes.len(),
         skipped,
@@ -725,10 +753,22 @@ pub fn build_with(
             .map(|n| n.file),
     );
     s.vendored = walked.vendored;
-    let mut seen = std::collections::HashSet::with_capacity(g.edges.len());
-    for e in &g.edges {
-        if seen.insert((e.src, e.dst, e.kind)) {
-            s.count_edge(e.kind, e.meta);
+    match reused {
+        Some(p) => {
+            let g = p.archived_graph().expect("checked by links_unchanged");
+            for (&kind, &meta) in g.out_kind.iter().zip(g.out_meta.iter()) {
+                if let Some(kind) = EdgeKind::from_code(kind) {
+                    s.count_edge(kind, meta);
+                }
+            }
+        }
+        None => {
+            let mut seen = std::collections::HashSet::with_capacity(g.edges.len());
+            for e in &g.edges {
+                if seen.insert((e.src, e.dst, e.kind)) {
+                    s.count_edge(e.kind, e.meta);
+                }
+            }
         }
     }
     s.seconds = started.elapsed().as_secs_f64();
@@ -955,6 +995,8 @@ fn is_binary(content: &[u8]) -> bool {
 
 /// The previous generation, as far as the builder reuses it.
 struct Previous {
+    /// `graph.rkyv`, validated and checksum verified: the nodes and edges a rebuild may keep.
+    graph: Option<Mapped>,
     facts: Mapped,
     /// Where each cached file's archive lies in the facts payload (validated once, in `load`).
     archives: Vec<std::ops::Range<usize>>,
@@ -1042,9 +1084,11 @@ impl Previous {
             m.release_through(m.payload());
             ok
         };
-        let graph_sound =
-            Mapped::open(&gen_dir.join(format::GRAPH_FILE), format::MAGIC_GRAPH, index_dir)
-                .is_ok_and(|m| sound(&m));
+        // (Index::open validated these bytes; generations are never written to again.)
+        let graph = Mapped::open(&gen_dir.join(format::GRAPH_FILE), format::MAGIC_GRAPH, index_dir)
+            .ok()
+            .filter(sound);
+        let graph_sound = graph.is_some();
         let postings =
             Mapped::open(&gen_dir.join(format::POSTINGS_FILE), format::MAGIC_POSTINGS, index_dir)
                 .ok()
@@ -1075,6 +1119,7 @@ impl Previous {
         let native = g.meta.mode == Mode::Native.code();
         let postings = postings.filter(|_| native && terms.is_some() && !blocks.is_empty());
         Some(Previous {
+            graph,
             facts,
             archives,
             content,
@@ -1086,6 +1131,55 @@ impl Previous {
             history,
             entries,
         })
+    }
+
+    /// Whether linking the new generation's files, `kept`, with `nodes` (its graph before
+    /// linking) gives the previous generation's edges: the same files in the same order and
+    /// languages, each re-parsed one with the facts it had but for positions
+    /// ([`FileFacts::same_but_positions`]), and the same nodes. Linking reads nothing else
+    /// but the build's options and project files, which the caller compares. An edit of
+    /// comments, docstrings, numbers or layout, or one that only moves code, then re-links
+    /// nothing.
+    fn links_unchanged(&self, kept: &[Item], nodes: &graph::Graph) -> bool {
+        let Some(g) = self.archived_graph() else { return false };
+        if kept.len() != self.entries.len()
+            || g.meta.mode != Mode::Native.code()
+            || g.kind.len() != nodes.nodes.len()
+        {
+            return false;
+        }
+        let same_facts = kept.iter().enumerate().all(|(i, it)| {
+            let Some(c) = self.lookup(&it.found) else { return false };
+            if c.index != i {
+                return false;
+            }
+            if it.cached == Some(i) {
+                return true;
+            }
+            let (Some(new), Some((old, _))) = (&it.facts, self.facts(i, false)) else {
+                return false;
+            };
+            new.same_but_positions(&old)
+        });
+        let id = |n: usize| {
+            let (a, b) = (g.id_off[n].to_native() as usize, g.id_off[n + 1].to_native() as usize);
+            g.id_blob.get(a..b)
+        };
+        same_facts
+            && nodes.nodes.iter().enumerate().all(|(n, node)| {
+                g.kind[n] == node.kind as u8
+                    && g.flags[n] == node.flags
+                    && g.parent[n].to_native() == node.parent
+                    && g.file[n].to_native() == node.file
+                    && id(n) == Some(&node.id[..])
+            })
+    }
+
+    fn archived_graph(&self) -> Option<&crate::index::read::ArchivedGraph> {
+        // SAFETY: the bytes passed `rkyv::access` in `Index::open` (in `load`), and a
+        // generation's files are immutable (see `Mapped::open`).
+        let m = self.graph.as_ref()?;
+        Some(unsafe { rkyv::access_unchecked::<crate::index::read::ArchivedGraph>(m.payload()) })
     }
 
     fn same_files(&self, files: &[walk::Found]) -> bool {

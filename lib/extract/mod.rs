@@ -384,6 +384,31 @@ impl FileFacts {
         self.impls.shrink_to_fit();
     }
 
+    /// Whether two versions of a file's facts differ at most in positions (lines, byte
+    /// offsets, the line count): name resolution reads none of these, so a rebuild where every
+    /// changed file is so links exactly as the previous build did. Every other field is
+    /// compared, so a field added later counts unless it is listed here.
+    pub fn same_but_positions(&self, other: &FileFacts) -> bool {
+        fn unplaced(f: &FileFacts) -> FileFacts {
+            let mut f = f.clone();
+            (f.lines, f.first_error_line) = (0, 0);
+            for d in &mut f.defs {
+                (d.line_start, d.line_head, d.line_end) = (0, 0, 0);
+                (d.byte_start, d.byte_head, d.byte_sig_end, d.byte_end) = (0, 0, 0, 0);
+                d.doc = None;
+            }
+            f.calls.iter_mut().for_each(|c| c.line = 0);
+            f.imports.iter_mut().for_each(|i| i.line = 0);
+            f.impls.iter_mut().for_each(|i| i.line = 0);
+            f
+        }
+        // Cheap differences first: most edits that are not position-only change a count.
+        self.defs.len() == other.defs.len()
+            && self.calls.len() == other.calls.len()
+            && self.flow.exprs.len() == other.flow.exprs.len()
+            && unplaced(self) == unplaced(other)
+    }
+
     /// The dotted qualified name of a definition (`Class.method`), owners included
     /// (`Server.Serve` for a Go method written outside its type).
     pub fn qual_name(&self, mut i: DefIdx) -> String {

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::extract::FileFacts;
 use crate::graph::{Graph, NONE, NodeKind, id_name};
 use crate::index::format::*;
+use crate::index::read::ArchivedGraph;
 use crate::index::{self, current_generation, generation_number, is_generation_name};
 use crate::search::bm25::{FileDocs, FileTerms, Finished, PostingsBuilder, tf_u16};
 
@@ -166,10 +167,14 @@ pub fn write_graph(
     dir: &Path,
     input: &WriteInput,
     nodes: Option<GraphNodes>,
+    kept_edges: Option<&ArchivedGraph>,
     names: NameTable,
 ) -> Result<u64> {
     let nodes = nodes.unwrap_or_else(|| graph_nodes(input));
-    let mut graph = graph_file(input, nodes);
+    let mut graph = match kept_edges {
+        Some(previous) => with_kept_edges(nodes, previous),
+        None => graph_file(input, nodes),
+    };
     graph.multi_off = names.multi_off;
     graph.multi_ids = names.multi_ids;
     write_rkyv(&dir.join(GRAPH_FILE), MAGIC_GRAPH, &graph)
@@ -578,6 +583,20 @@ pub fn graph_nodes(input: &WriteInput) -> GraphNodes {
 
 /// [`graph_nodes`]'s part of a graph file.
 pub struct GraphNodes(GraphFile);
+
+/// The whole graph file: `nodes` with the adjacency of `previous`, a graph of the same nodes
+/// whose edges `input`'s would repeat (a rebuild that re-links nothing: the arrays are copied,
+/// so the file is the one [`graph_file`] would write).
+fn with_kept_edges(nodes: GraphNodes, previous: &ArchivedGraph) -> GraphFile {
+    let GraphNodes(mut gf) = nodes;
+    let p = previous;
+    let words = |v: &[rkyv::rend::u32_le]| v.iter().map(|x| x.to_native()).collect::<Vec<u32>>();
+    (gf.out_off, gf.out_dst) = (words(&p.out_off), words(&p.out_dst));
+    (gf.out_kind, gf.out_meta) = (p.out_kind.to_vec(), p.out_meta.to_vec());
+    (gf.in_off, gf.in_src) = (words(&p.in_off), words(&p.in_src));
+    (gf.in_kind, gf.in_meta) = (p.in_kind.to_vec(), p.in_meta.to_vec());
+    gf
+}
 
 /// The whole graph file: `nodes` (made from `input`'s nodes) with `input`'s edges.
 fn graph_file(input: &WriteInput, nodes: GraphNodes) -> GraphFile {
