@@ -224,6 +224,20 @@ fn imports_through_import_module_and_module_objects() {
 }
 
 #[test]
+fn getattr_with_a_literal_name_and_strings_that_name_nothing() {
+    let e = edges(&[(
+        "m.py",
+        "class Job:\n    def run(self):\n        pass\n\n    def stop(self):\n        pass\n\n\
+         def main():\n    j = Job()\n    getattr(j, 'run')()\n    getattr(j, \"no such name\")()\n    \
+         getattr(j, '')()\n    log('stop the job now', j)\n",
+    )]);
+    assert_has(&e, &flow("m.py:main invoke m.py:Job.run"));
+    // A message or an empty string names no attribute.
+    let called = invokes(&e, "m.py:main");
+    assert!(!called.contains(&"m.py:Job.stop".to_string()), "{called:?}");
+}
+
+#[test]
 fn builtins_pass_functions_through() {
     let e = edges(&[(
         "m.py",

@@ -62,6 +62,7 @@ fn module(rng: &mut Rng, n: usize, others: &[String]) -> String {
         "\n\nclass Base{n}:\n    def run(self, x):\n        return helper_{}(x)\n",
         rng.below(4)
     ));
+    s.push_str(&format!("\n    def describe(self):\n        return \"base {n} at work\"\n"));
     s.push_str(&format!(
         "\n\nclass Child{n}(Base{}):\n    def run(self, x):\n        return super().run(x) + self.extra()\n\n    def extra(self):\n        return {n}\n",
         rng.below(3)
@@ -76,7 +77,7 @@ fn module(rng: &mut Rng, n: usize, others: &[String]) -> String {
 }
 
 /// What [`edit`] did, and whether it only moved code or changed what linking does not read
-/// (comments, numbers), so the rebuild must keep the previous edges.
+/// (comments, numbers, messages), so the rebuild must keep the previous edges.
 struct Edit {
     what: String,
     position_only: bool,
@@ -87,17 +88,18 @@ fn edit(d: &Dir, rng: &mut Rng, step: usize) -> Edit {
     let pick = |rng: &mut Rng| files[rng.below(files.len())].clone();
     let what = match rng.below(10) {
         8 | 9 => {
-            // Lines shifted by a comment, or a number changed: the same facts but positions.
+            // Lines shifted by a comment, a number or a message changed: the same facts but
+            // positions.
             let rel = pick(rng);
             let text = std::fs::read_to_string(d.path(&rel)).unwrap();
-            let text = if rng.below(2) == 0 {
-                format!("# edit {step}\n\n{text}")
-            } else {
-                text.replacen(" else ", " else 1", 1)
+            let text = match rng.below(3) {
+                0 => format!("# edit {step}\n\n{text}"),
+                1 => text.replacen(" else ", " else 1", 1),
+                _ => text.replacen(" at work", &format!(" at work {step}"), 1),
             };
             d.write(&rel, text);
             return Edit {
-                what: format!("shift lines or change a number in {rel}"),
+                what: format!("shift lines, change a number or a message in {rel}"),
                 position_only: true,
             };
         }

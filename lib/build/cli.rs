@@ -151,7 +151,7 @@ neither read nor parsed, files whose content did not change are not parsed, the 
 postings of unchanged files are carried over from the previous index instead of counted \
 again, and when nothing changed at all nothing is written. Linking (imports, calls, \
 inheritance, Python's value flow) runs over the whole repository when a change reaches what it \
-reads; a change that only moves code or edits comments, docstrings, numbers or layout \
+reads; a change that only moves code or edits comments, docstrings, messages, numbers or layout \
 (every changed file's facts the same but for positions, the same files and project files) \
 keeps the previous index's edges. A new index is written beside the old one and swapped in \
 atomically, so readers never see half an index and a build killed halfway leaves the old one \

@@ -1138,8 +1138,8 @@ impl Previous {
     /// languages, each re-parsed one with the facts it had but for positions
     /// ([`FileFacts::same_but_positions`]), and the same nodes. Linking reads nothing else
     /// but the build's options and project files, which the caller compares. An edit of
-    /// comments, docstrings, numbers or layout, or one that only moves code, then re-links
-    /// nothing.
+    /// comments, docstrings, messages, numbers or layout, or one that only moves code, then
+    /// re-links nothing.
     fn links_unchanged(&self, kept: &[Item], nodes: &graph::Graph) -> bool {
         let Some(g) = self.archived_graph() else { return false };
         if kept.len() != self.entries.len()

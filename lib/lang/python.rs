@@ -1611,13 +1611,12 @@ impl<'s> Builder<'s> {
                         let s = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
                         s.trim_matches(|c| c == '"' || c == '\'')
                     };
+                    // Only a name or dotted path can matter (`getattr(x, "name")`,
+                    // `import_module("a.b")`): other strings (messages, keys with spaces) are
+                    // left out, so editing them changes no fact the link reads.
                     let id = match t {
-                        std::borrow::Cow::Borrowed(t) => self.intern(trim(t)),
-                        std::borrow::Cow::Owned(t) => {
-                            let s = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
-                            let s = s.trim_matches(|c| c == '"' || c == '\'').to_string();
-                            self.push_str(&s)
-                        }
+                        std::borrow::Cow::Borrowed(t) if is_dotted(trim(t)) => self.intern(trim(t)),
+                        _ => return NO_EXPR,
                     };
                     self.push_expr(owner, PyExpr::Str(id))
                 } else {
