@@ -1161,16 +1161,17 @@ impl Previous {
             };
             new.same_but_positions(&old)
         });
+        // Read with `get`: a damaged column ends the comparison, never the build.
         let id = |n: usize| {
-            let (a, b) = (g.id_off[n].to_native() as usize, g.id_off[n + 1].to_native() as usize);
-            g.id_blob.get(a..b)
+            let (a, b) = (g.id_off.get(n)?.to_native(), g.id_off.get(n + 1)?.to_native());
+            g.id_blob.get(a as usize..b as usize)
         };
         same_facts
             && nodes.nodes.iter().enumerate().all(|(n, node)| {
-                g.kind[n] == node.kind as u8
-                    && g.flags[n] == node.flags
-                    && g.parent[n].to_native() == node.parent
-                    && g.file[n].to_native() == node.file
+                g.kind.get(n) == Some(&(node.kind as u8))
+                    && g.flags.get(n) == Some(&node.flags)
+                    && g.parent.get(n).map(|x| x.to_native()) == Some(node.parent)
+                    && g.file.get(n).map(|x| x.to_native()) == Some(node.file)
                     && id(n) == Some(&node.id[..])
             })
     }
