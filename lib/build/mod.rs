@@ -488,8 +488,9 @@ pub fn build_with(
     phases.mark("read and extract");
     let mut streamed = sink.finish(total)?;
     let deferred = streamed.is_deferred();
-    // A deferring sink has them only once it has counted the terms (job 0 below).
-    let kept_terms = Mutex::new(streamed.kept_terms.take());
+    // A deferring sink has them only once it has counted the terms (job 0 below, which also
+    // needs its list there to fill).
+    let kept_terms = Mutex::new(if deferred { None } else { streamed.kept_terms.take() });
 
     let mut skipped = walked.skipped;
     let mut kept: Vec<Item> = Vec::with_capacity(total);
@@ -1415,4 +1416,35 @@ fn extraction_order(files: &[crate::walk::Found], jobs: usize) -> Vec<usize> {
     let rest = (0..files.len()).filter(|&i| files[i].size <= big);
     first.extend(rest);
     first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A long-running builder keeps every file's facts and terms, however the terms were
+    /// counted (during the extraction, or after it as small repositories do).
+    #[test]
+    fn a_long_running_builder_remembers_every_file() {
+        let root = std::env::temp_dir().join(format!("cds-memory-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        for (name, text) in [("a.py", "def a():\n    b()\n"), ("b.py", "def b():\n    pass\n")] {
+            std::fs::write(root.join(name), text).unwrap();
+        }
+        let opts = BuildOptions {
+            root: root.clone(),
+            index_dir: Some(root.join("idx")),
+            history: false,
+            ..Default::default()
+        };
+        let mut memory = Memory::default();
+        build_with(&opts, &|_| {}, Some(&mut memory)).unwrap();
+        assert_eq!(memory.files.len(), 2);
+        assert!(memory.files.values().all(|r| !r.terms.vocab.is_empty()));
+        std::fs::write(root.join("b.py"), "def b():\n    return 1\n").unwrap();
+        let s = build_with(&opts, &|_| {}, Some(&mut memory)).unwrap();
+        assert_eq!((s.parsed, memory.files.len()), (1, 2));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }
