@@ -18,8 +18,8 @@
 #
 # Per corpus: lines of code, cold build (median wall, peak RSS and CPU time: user + system),
 # rebuild with nothing changed, rebuild after editing one file, the same edit seen by a running
-# `cds-build --watch` (write to new generation, ms), index size, `ctags -R` on the same tree (wall and CPU), and
-# the ratio of the walls; then the median of a `cds-search NAME` process on it. On a loaded
+# `cds-build --watch` (write to new generation, ms), index size, `ctags -R` on the same tree
+# (wall and CPU), and the ratio of the walls; then the median of a `cds-search NAME` process on it. On a loaded
 # machine the CPU times compare better than the walls (cds-build runs a thread per core).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"

@@ -754,9 +754,8 @@ pub fn build_with(
             .map(|n| n.file),
     );
     s.vendored = walked.vendored;
-    match reused {
-        Some(p) => {
-            let g = p.archived_graph().expect("checked by links_unchanged");
+    match kept_edges {
+        Some(g) => {
             for (&kind, &meta) in g.out_kind.iter().zip(g.out_meta.iter()) {
                 if let Some(kind) = EdgeKind::from_code(kind) {
                     s.count_edge(kind, meta);

@@ -1600,28 +1600,23 @@ impl<'s> Builder<'s> {
                 NO_EXPR
             }
             "string" => {
-                // Replacing invalid UTF-8 never shortens a text: a long literal stays long.
+                // Only a name or dotted path can matter (`getattr(x, "name")`,
+                // `import_module("a.b")`): other strings (messages, keys with spaces,
+                // f-strings) are left out, so editing them changes no fact the link reads.
+                // Names are short: a long literal is not read at all.
                 if self.flat[n as usize].end - self.flat[n as usize].start >= 120 {
                     return NO_EXPR;
                 }
                 let src: &'s [u8] = self.src;
-                let t = String::from_utf8_lossy(self.bytes(n, src));
-                if t.len() < 120 && !t.contains('{') && !t.contains('\\') {
-                    let trim = |t: &'s str| -> &'s str {
-                        let s = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
-                        s.trim_matches(|c| c == '"' || c == '\'')
-                    };
-                    // Only a name or dotted path can matter (`getattr(x, "name")`,
-                    // `import_module("a.b")`): other strings (messages, keys with spaces) are
-                    // left out, so editing them changes no fact the link reads.
-                    let id = match t {
-                        std::borrow::Cow::Borrowed(t) if is_dotted(trim(t)) => self.intern(trim(t)),
-                        _ => return NO_EXPR,
-                    };
-                    self.push_expr(owner, PyExpr::Str(id))
-                } else {
-                    NO_EXPR
+                let Ok(t) = std::str::from_utf8(self.bytes(n, src)) else { return NO_EXPR };
+                let name = t
+                    .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                    .trim_matches(|c| c == '"' || c == '\'');
+                if !is_dotted(name) {
+                    return NO_EXPR;
                 }
+                let id = self.intern(name);
+                self.push_expr(owner, PyExpr::Str(id))
             }
             "lambda" => {
                 // Calls made in a lambda belong to its enclosing definition.
