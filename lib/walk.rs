@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::lang::Lang;
 
 /// How to walk.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WalkOptions {
     /// Include hidden files and directories.
     pub hidden: bool,
@@ -73,7 +73,7 @@ pub struct Skipped {
 }
 
 /// What the walk found.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Walked {
     /// Source files, sorted by path.
     pub files: Vec<Found>,
@@ -185,6 +185,48 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
     out.vendored = std::mem::take(&mut *vendored.lock().unwrap_or_else(|p| p.into_inner()));
     out.vendored.sort_by(|a, b| path_order(a, b));
     Ok(out)
+}
+
+/// The walk `prev` made, brought up to date for `changed` paths without walking again, when
+/// that is sure to give what a walk would: every changed path is a file `prev` found that is
+/// still a regular file within the size limit (its size and mtime are read again), or a path
+/// that is gone and never held anything walked (an editor's temporary file). Anything else (a
+/// new, deleted or replaced file, a directory) returns None: walk again.
+///
+/// `cds-build --watch` calls this with the paths its events named since `prev`, so an edit
+/// costs a few `stat` calls instead of a walk of the whole tree (Django: 3,000 directories).
+pub fn restat(
+    prev: &Walked,
+    root: &Path,
+    opts: &WalkOptions,
+    changed: &[PathBuf],
+) -> Option<Walked> {
+    let mut out = prev.clone();
+    for p in changed {
+        let rel = rel_bytes(p, root);
+        if !p.starts_with(root) || rel.is_empty() {
+            return None;
+        }
+        let md = if opts.follow { std::fs::metadata(p) } else { std::fs::symlink_metadata(p) };
+        let Ok(i) = out.files.binary_search_by(|f| path_order(&f.rel, &rel)) else {
+            // Not a file the walk found: harmless only if it is gone and was never a directory
+            // the walk went into, nor a source (a source file deleted or never indexed: walk).
+            let gone = md.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+            let was_dir = out.dirs.binary_search_by(|d| path_order(d, &rel)).is_ok();
+            if gone && !was_dir && Lang::of_path(p).is_none() {
+                continue;
+            }
+            return None;
+        };
+        let md = md.ok().filter(|m| m.is_file())?;
+        if md.len() > opts.max_filesize && !opts.locagent {
+            return None;
+        }
+        let f = &mut out.files[i];
+        f.size = md.len();
+        f.mtime_ns = mtime_ns(&md);
+    }
+    Some(out)
 }
 
 /// A walker thread's findings, moved into the shared result in batches and when it ends.

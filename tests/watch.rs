@@ -228,3 +228,50 @@ fn bad_input_never_stops_the_watch() {
     assert!(!log.contains("panicked") && !log.contains("rebuild failed"), "{log}");
     assert_eq!(d.cmd("cds-build").arg("--verify").output().status.code(), Some(0));
 }
+
+/// The watched index is what a cold build of the tree gives (the whole graph, node for node and
+/// edge for edge) after edits the watcher takes without walking the tree (in place, and an
+/// editor's save through a temporary file renamed over the source) and after ones that make it
+/// walk (a new file, a deleted one).
+#[test]
+fn the_watched_index_equals_a_cold_build_after_each_kind_of_edit() {
+    let d = Dir::demo("watch-equal");
+    let cold = d.root.with_extension("cold-index");
+    let w = Watcher::start(&d, &[]);
+    wait_for("the first build", &w, || w.log().contains("watching for changes"));
+    let graph = |index: Option<&Path>| {
+        let mut c = d.cmd("cds-fmt");
+        c.arg("--graph");
+        if let Some(ix) = index {
+            c.arg("--index").arg(ix);
+        }
+        c.ok()
+    };
+    let same_as_cold = |what: &str| {
+        d.cmd("cds-build").arg("--force").arg("--index").arg(&cold).ok();
+        assert_eq!(graph(None), graph(Some(&cold)), "after {what}");
+    };
+    let cart = d.path("shop/cart.py");
+    let text = std::fs::read_to_string(&cart).unwrap();
+    std::fs::write(&cart, format!("{text}\n\ndef edited_in_place():\n    return 1\n")).unwrap();
+    wait_for("the edit", &w, || indexed(&d.root, "shop/cart.py:edited_in_place"));
+    same_as_cold("an edit in place");
+    let tmp = d.path("shop/cart.py.tmp");
+    std::fs::write(&tmp, format!("{text}\n\ndef saved_by_rename():\n    return 2\n")).unwrap();
+    std::fs::rename(&tmp, &cart).unwrap();
+    wait_for("the save", &w, || indexed(&d.root, "shop/cart.py:saved_by_rename"));
+    assert!(!indexed(&d.root, "shop/cart.py:edited_in_place"));
+    same_as_cold("a save through a renamed temporary file");
+    d.write(
+        "shop/extra.py",
+        "from shop.cart import saved_by_rename\n\ndef extra():\n    saved_by_rename()\n",
+    );
+    wait_for("the new file", &w, || indexed(&d.root, "shop/extra.py:extra"));
+    same_as_cold("a new file");
+    std::fs::remove_file(d.path("shop/extra.py")).unwrap();
+    wait_for("the deletion", &w, || !indexed(&d.root, "shop/extra.py"));
+    same_as_cold("a deleted file");
+    let (code, log) = w.stop("-TERM");
+    assert_eq!(code, Some(0), "{log}");
+    let _ = std::fs::remove_dir_all(&cold);
+}

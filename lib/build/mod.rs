@@ -306,9 +306,33 @@ struct Item {
 /// generation's `facts.rkyv` (a quarter of a one-file rebuild of Django). An entry is used only
 /// when the file's size and mtime match both the entry and the previous generation's file table,
 /// whose content and cached archive the rebuild then reuses, exactly as without it.
+///
+/// It also keeps the last walk: told which paths changed since ([`Memory::changed`]), a rebuild
+/// re-reads only their metadata instead of walking the tree again (see [`walk::restat`]).
 #[derive(Default)]
 pub struct Memory {
     files: fxhash::FxHashMap<Vec<u8>, Remembered>,
+    walked: Option<(walk::WalkOptions, walk::Walked)>,
+    changed: Option<Vec<PathBuf>>,
+}
+
+impl Memory {
+    /// The paths changed since the last build, all of them (None: unknown, so the next build
+    /// walks the tree). Taken by the next build.
+    pub fn changed(&mut self, paths: Option<Vec<PathBuf>>) {
+        self.changed = paths;
+    }
+
+    /// The last walk brought up to date for the changed paths, when that is sure to equal a
+    /// walk (and the walk options are the ones it was made with).
+    fn rewalk(&mut self, root: &Path, opts: &walk::WalkOptions) -> Option<walk::Walked> {
+        let changed = self.changed.take()?;
+        let (prev_opts, prev) = self.walked.as_ref()?;
+        if prev_opts != opts {
+            return None;
+        }
+        walk::restat(prev, root, opts, &changed)
+    }
 }
 
 struct Remembered {
@@ -339,7 +363,14 @@ pub fn build_with(
     let mut wopts = opts.walk.clone();
     wopts.index_dir = Some(index_dir.clone());
     wopts.locagent = opts.mode == Mode::LocAgent;
-    let walked = walk::walk(&root, &wopts)?;
+    let walked = match memory.as_deref_mut().and_then(|m| m.rewalk(&root, &wopts)) {
+        Some(w) => w,
+        None => walk::walk(&root, &wopts)?,
+    };
+    if let Some(m) = memory.as_deref_mut() {
+        m.changed = None;
+        m.walked = Some((wopts.clone(), walked.clone()));
+    }
     let options = options_text(opts, &walked.projects);
     phases.mark("walk");
     if walked.files.is_empty() {
@@ -1444,6 +1475,45 @@ mod tests {
         std::fs::write(root.join("b.py"), "def b():\n    return 1\n").unwrap();
         let s = build_with(&opts, &|_| {}, Some(&mut memory)).unwrap();
         assert_eq!((s.parsed, memory.files.len()), (1, 2));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_builder_told_what_changed_checks_only_that() {
+        let root = std::env::temp_dir().join(format!("cds-restat-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        for (name, text) in [("a.py", "def a():\n    b()\n"), ("b.py", "def b():\n    pass\n")] {
+            std::fs::write(root.join(name), text).unwrap();
+        }
+        let opts = BuildOptions {
+            root: root.clone(),
+            index_dir: Some(root.join("idx")),
+            history: false,
+            ..Default::default()
+        };
+        let root = canonical_root(&root).unwrap();
+        let mut memory = Memory::default();
+        let mut build = |changed: Option<Vec<&str>>| {
+            memory.changed(changed.map(|v| v.iter().map(|p| root.join(p)).collect()));
+            let s = build_with(&opts, &|_| {}, Some(&mut memory)).unwrap();
+            (s.files, s.parsed, s.up_to_date)
+        };
+        build(None);
+        // Told only of b.py: c.py, added unannounced, is not seen (no walk).
+        std::fs::write(root.join("b.py"), "def b():\n    return 1\n").unwrap();
+        std::fs::write(root.join("c.py"), "def c():\n    pass\n").unwrap();
+        assert_eq!(build(Some(vec!["b.py"])), (2, 1, false));
+        // An editor's temporary file, gone: nothing to do.
+        assert_eq!(build(Some(vec!["b.py.swp"])), (2, 0, true));
+        // A path the last walk did not find, or a deleted file: walk.
+        assert_eq!(build(Some(vec!["c.py"])), (3, 1, false));
+        std::fs::remove_file(root.join("a.py")).unwrap();
+        assert_eq!(build(Some(vec!["a.py"])), (2, 0, false));
+        // A file replaced by a directory: walk.
+        std::fs::remove_file(root.join("b.py")).unwrap();
+        std::fs::create_dir(root.join("b.py")).unwrap();
+        assert_eq!(build(Some(vec!["b.py"])), (1, 0, false));
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

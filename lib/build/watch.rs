@@ -5,10 +5,13 @@
 //! exhausted inotify watch limit, some network file systems) or asked for with `--poll`. Events
 //! are filtered cheaply (the index directory, `.git`, files that are neither sources nor ignore
 //! files), then debounced: a rebuild starts once the tree has been quiet for [`QUIET`] (longer
-//! within a burst: [`BURST_QUIET`]), so a `git checkout` of a thousand files is one rebuild. Each rebuild is an ordinary incremental
-//! [`build::build`]: it walks the tree with the same ignore rules as any build (so a change to an
-//! ignored file ends as "up to date", and nothing is written), and writes a new generation
-//! through `CURRENT`, so readers never see half an update and never wait.
+//! within a burst: [`BURST_QUIET`]), so a `git checkout` of a thousand files is one rebuild.
+//! Each rebuild is an ordinary incremental [`build::build`], and writes a new generation through
+//! `CURRENT`, so readers never see half an update and never wait. When the burst's events named only files the last walk found, edited
+//! in place, the rebuild reads their metadata again instead of walking the tree
+//! ([`crate::walk::restat`]); anything else (a new or deleted file, a directory, an ignore or
+//! project file, lost events, polling) walks it with the same ignore rules as any build (so a
+//! change to an ignored file ends as "up to date", and nothing is written).
 //!
 //! One watcher per index: a second `--watch` finds `watch.lock` held and exits with status 2.
 //! SIGINT and SIGTERM end the watch between rebuilds (a rebuild in progress finishes first).
@@ -118,23 +121,18 @@ pub fn watch(
     report(Report::Built(&first));
 
     let filter = Filter { root: root.clone(), index_dir: index_dir.clone() };
-    // (first event, last event, events) of the burst waiting for a rebuild.
-    let mut pending: Option<(Instant, Instant, usize)> = None;
+    // The burst waiting for a rebuild.
+    let mut pending: Option<Burst> = None;
     let mut last_poll = Instant::now();
     while !stop.load(Ordering::Relaxed) {
         let tick = Duration::from_millis(if pending.is_some() { 5 } else { 100 });
         match rx.recv_timeout(tick) {
-            Ok(Ok(ev)) => {
-                if filter.relevant(&ev) {
-                    let now = Instant::now();
-                    pending = Some(pending.map_or((now, now, 1), |p| (p.0, now, p.2 + 1)));
-                }
-            }
-            Ok(Err(_)) => {
-                // The backend lost events (an overflowed queue): rebuild to be sure.
-                let now = Instant::now();
-                pending = Some(pending.map_or((now, now, 1), |p| (p.0, now, p.2 + 1)));
-            }
+            Ok(Ok(ev)) => match filter.classify(&ev) {
+                Change::Nothing => {}
+                change => Burst::add(&mut pending, change),
+            },
+            // The backend lost events (an overflowed queue): rebuild to be sure.
+            Ok(Err(_)) => Burst::add(&mut pending, Change::Rewalk),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 // No watcher (polling): nothing will ever arrive, so wait here.
@@ -146,17 +144,18 @@ pub fn watch(
             }
         }
         let now = Instant::now();
-        let due = match pending {
-            Some((first, last, n)) => {
-                let quiet = if n > BURST_EVENTS { BURST_QUIET } else { QUIET };
-                now - last >= quiet || now - first >= MAX_DELAY
+        let due = match &pending {
+            Some(b) => {
+                let quiet = if b.events > BURST_EVENTS { BURST_QUIET } else { QUIET };
+                now - b.last >= quiet || now - b.first >= MAX_DELAY
             }
             None => poll.is_some_and(|p| now - last_poll >= p),
         };
         if !due {
             continue;
         }
-        pending = None;
+        // Polling knows nothing of what changed: the rebuild walks.
+        memory.changed(pending.take().and_then(|b| b.paths));
         last_poll = now;
         if !root.is_dir() {
             return Err(Error::msg(format!(
@@ -203,6 +202,57 @@ fn start_watcher(
     Ok(watcher)
 }
 
+/// Events waiting for a rebuild.
+struct Burst {
+    first: Instant,
+    last: Instant,
+    events: usize,
+    /// Every path they named, or None when the tree must be walked again (see [`Change`]).
+    paths: Option<Vec<PathBuf>>,
+}
+
+/// Beyond this many paths in a burst, walking the tree is as cheap as checking them.
+const MAX_BURST_PATHS: usize = 256;
+
+impl Burst {
+    fn add(pending: &mut Option<Burst>, change: Change) {
+        let now = Instant::now();
+        let b = pending.get_or_insert_with(|| Burst {
+            first: now,
+            last: now,
+            events: 0,
+            paths: Some(Vec::new()),
+        });
+        b.last = now;
+        b.events += 1;
+        match change {
+            Change::Paths(ps) => {
+                if let Some(v) = &mut b.paths {
+                    v.extend(ps);
+                    v.sort_unstable();
+                    v.dedup();
+                    if v.len() > MAX_BURST_PATHS {
+                        b.paths = None;
+                    }
+                }
+            }
+            Change::Rewalk => b.paths = None,
+            Change::Nothing => {}
+        }
+    }
+}
+
+/// What an event means for the index.
+enum Change {
+    /// Nothing it holds.
+    Nothing,
+    /// Maybe these files (edited in place: their metadata is read again; anything else about
+    /// them makes the rebuild walk, see `walk::restat`).
+    Paths(Vec<PathBuf>),
+    /// Anything: a directory, an ignore or project file, lost events. The rebuild walks.
+    Rewalk,
+}
+
 /// Which events may change the index.
 struct Filter {
     root: PathBuf,
@@ -210,25 +260,33 @@ struct Filter {
 }
 
 impl Filter {
-    fn relevant(&self, ev: &notify::Event) -> bool {
+    fn classify(&self, ev: &notify::Event) -> Change {
         use notify::EventKind;
         if matches!(ev.kind, EventKind::Access(_)) {
-            return false;
+            return Change::Nothing;
         }
         if ev.need_rescan() {
-            return true;
+            return Change::Rewalk;
         }
-        ev.paths.iter().any(|p| self.path_matters(p))
+        let mut paths = Vec::new();
+        for p in &ev.paths {
+            match self.path_change(p) {
+                Change::Nothing => {}
+                Change::Paths(ps) => paths.extend(ps),
+                Change::Rewalk => return Change::Rewalk,
+            }
+        }
+        if paths.is_empty() { Change::Nothing } else { Change::Paths(paths) }
     }
 
-    fn path_matters(&self, p: &Path) -> bool {
+    fn path_change(&self, p: &Path) -> Change {
         if p.starts_with(&self.index_dir) {
             // The builds' own writes, unless the index was deleted (or half deleted) under us.
-            return !self.index_is_whole();
+            return if self.index_is_whole() { Change::Nothing } else { Change::Rewalk };
         }
         let rel = p.strip_prefix(&self.root).unwrap_or(p);
         if rel.components().any(|c| c.as_os_str() == ".git") {
-            return false;
+            return Change::Nothing;
         }
         let name = p.file_name().map(|n| n.as_encoded_bytes()).unwrap_or(b"");
         // Ignore files, and the project files resolution reads (module paths, workspaces).
@@ -243,14 +301,19 @@ impl Filter {
                 | b"tsconfig.json"
                 | b"jsconfig.json"
         ) {
-            return true;
+            return Change::Rewalk;
         }
         if crate::lang::Lang::of_path(p).is_some() {
-            return true;
+            return Change::Paths(vec![p.to_path_buf()]);
         }
         // A directory created, moved or deleted may hold sources; anything else that still
-        // exists (a log, an editor's swap file) cannot change the index.
-        fs::symlink_metadata(p).map_or(true, |m| m.is_dir() || m.file_type().is_symlink())
+        // exists (a log, an editor's swap file) cannot change the index, and one that is gone
+        // is checked against the last walk's directories.
+        match fs::symlink_metadata(p) {
+            Ok(m) if m.is_dir() || m.file_type().is_symlink() => Change::Rewalk,
+            Ok(_) => Change::Nothing,
+            Err(_) => Change::Paths(vec![p.to_path_buf()]),
+        }
     }
 }
 
