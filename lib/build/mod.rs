@@ -592,6 +592,8 @@ pub fn build_with(
     let names_out: Mutex<Option<Result<(u64, index::write::NameTable)>>> = Mutex::new(None);
     let streamed_out: Mutex<Option<Result<u64>>> = Mutex::new(None);
     let graph_nodes_out: Mutex<Option<index::write::GraphNodes>> = Mutex::new(None);
+    let (counted_tx, counted_rx) = std::sync::mpsc::channel();
+    let (counted_tx, counted_rx) = (Mutex::new(Some(counted_tx)), Mutex::new(counted_rx));
     let next_job = AtomicUsize::new(0);
     fn put<T>(slot: &Mutex<Option<T>>, r: T) {
         if let Ok(mut s) = slot.lock() {
@@ -601,11 +603,12 @@ pub fn build_with(
     let jobs = || loop {
         match next_job.fetch_add(1, Ordering::Relaxed) {
             0 => {
+                // Dropped on the way out, so that job 2 never waits for nothing.
+                let counted_tx = counted_tx.lock().ok().and_then(|mut t| t.take());
                 let Some((nodes, defs)) = &native else { continue };
-                // Deferred: the terms are counted first, and this job completes the streamed
-                // files (the facts cache is written as they are counted).
-                let mut whole = None;
-                if deferred {
+                // Deferred: the terms are counted first (the facts cache is written as they
+                // are), then job 2 completes the streamed files beside the postings.
+                let postings = if deferred {
                     let Some(mut st) = streamed.lock().ok().and_then(|mut s| s.take()) else {
                         continue;
                     };
@@ -618,16 +621,16 @@ pub fn build_with(
                     if let Ok(mut k) = kept_terms.lock() {
                         *k = st.kept_terms.take();
                     }
-                    whole = Some(st);
-                }
-                let postings = match &mut whole {
-                    Some(st) => std::mem::take(&mut st.postings),
-                    None => {
-                        let Some(p) = postings.lock().ok().and_then(|mut p| p.take()) else {
-                            continue;
-                        };
-                        p
+                    let p = std::mem::take(&mut st.postings);
+                    if let Some(tx) = counted_tx {
+                        let _ = tx.send(st);
                     }
+                    p
+                } else {
+                    let Some(p) = postings.lock().ok().and_then(|mut p| p.take()) else {
+                        continue;
+                    };
+                    p
                 };
                 let t = Instant::now();
                 let prev_terms = previous.as_ref().and_then(|p| p.terms.as_ref());
@@ -652,27 +655,27 @@ pub fn build_with(
                 });
                 job_time(timing, "postings", t);
                 put(&posting_out, r);
-                if let Some(st) = whole {
-                    let t = Instant::now();
-                    let r = st.write();
-                    job_time(timing, "content and facts", t);
-                    put(&streamed_out, r);
-                }
             }
             1 => {
                 let Some((nodes, _)) = &native else { continue };
                 let t = Instant::now();
-                let r = index::write::write_names(dir, &nodes.nodes);
+                // Nodes with the previous ids and kinds have the previous names.
+                let r = match reused.and_then(|p| p.kept_names(dir)) {
+                    Some(r) => r,
+                    None => index::write::write_names(dir, &nodes.nodes),
+                };
                 job_time(timing, "names", t);
                 put(&names_out, r);
             }
             2 => {
-                if deferred {
-                    continue; // job 0's
-                }
-                let Some(streamed) = streamed.lock().ok().and_then(|mut s| s.take()) else {
-                    continue;
+                // Deferred, the streamed files come from job 0 once their terms are counted
+                // (nothing comes when it failed).
+                let st = if deferred {
+                    counted_rx.lock().ok().and_then(|rx| rx.recv().ok())
+                } else {
+                    streamed.lock().ok().and_then(|mut s| s.take())
                 };
+                let Some(streamed) = st else { continue };
                 let t = Instant::now();
                 let r = streamed.write();
                 job_time(timing, "content and facts", t);
@@ -1026,6 +1029,8 @@ fn is_binary(content: &[u8]) -> bool {
 
 /// The previous generation, as far as the builder reuses it.
 struct Previous {
+    /// Its generation's directory.
+    gen_dir: PathBuf,
     /// `graph.rkyv`, validated and checksum verified: the nodes and edges a rebuild may keep.
     graph: Option<Mapped>,
     facts: Mapped,
@@ -1150,6 +1155,7 @@ impl Previous {
         let native = g.meta.mode == Mode::Native.code();
         let postings = postings.filter(|_| native && terms.is_some() && !blocks.is_empty());
         Some(Previous {
+            gen_dir,
             graph,
             facts,
             archives,
@@ -1205,6 +1211,29 @@ impl Previous {
                     && g.file.get(n).map(|x| x.to_native()) == Some(node.file)
                     && id(n) == Some(&node.id[..])
             })
+    }
+
+    /// The previous `names.fst`, linked into the generation at `dir` (copied where the file
+    /// system has no hard links), and its names table: what [`index::write::write_names`] would
+    /// make of nodes with the same ids and kinds. None when the file or graph is unsound.
+    fn kept_names(&self, dir: &Path) -> Option<Result<(u64, index::write::NameTable)>> {
+        let from = self.gen_dir.join(format::NAMES_FILE);
+        let g = self.archived_graph()?;
+        let index_dir = self.gen_dir.parent()?;
+        let m =
+            Mapped::open(&from, format::MAGIC_NAMES, index_dir).ok().filter(Mapped::check_crc)?;
+        let to = dir.join(format::NAMES_FILE);
+        let bytes = match std::fs::hard_link(&from, &to) {
+            Ok(()) => std::fs::metadata(&to)
+                .map(|md| md.len())
+                .map_err(|e| Error::io("cannot read", &to, e)),
+            Err(_) => index::write::write_payload(&to, format::MAGIC_NAMES, m.payload()),
+        };
+        let table = index::write::NameTable {
+            multi_off: g.multi_off.iter().map(|x| x.to_native()).collect(),
+            multi_ids: g.multi_ids.iter().map(|x| x.to_native()).collect(),
+        };
+        Some(bytes.map(|b| (b, table)))
     }
 
     fn archived_graph(&self) -> Option<&crate::index::read::ArchivedGraph> {
