@@ -279,7 +279,10 @@ pub fn write_built_postings(
         None => finished,
     };
     let path = dir.join(TERMS_FILE);
-    let mut total = match previous.filter(|p| same_keys(p, finished.terms())) {
+    // Carried postings read their terms from `previous`: the carrying knows whether the set
+    // changed; otherwise compare.
+    let same = |p: &&[u8]| finished.carried_terms || same_keys(p, finished.terms());
+    let mut total = match previous.filter(same) {
         Some(payload) => write_payload(&path, MAGIC_TERMS, payload)?,
         None => {
             write_fst(&path, MAGIC_TERMS, finished.terms().enumerate().map(|(i, t)| (t, i as u64)))?

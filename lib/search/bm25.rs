@@ -487,6 +487,7 @@ impl PostingsBuilder {
             avgdl,
             post_off,
             lists,
+            carried_terms: false,
         }
     }
 }
@@ -539,6 +540,9 @@ pub struct Finished {
     pub post_off: Vec<u32>,
     /// Per arrival number, the term's postings, documents ascending.
     lists: Vec<PostingList>,
+    /// Made by [`Finished::carrying`] with exactly the carried terms (so the previous terms
+    /// file holds them).
+    pub carried_terms: bool,
 }
 
 impl Finished {
@@ -559,6 +563,7 @@ impl Finished {
         let (mut old, mut pairs) = (Vec::new(), Vec::new());
         let (n_old, n_new) = (carried.ends.len(), self.order.len());
         let (mut i, mut j) = (0, 0);
+        let mut same_terms = true;
         while i < n_old || j < n_new {
             let old_term = (i < n_old).then(|| &carried.text[Vocab::span(&carried.ends, i as u32)]);
             let new_term = (j < n_new).then(|| self.terms.term(self.order[j]));
@@ -580,21 +585,32 @@ impl Finished {
                 j += 1;
             }
             if old.is_empty() && pairs.is_empty() {
+                same_terms &= !take_old; // a term gone
                 continue;
             }
-            // A document is either carried or counted again, never both.
-            pairs.extend_from_slice(&old);
-            pairs.sort_unstable_by_key(|p| p.0);
+            same_terms &= take_old; // else a new term
+            // A document is either carried or counted again, never both. Each side is in
+            // document order already (carried documents keep their order).
+            let merged = if pairs.is_empty() {
+                &old
+            } else {
+                if !old.is_empty() {
+                    pairs.extend_from_slice(&old);
+                    pairs.sort_unstable_by_key(|p| p.0);
+                }
+                &pairs
+            };
             terms.text.extend_from_slice(term);
             terms.ends.push(terms.text.len());
             post_off.push(total as u32);
-            total += pairs.len();
+            total += merged.len();
             let mut list = PostingList::default();
-            list.refill(&pairs);
+            list.refill(merged);
             lists.push(list);
         }
         post_off.push(total as u32);
         Finished {
+            carried_terms: same_terms,
             order: (0..lists.len() as u32).collect(),
             terms,
             n_docs: doc_len.iter().filter(|&&l| l > 0).count() as u32,
@@ -710,6 +726,40 @@ mod tests {
         assert_eq!(done.postings().collect::<Vec<_>>(), [(2, 5), (0, 70_000), (1, 2), (3, 1)]);
         let file = done.to_file();
         assert_eq!(file.post_tf, [5, u16::MAX, 2, 1]);
+    }
+
+    /// Postings of documents 1 and 3 counted again, beside those carried for 0 and 2.
+    fn carry(carried: &[(&str, &[(u32, u32)])], counted: &[(&str, u32, u32)]) -> Finished {
+        let mut pb = PostingsBuilder::new(4);
+        for &(t, doc, tf) in counted {
+            let id = pb.intern(t.as_bytes());
+            pb.lists[id as usize].push(doc, tf);
+        }
+        let (mut text, mut ends) = (Vec::new(), Vec::new());
+        for (t, _) in carried {
+            text.extend_from_slice(t.as_bytes());
+            ends.push(text.len());
+        }
+        let lists: Vec<Vec<(u32, u32)>> = carried.iter().map(|(_, l)| l.to_vec()).collect();
+        let list: CarriedList = Box::new(move |i, out| out.extend_from_slice(&lists[i]));
+        let c = Carried { text, ends, list, doc_len: vec![(0, 5), (2, 5)] };
+        pb.finish(&[0; 4]).carrying(c, &[0; 4])
+    }
+
+    #[test]
+    fn carried_postings_merge_in_document_order_and_know_their_terms() {
+        let both: &[(u32, u32)] = &[(0, 1), (2, 4)];
+        let done =
+            carry(&[("alpha", both), ("beta", &[(2, 1)])], &[("alpha", 1, 3), ("beta", 3, 2)]);
+        assert_eq!(done.postings().collect::<Vec<_>>(), [(0, 1), (1, 3), (2, 4), (2, 1), (3, 2)]);
+        assert!(done.carried_terms, "the same terms");
+        // A term only the counted documents have, a term no document has any more.
+        let done = carry(&[("alpha", both)], &[("gamma", 1, 1)]);
+        assert_eq!(done.terms().collect::<Vec<_>>(), [&b"alpha"[..], b"gamma"]);
+        assert!(!done.carried_terms, "a new term");
+        let done = carry(&[("alpha", both), ("beta", &[])], &[]);
+        assert_eq!(done.terms().collect::<Vec<_>>(), [&b"alpha"[..]]);
+        assert!(!done.carried_terms, "a term gone");
     }
 
     fn seg_words(ft: &FileTerms, s: usize) -> Vec<(String, u32)> {
