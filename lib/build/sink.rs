@@ -66,7 +66,7 @@ impl Chunk<'_> {
     /// (files are written in the order both generations list them).
     fn done(&self) {
         if let Chunk::Previous(b, from) = self {
-            from.release_through(b);
+            from.release_in_order(b);
         }
     }
 }
