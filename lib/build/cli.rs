@@ -214,9 +214,10 @@ makes the next build read it again, even when no file changed.",
             "Build, then keep watching the repository and rebuild whenever a source file, a \
 directory or an ignore file changes, until interrupted (SIGINT or SIGTERM). Changes are \
 debounced: a rebuild starts once the tree has been quiet for 20 ms (150 ms within a burst of \
-changes), so a git checkout of a thousand files is one rebuild. Each rebuild is incremental, honours the same ignore rules and \
-options as the first build, and is swapped in atomically, so the other tools always read a \
-whole index and never wait. One line per rebuild goes to stderr (the generation, files \
+changes), so a git checkout of a thousand files is one rebuild. Each rebuild is incremental, \
+honours the same ignore rules and options as the first build, and is swapped in atomically, so \
+the other tools always read a whole index and never wait. When the changes were only edits of \
+files already indexed, a rebuild checks just those files instead of walking the tree. One line per rebuild goes to stderr (the generation, files \
 changed and parsed, milliseconds) unless -q is given; a failed rebuild (a full disk, say) is \
 reported and the previous index stays in use. The index directory may be deleted meanwhile: \
 it is written anew. Only one watcher may run per index: a second one says so and exits with \
