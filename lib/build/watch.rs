@@ -7,11 +7,12 @@
 //! files), then debounced: a rebuild starts once the tree has been quiet for [`QUIET`] (longer
 //! within a burst: [`BURST_QUIET`]), so a `git checkout` of a thousand files is one rebuild.
 //! Each rebuild is an ordinary incremental [`build::build`], and writes a new generation through
-//! `CURRENT`, so readers never see half an update and never wait. When the burst's events named only files the last walk found, edited
-//! in place, the rebuild reads their metadata again instead of walking the tree
-//! ([`crate::walk::restat`]); anything else (a new or deleted file, a directory, an ignore or
-//! project file, lost events, polling) walks it with the same ignore rules as any build (so a
-//! change to an ignored file ends as "up to date", and nothing is written).
+//! `CURRENT`, so readers never see half an update and never wait. When the burst's events named
+//! only files the last walk found, edited in place, the rebuild reads their metadata again
+//! instead of walking the tree ([`crate::walk::restat`]); anything else (a new or deleted file,
+//! a directory, an ignore or project file, lost events, polling) walks it with the same ignore
+//! rules as any build (so a change to an ignored file ends as "up to date", and nothing is
+//! written).
 //!
 //! One watcher per index: a second `--watch` finds `watch.lock` held and exits with status 2.
 //! SIGINT and SIGTERM end the watch between rebuilds (a rebuild in progress finishes first).
