@@ -1348,9 +1348,39 @@ impl Previous {
         if ends.len() + 1 != p.post_off.len() {
             return Err(mismatch());
         }
-        // The old postings are read front to back: their pages are let go of as they are.
+        // When every carried document keeps its number (a rebuild that kept its links), a
+        // term none of whose documents changed takes its postings whole, without decoding
+        // them; up to a size whose pages may stay mapped until they are written.
+        let unmoved = map.iter().enumerate().all(|(k, &n)| n == graph::NONE || n == k as u32);
+        let unmoved =
+            (unmoved && postings.payload().len() as u64 <= sink::DEFER_BYTES).then(|| {
+                // Runs of documents with postings that are not carried; documents without any
+                // (directories) join the run they are in, so the runs are few.
+                let mut dropped: Vec<std::ops::Range<u32>> = Vec::new();
+                let mut open = false;
+                for (k, len) in p.doc_len.iter().enumerate().take(map.len()) {
+                    let k = k as u32;
+                    let gone = map[k as usize] == graph::NONE;
+                    match dropped.last_mut() {
+                        Some(r) if open && (gone || len.to_native() == 0) => r.end = k + 1,
+                        _ if gone && len.to_native() > 0 => {
+                            dropped.push(k..k + 1);
+                            open = true;
+                        }
+                        _ => open = false,
+                    }
+                }
+                bm25::Unmoved {
+                    docs: p.post_doc.as_slice(),
+                    tfs: p.post_tf.as_slice(),
+                    off: p.post_off.as_slice(),
+                    dropped,
+                }
+            });
+        // The old postings are read front to back: their pages are let go of as they are
+        // (unless terms taken whole read them again when written).
         let (docs, tfs) = (p.post_doc.as_slice(), p.post_tf.as_slice());
-        let mut released = 0;
+        let mut released = if unmoved.is_some() { usize::MAX } else { 0 };
         let list = move |t: usize, out: &mut Vec<(u32, u32)>| {
             let at = |i: usize| p.post_off.get(i).map_or(0, |x| x.to_native() as usize);
             let end = at(t + 1).min(docs.len()).min(tfs.len());
@@ -1360,13 +1390,13 @@ impl Previous {
                     out.push((n, u32::from(tfs[k].to_native())));
                 }
             }
-            if end >= released + (1 << 20) {
+            if end >= released.saturating_add(1 << 20) {
                 postings.release_through(as_bytes(&docs[released..end]));
                 postings.release_through(as_bytes(&tfs[released..end]));
                 released = end;
             }
         };
-        Ok(Some(bm25::Carried { text, ends, list: Box::new(list), doc_len }))
+        Ok(Some(bm25::Carried { text, ends, list: Box::new(list), doc_len, unmoved }))
     }
 
     /// File `i`'s content, to copy into the next generation.

@@ -295,7 +295,7 @@ pub fn write_built_postings(
 /// `postings.rkyv` archived from packed postings: the same bytes as a [`PostingsFile`], but
 /// its two big arrays (6 bytes a posting: 380 MB for the Linux kernel) are made as they are
 /// written, a chunk at a time, never held whole.
-struct StreamedPostings<'a>(&'a Finished);
+struct StreamedPostings<'a>(&'a Finished<'a>);
 
 impl StreamedPostings<'_> {
     /// The two big columns: every posting's document, and its term frequency.
@@ -358,7 +358,7 @@ where
 
 /// One array of the postings file: `pick` of every posting, in order.
 struct Column<'a, T> {
-    finished: &'a Finished,
+    finished: &'a Finished<'a>,
     pick: fn((u32, u32)) -> T,
 }
 
@@ -384,10 +384,12 @@ impl<T: rkyv::Archive> Column<'_, T> {
         let start = serializer.align_for::<T::Archived>()?;
         let mut chunk: Vec<T> = Vec::with_capacity(CHUNK);
         let mut written = 0usize;
-        let mut postings = self.finished.postings().peekable();
-        while postings.peek().is_some() {
-            chunk.clear();
-            chunk.extend(postings.by_ref().take(CHUNK).map(self.pick));
+        let n = self.finished.n_terms();
+        for i in 0..n {
+            self.finished.extend_term(i, self.pick, &mut chunk);
+            if (chunk.len() < CHUNK && i + 1 < n) || chunk.is_empty() {
+                continue;
+            }
             // Each chunk follows the one before: the elements' size is a multiple of their
             // alignment, so no padding comes between them.
             let at = chunk.as_slice().serialize_unsized(serializer)?;
@@ -395,6 +397,7 @@ impl<T: rkyv::Archive> Column<'_, T> {
                 rkyv::rancor::fail!(GapInColumn);
             }
             written += chunk.len();
+            chunk.clear();
         }
         Ok(rkyv::vec::VecResolver::from_pos(start))
     }

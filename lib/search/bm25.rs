@@ -458,7 +458,7 @@ impl PostingsBuilder {
     /// the postings) and their postings, still packed: the postings file's arrays are made as
     /// it is written ([`Finished::postings`]), never held whole. `kinds` gives each node's kind
     /// code.
-    pub fn finish(self, kinds: &[u8]) -> Finished {
+    pub fn finish(self, kinds: &[u8]) -> Finished<'static> {
         let mut vocab = self.vocab;
         vocab.table = hashbrown::HashTable::new();
         let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
@@ -487,9 +487,27 @@ impl PostingsBuilder {
             avgdl,
             post_off,
             lists,
-            carried_terms: false,
+            ..Default::default()
         }
     }
+}
+
+/// `a` and `b`, each in document order and without a document in common, as one list in
+/// document order (in `out`).
+fn merge_by_doc(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    out.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].0 <= b[j].0 {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
 }
 
 /// Average document length per node kind: files and functions differ by orders of magnitude.
@@ -521,11 +539,40 @@ pub struct Carried<'a> {
     pub list: CarriedList<'a>,
     /// (new node, length) of every carried document.
     pub doc_len: Vec<(u32, u32)>,
+    /// The previous columns, when every carried document keeps its number: a term none of
+    /// whose documents changed then takes its postings from them as they are.
+    pub unmoved: Option<Unmoved<'a>>,
 }
 
-/// Finished postings: what `postings.rkyv` holds, with the postings still packed.
+/// The previous generation's postings columns, numbered as the new nodes except for the
+/// documents `dropped` (see [`Carried::unmoved`]).
+pub struct Unmoved<'a> {
+    pub docs: &'a [rkyv::rend::u32_le],
+    pub tfs: &'a [rkyv::rend::u16_le],
+    /// Term i's postings are `off[i]..off[i + 1]` of the columns.
+    pub off: &'a [rkyv::rend::u32_le],
+    /// The documents not carried (those of changed or removed files), as sorted ranges.
+    pub dropped: Vec<std::ops::Range<u32>>,
+}
+
+impl Unmoved<'_> {
+    /// Where term i's postings lie in the columns, when none of them is dropped.
+    fn whole(&self, i: usize) -> Option<(u32, u32)> {
+        let (a, b) = (self.off.get(i)?.to_native(), self.off.get(i + 1)?.to_native());
+        let docs = self.docs.get(a as usize..b as usize)?;
+        self.tfs.get(a as usize..b as usize)?;
+        let hit = |r: &std::ops::Range<u32>| {
+            let p = docs.partition_point(|d| d.to_native() < r.start);
+            docs.get(p).is_some_and(|d| d.to_native() < r.end)
+        };
+        (!docs.is_empty() && !self.dropped.iter().any(hit)).then_some((a, b - a))
+    }
+}
+
+/// Finished postings: what `postings.rkyv` holds, with the postings still packed (or, for
+/// terms carried whole, still in the previous generation's columns).
 #[derive(Debug, Default)]
-pub struct Finished {
+pub struct Finished<'a> {
     /// The terms, numbered in order of arrival.
     terms: Vocab,
     /// The terms' arrival numbers in sorted order: term number i is `order[i]` here.
@@ -540,16 +587,21 @@ pub struct Finished {
     pub post_off: Vec<u32>,
     /// Per arrival number, the term's postings, documents ascending.
     lists: Vec<PostingList>,
+    /// Per arrival number (empty: none), the range of `unmoved` holding the term's postings
+    /// when they are carried whole (its list is then empty).
+    whole: Vec<Option<(u32, u32)>>,
+    /// The previous generation's (documents, term frequencies) columns `whole` points into.
+    unmoved: (&'a [rkyv::rend::u32_le], &'a [rkyv::rend::u16_le]),
     /// Made by [`Finished::carrying`] with exactly the carried terms (so the previous terms
     /// file holds them).
     pub carried_terms: bool,
 }
 
-impl Finished {
+impl<'a> Finished<'a> {
     /// These postings (of the changed files) and the `carried` ones of the unchanged files, as
     /// one: the same as if every file had been counted (terms left without postings dropped).
     /// `kinds` gives each node's kind code.
-    pub fn carrying(self, mut carried: Carried, kinds: &[u8]) -> Finished {
+    pub fn carrying(self, mut carried: Carried<'a>, kinds: &[u8]) -> Finished<'a> {
         let mut doc_len = self.doc_len;
         for &(n, len) in &carried.doc_len {
             if let Some(slot) = doc_len.get_mut(n as usize) {
@@ -558,9 +610,10 @@ impl Finished {
         }
         let mut terms = Vocab::default();
         let mut lists: Vec<PostingList> = Vec::new();
+        let mut whole = Vec::new();
         let mut post_off = Vec::new();
         let mut total = 0usize;
-        let (mut old, mut pairs) = (Vec::new(), Vec::new());
+        let (mut old, mut pairs, mut both) = (Vec::new(), Vec::new(), Vec::new());
         let (n_old, n_new) = (carried.ends.len(), self.order.len());
         let (mut i, mut j) = (0, 0);
         let mut same_terms = true;
@@ -574,6 +627,21 @@ impl Finished {
                 (_, Some(b)) => (b, false, true),
                 (None, None) => break,
             };
+            // A carried term none of whose documents changed keeps its postings as they are.
+            if take_old && !take_new {
+                let kept = carried.unmoved.as_ref().and_then(|u| u.whole(i));
+                if let Some((at, n)) = kept {
+                    i += 1;
+                    terms.text.extend_from_slice(term);
+                    terms.ends.push(terms.text.len());
+                    post_off.push(total as u32);
+                    total += n as usize;
+                    lists.push(PostingList::default());
+                    whole.resize(lists.len() - 1, None);
+                    whole.push(Some((at, n)));
+                    continue;
+                }
+            }
             old.clear();
             if take_old {
                 (carried.list)(i, &mut old);
@@ -593,12 +661,11 @@ impl Finished {
             // document order already (carried documents keep their order).
             let merged = if pairs.is_empty() {
                 &old
-            } else {
-                if !old.is_empty() {
-                    pairs.extend_from_slice(&old);
-                    pairs.sort_unstable_by_key(|p| p.0);
-                }
+            } else if old.is_empty() {
                 &pairs
+            } else {
+                merge_by_doc(&old, &pairs, &mut both);
+                &both
             };
             terms.text.extend_from_slice(term);
             terms.ends.push(terms.text.len());
@@ -609,8 +676,14 @@ impl Finished {
             lists.push(list);
         }
         post_off.push(total as u32);
+        if !whole.is_empty() {
+            whole.resize(lists.len(), None);
+        }
+        let unmoved = carried.unmoved.as_ref().map_or((&[][..], &[][..]), |u| (u.docs, u.tfs));
         Finished {
             carried_terms: same_terms,
+            whole,
+            unmoved,
             order: (0..lists.len() as u32).collect(),
             terms,
             n_docs: doc_len.iter().filter(|&&l| l > 0).count() as u32,
@@ -638,7 +711,38 @@ impl Finished {
 
     /// Every (document, tf) pair, term by term in term order, documents ascending within a term.
     pub fn postings(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.order.iter().flat_map(|&t| self.lists[t as usize].iter())
+        self.order.iter().flat_map(|&t| self.list(t))
+    }
+
+    /// Appends `pick` of each posting of the `i`th term (in term order) to `out`: the postings
+    /// file's columns are written so, a term at a time.
+    pub fn extend_term<T>(&self, i: usize, pick: fn((u32, u32)) -> T, out: &mut Vec<T>) {
+        let t = self.order[i] as usize;
+        match self.whole.get(t).copied().flatten() {
+            Some((at, n)) => {
+                let r = at as usize..(at + n) as usize;
+                let (docs, tfs) = (&self.unmoved.0[r.clone()], &self.unmoved.1[r]);
+                out.extend(
+                    docs.iter().zip(tfs).map(|(d, f)| pick((d.to_native(), f.to_native().into()))),
+                );
+            }
+            None => out.extend(self.lists[t].iter().map(pick)),
+        }
+    }
+
+    /// How many terms there are.
+    pub fn n_terms(&self) -> usize {
+        self.order.len()
+    }
+
+    /// The postings of term number `t` (by arrival).
+    fn list(&self, t: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let kept = self.whole.get(t as usize).copied().flatten().map(|(at, n)| {
+            let r = at as usize..(at + n) as usize;
+            let (docs, tfs) = (&self.unmoved.0[r.clone()], &self.unmoved.1[r]);
+            docs.iter().zip(tfs).map(|(d, f)| (d.to_native(), u32::from(f.to_native())))
+        });
+        self.lists[t as usize].iter().chain(kept.into_iter().flatten())
     }
 
     /// The postings file with its arrays made (a build writes them streamed).
@@ -729,7 +833,7 @@ mod tests {
     }
 
     /// Postings of documents 1 and 3 counted again, beside those carried for 0 and 2.
-    fn carry(carried: &[(&str, &[(u32, u32)])], counted: &[(&str, u32, u32)]) -> Finished {
+    fn carry(carried: &[(&str, &[(u32, u32)])], counted: &[(&str, u32, u32)]) -> Finished<'static> {
         let mut pb = PostingsBuilder::new(4);
         for &(t, doc, tf) in counted {
             let id = pb.intern(t.as_bytes());
@@ -742,7 +846,7 @@ mod tests {
         }
         let lists: Vec<Vec<(u32, u32)>> = carried.iter().map(|(_, l)| l.to_vec()).collect();
         let list: CarriedList = Box::new(move |i, out| out.extend_from_slice(&lists[i]));
-        let c = Carried { text, ends, list, doc_len: vec![(0, 5), (2, 5)] };
+        let c = Carried { text, ends, list, doc_len: vec![(0, 5), (2, 5)], unmoved: None };
         pb.finish(&[0; 4]).carrying(c, &[0; 4])
     }
 
@@ -760,6 +864,63 @@ mod tests {
         let done = carry(&[("alpha", both), ("beta", &[])], &[]);
         assert_eq!(done.terms().collect::<Vec<_>>(), [&b"alpha"[..]]);
         assert!(!done.carried_terms, "a term gone");
+    }
+
+    #[test]
+    fn terms_carried_whole_equal_terms_carried_one_by_one() {
+        use rkyv::rend::{u16_le, u32_le};
+        // Documents 0..4; document 1 changed (dropped), 0, 2 and 3 kept their numbers.
+        let carried: [(&str, &[(u32, u32)]); 4] = [
+            ("alpha", &[(0, 1), (1, 9), (2, 4)]),
+            ("beta", &[(2, 1), (3, 1)]),
+            ("delta", &[(1, 2)]),
+            ("gamma", &[(0, 3)]),
+        ];
+        let docs: Vec<u32_le> =
+            carried.iter().flat_map(|(_, l)| l.iter().map(|p| u32_le::from_native(p.0))).collect();
+        let tfs: Vec<u16_le> = carried
+            .iter()
+            .flat_map(|(_, l)| l.iter().map(|p| u16_le::from_native(p.1 as u16)))
+            .collect();
+        let mut off = vec![u32_le::from_native(0)];
+        for (_, l) in &carried {
+            off.push(u32_le::from_native(off.last().unwrap().to_native() + l.len() as u32));
+        }
+        let counted = [("alpha", 1, 3), ("epsilon", 1, 1)];
+        let run = |unmoved: bool| {
+            let mut pb = PostingsBuilder::new(4);
+            for &(t, doc, tf) in &counted {
+                let id = pb.intern(t.as_bytes());
+                pb.lists[id as usize].push(doc, tf);
+            }
+            let (mut text, mut ends) = (Vec::new(), Vec::new());
+            for (t, _) in &carried {
+                text.extend_from_slice(t.as_bytes());
+                ends.push(text.len());
+            }
+            let lists: Vec<Vec<(u32, u32)>> = carried
+                .iter()
+                .map(|(_, l)| l.iter().filter(|p| p.0 != 1).copied().collect())
+                .collect();
+            let list: CarriedList = Box::new(move |i, out| out.extend_from_slice(&lists[i]));
+            let unmoved =
+                unmoved.then(|| Unmoved { docs: &docs, tfs: &tfs, off: &off, dropped: vec![1..2] });
+            let c = Carried { text, ends, list, doc_len: vec![(0, 5), (2, 5), (3, 5)], unmoved };
+            let done = pb.finish(&[0; 4]).carrying(c, &[0; 4]);
+            let terms: Vec<Vec<u8>> = done.terms().map(<[u8]>::to_vec).collect();
+            let mut picked = Vec::new();
+            for i in 0..done.n_terms() {
+                done.extend_term(i, |p| p, &mut picked);
+            }
+            assert_eq!(picked, done.postings().collect::<Vec<_>>());
+            (terms, done.post_off.clone(), picked, done.whole.iter().flatten().count())
+        };
+        let (whole, one_by_one) = (run(true), run(false));
+        assert_eq!(whole.3, 2, "beta and gamma taken whole");
+        assert_eq!(one_by_one.3, 0);
+        assert_eq!(whole.0, one_by_one.0);
+        assert_eq!((whole.1, whole.2), (one_by_one.1, one_by_one.2));
+        assert_eq!(whole.0, [&b"alpha"[..], b"beta", b"epsilon", b"gamma"].map(<[u8]>::to_vec));
     }
 
     fn seg_words(ft: &FileTerms, s: usize) -> Vec<(String, u32)> {
