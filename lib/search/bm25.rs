@@ -903,8 +903,12 @@ mod tests {
                 .map(|(_, l)| l.iter().filter(|p| p.0 != 1).copied().collect())
                 .collect();
             let list: CarriedList = Box::new(move |i, out| out.extend_from_slice(&lists[i]));
-            let unmoved =
-                unmoved.then(|| Unmoved { docs: &docs, tfs: &tfs, off: &off, dropped: vec![1..2] });
+            let unmoved = unmoved.then(|| Unmoved {
+                docs: &docs,
+                tfs: &tfs,
+                off: &off,
+                dropped: std::iter::once(1..2).collect(),
+            });
             let c = Carried { text, ends, list, doc_len: vec![(0, 5), (2, 5), (3, 5)], unmoved };
             let done = pb.finish(&[0; 4]).carrying(c, &[0; 4]);
             let terms: Vec<Vec<u8>> = done.terms().map(<[u8]>::to_vec).collect();
