@@ -576,7 +576,9 @@ pub fn build_with(
     // Pipelined: the BM25 postings and the names need only the nodes, so they are written (and
     // the streamed files completed) while the main thread links the graph.
     let dir = generation.path();
+    let t_nodes = Instant::now();
     let native = (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources));
+    job_time(phases.on, "nodes", t_nodes);
     let reused = match (&native, &previous) {
         (Some((nodes, _)), Some(p)) if same_setup => p.links_unchanged(&kept, nodes).then_some(p),
         _ => None,

@@ -556,17 +556,37 @@ pub struct Unmoved<'a> {
 }
 
 impl Unmoved<'_> {
-    /// Where term i's postings lie in the columns, when none of them is dropped.
-    fn whole(&self, i: usize) -> Option<(u32, u32)> {
+    /// Term i's postings as they are in the columns, around `counted` (the postings of the
+    /// changed documents, in document order): when none of its documents is dropped and
+    /// nothing is counted, or the counted documents replace exactly those of the one dropped
+    /// run. None otherwise (the term is carried one posting at a time).
+    fn splice(&self, i: usize, counted: &[(u32, u32)]) -> Option<Spliced> {
         let (a, b) = (self.off.get(i)?.to_native(), self.off.get(i + 1)?.to_native());
         let docs = self.docs.get(a as usize..b as usize)?;
         self.tfs.get(a as usize..b as usize)?;
+        let at = |d: u32| docs.partition_point(|x| x.to_native() < d) as u32;
         let hit = |r: &std::ops::Range<u32>| {
-            let p = docs.partition_point(|d| d.to_native() < r.start);
-            docs.get(p).is_some_and(|d| d.to_native() < r.end)
+            docs.get(at(r.start) as usize).is_some_and(|d| d.to_native() < r.end)
         };
-        (!docs.is_empty() && !self.dropped.iter().any(hit)).then_some((a, b - a))
+        match (counted.first(), counted.last(), self.dropped.as_slice()) {
+            (None, _, _) if !docs.is_empty() && !self.dropped.iter().any(hit) => {
+                Some(Spliced { head: (a, b - a), tail: (b, 0) })
+            }
+            (Some(first), Some(last), [r]) if r.start <= first.0 && last.0 < r.end => {
+                let (p, q) = (at(r.start), at(r.end));
+                Some(Spliced { head: (a, p), tail: (a + q, b - a - q) })
+            }
+            _ => None,
+        }
     }
+}
+
+/// A term's postings kept in the previous columns: `head` (start, length) comes before its
+/// packed postings, `tail` after them.
+#[derive(Debug, Clone, Copy)]
+struct Spliced {
+    head: (u32, u32),
+    tail: (u32, u32),
 }
 
 /// Finished postings: what `postings.rkyv` holds, with the postings still packed (or, for
@@ -587,9 +607,9 @@ pub struct Finished<'a> {
     pub post_off: Vec<u32>,
     /// Per arrival number, the term's postings, documents ascending.
     lists: Vec<PostingList>,
-    /// Per arrival number (empty: none), the range of `unmoved` holding the term's postings
-    /// when they are carried whole (its list is then empty).
-    whole: Vec<Option<(u32, u32)>>,
+    /// Per arrival number (empty: none), the ranges of `unmoved` holding the term's carried
+    /// postings when they are kept in place, around its packed ones.
+    whole: Vec<Option<Spliced>>,
     /// The previous generation's (documents, term frequencies) columns `whole` points into.
     unmoved: (&'a [rkyv::rend::u32_le], &'a [rkyv::rend::u16_le]),
     /// Made by [`Finished::carrying`] with exactly the carried terms (so the previous terms
@@ -627,30 +647,31 @@ impl<'a> Finished<'a> {
                 (_, Some(b)) => (b, false, true),
                 (None, None) => break,
             };
-            // A carried term none of whose documents changed keeps its postings as they are.
-            if take_old && !take_new {
-                let kept = carried.unmoved.as_ref().and_then(|u| u.whole(i));
-                if let Some((at, n)) = kept {
-                    i += 1;
-                    terms.text.extend_from_slice(term);
-                    terms.ends.push(terms.text.len());
-                    post_off.push(total as u32);
-                    total += n as usize;
-                    lists.push(PostingList::default());
-                    whole.resize(lists.len() - 1, None);
-                    whole.push(Some((at, n)));
-                    continue;
-                }
+            let (oi, nj) = (i, j);
+            i += usize::from(take_old);
+            j += usize::from(take_new);
+            pairs.clear();
+            if take_new {
+                pairs.extend(self.lists[self.order[nj] as usize].iter());
+            }
+            // A carried term whose documents kept their numbers keeps its postings where they
+            // are, around those counted again for the changed file.
+            let kept = take_old.then(|| carried.unmoved.as_ref()?.splice(oi, &pairs)).flatten();
+            if let Some(sp) = kept {
+                terms.text.extend_from_slice(term);
+                terms.ends.push(terms.text.len());
+                post_off.push(total as u32);
+                total += (sp.head.1 + sp.tail.1) as usize + pairs.len();
+                let mut list = PostingList::default();
+                list.refill(&pairs);
+                lists.push(list);
+                whole.resize(lists.len() - 1, None);
+                whole.push(Some(sp));
+                continue;
             }
             old.clear();
             if take_old {
-                (carried.list)(i, &mut old);
-                i += 1;
-            }
-            pairs.clear();
-            if take_new {
-                pairs.extend(self.lists[self.order[j] as usize].iter());
-                j += 1;
+                (carried.list)(oi, &mut old);
             }
             if old.is_empty() && pairs.is_empty() {
                 same_terms &= !take_old; // a term gone
@@ -718,16 +739,21 @@ impl<'a> Finished<'a> {
     /// file's columns are written so, a term at a time.
     pub fn extend_term<T>(&self, i: usize, pick: fn((u32, u32)) -> T, out: &mut Vec<T>) {
         let t = self.order[i] as usize;
-        match self.whole.get(t).copied().flatten() {
-            Some((at, n)) => {
-                let r = at as usize..(at + n) as usize;
-                let (docs, tfs) = (&self.unmoved.0[r.clone()], &self.unmoved.1[r]);
-                out.extend(
-                    docs.iter().zip(tfs).map(|(d, f)| pick((d.to_native(), f.to_native().into()))),
-                );
-            }
-            None => out.extend(self.lists[t].iter().map(pick)),
+        let sp = self.whole.get(t).copied().flatten();
+        if let Some(sp) = sp {
+            out.extend(self.kept(sp.head).map(pick));
         }
+        out.extend(self.lists[t].iter().map(pick));
+        if let Some(sp) = sp {
+            out.extend(self.kept(sp.tail).map(pick));
+        }
+    }
+
+    /// The postings of the previous columns at (start, length).
+    fn kept(&self, (at, n): (u32, u32)) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let r = at as usize..(at + n) as usize;
+        let (docs, tfs) = (&self.unmoved.0[r.clone()], &self.unmoved.1[r]);
+        docs.iter().zip(tfs).map(|(d, f)| (d.to_native(), u32::from(f.to_native())))
     }
 
     /// How many terms there are.
@@ -737,12 +763,10 @@ impl<'a> Finished<'a> {
 
     /// The postings of term number `t` (by arrival).
     fn list(&self, t: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let kept = self.whole.get(t as usize).copied().flatten().map(|(at, n)| {
-            let r = at as usize..(at + n) as usize;
-            let (docs, tfs) = (&self.unmoved.0[r.clone()], &self.unmoved.1[r]);
-            docs.iter().zip(tfs).map(|(d, f)| (d.to_native(), u32::from(f.to_native())))
-        });
-        self.lists[t as usize].iter().chain(kept.into_iter().flatten())
+        let sp = self.whole.get(t as usize).copied().flatten();
+        let head = sp.map(|sp| self.kept(sp.head)).into_iter().flatten();
+        let tail = sp.map(|sp| self.kept(sp.tail)).into_iter().flatten();
+        head.chain(self.lists[t as usize].iter()).chain(tail)
     }
 
     /// The postings file with its arrays made (a build writes them streamed).
@@ -867,7 +891,7 @@ mod tests {
     }
 
     #[test]
-    fn terms_carried_whole_equal_terms_carried_one_by_one() {
+    fn terms_kept_in_place_equal_terms_carried_one_by_one() {
         use rkyv::rend::{u16_le, u32_le};
         // Documents 0..4; document 1 changed (dropped), 0, 2 and 3 kept their numbers.
         let carried: [(&str, &[(u32, u32)]); 4] = [
@@ -920,7 +944,7 @@ mod tests {
             (terms, done.post_off.clone(), picked, done.whole.iter().flatten().count())
         };
         let (whole, one_by_one) = (run(true), run(false));
-        assert_eq!(whole.3, 2, "beta and gamma taken whole");
+        assert_eq!(whole.3, 3, "alpha kept around its counted posting, beta and gamma whole");
         assert_eq!(one_by_one.3, 0);
         assert_eq!(whole.0, one_by_one.0);
         assert_eq!((whole.1, whole.2), (one_by_one.1, one_by_one.2));
