@@ -265,6 +265,7 @@ pub type DefNodes = Vec<Vec<u32>>;
 /// and its setter, `if`/`else` alternatives) become one node: the first definition's span.
 pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
     let mut g = Graph::default();
+    g.nodes.reserve(files.iter().map(|f| f.facts.defs.len() + 1).sum::<usize>() + files.len() / 4);
     let mut defs: DefNodes = vec![Vec::new(); files.len()];
     let packages = package_dirs(files);
     let tests: Vec<bool> = files.iter().map(|f| is_test_path(f.rel, &packages)).collect();
@@ -318,11 +319,29 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
         });
         g.add_edge(parent, file_node, EdgeKind::Contain, META_EXACT);
 
-        let mut by_qual: HashMap<String, u32> = HashMap::new();
-        let mut nodes_of_def = Vec::with_capacity(f.facts.defs.len());
-        let mut test_defs: Vec<bool> = Vec::with_capacity(f.facts.defs.len());
+        let n_defs = f.facts.defs.len();
+        let mut by_qual: fxhash::FxHashMap<String, u32> =
+            HashMap::with_capacity_and_hasher(n_defs, Default::default());
+        let mut nodes_of_def = Vec::with_capacity(n_defs);
+        let mut test_defs: Vec<bool> = Vec::with_capacity(n_defs);
+        // Each definition's qualified name ([`FileFacts::qual_name`]), its parent's extended
+        // (a parent comes before its children).
+        let mut quals: Vec<String> = Vec::with_capacity(n_defs);
         for (di, d) in f.facts.defs.iter().enumerate() {
-            let qual = f.facts.qual_name(di as u32);
+            let mut qual = match d.parent {
+                Some(p) => {
+                    let mut q = quals[p as usize].clone();
+                    q.push('.');
+                    q
+                }
+                None => String::new(),
+            };
+            if let Some(o) = &d.owner {
+                qual.push_str(o);
+                qual.push('.');
+            }
+            qual.push_str(&d.name);
+            quals.push(qual.clone());
             // A Rust `mod tests` or a test namespace marks what it holds as tests.
             let in_test = d.parent.is_some_and(|p| test_defs[p as usize])
                 || (d.namespace && matches!(d.name.as_str(), "tests" | "test"));
@@ -337,7 +356,8 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
             let typed =
                 d.owner.as_ref().and_then(|_| by_qual.get(&f.facts.container_qual(di as u32)));
             let parent_node = typed.copied().unwrap_or(lexical);
-            let mut id = f.rel.to_vec();
+            let mut id = Vec::with_capacity(f.rel.len() + 1 + qual.len());
+            id.extend_from_slice(f.rel);
             id.push(b':');
             id.extend_from_slice(qual.as_bytes());
             let mut flags = test | if d.is_async { FLAG_ASYNC } else { 0 };
@@ -373,19 +393,13 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
 /// File indices in `os.walk` order: a directory's files before its subdirectories.
 pub fn walk_order(files: &[Source]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (pa, pb) = (files[a].rel, files[b].rel);
-        let (da, db) = (parent_dir(pa), parent_dir(pb));
-        // Compare directory components; where one directory is an ancestor of the other, the
-        // file that sits directly in the ancestor comes first.
-        let ca: Vec<&[u8]> = da.split(|&c| c == b'/').filter(|c| !c.is_empty()).collect();
-        let cb: Vec<&[u8]> = db.split(|&c| c == b'/').filter(|c| !c.is_empty()).collect();
-        for (x, y) in ca.iter().zip(cb.iter()) {
-            if x != y {
-                return x.cmp(y);
-            }
-        }
-        ca.len().cmp(&cb.len()).then_with(|| pa.cmp(pb))
+    // By directory components (an ancestor, a shorter list, first: the files that sit
+    // directly in a directory come before its subdirectories' files), then by path.
+    order.sort_by_cached_key(|&i| {
+        let rel = files[i].rel;
+        let dirs: Vec<&[u8]> =
+            parent_dir(rel).split(|&c| c == b'/').filter(|c| !c.is_empty()).collect();
+        (dirs, rel)
     });
     order
 }
