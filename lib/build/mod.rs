@@ -368,7 +368,6 @@ pub fn build_with(
         None => walk::walk(&root, &wopts)?,
     };
     if let Some(m) = memory.as_deref_mut() {
-        m.changed = None;
         m.walked = Some((wopts.clone(), walked.clone()));
     }
     let options = options_text(opts, &walked.projects);
@@ -1359,17 +1358,13 @@ impl Previous {
                 // Runs of documents with postings that are not carried; documents without any
                 // (directories) join the run they are in, so the runs are few.
                 let mut dropped: Vec<std::ops::Range<u32>> = Vec::new();
-                let mut open = false;
                 for (k, len) in p.doc_len.iter().enumerate().take(map.len()) {
+                    let (gone, empty) = (map[k] == graph::NONE, len.to_native() == 0);
                     let k = k as u32;
-                    let gone = map[k as usize] == graph::NONE;
                     match dropped.last_mut() {
-                        Some(r) if open && (gone || len.to_native() == 0) => r.end = k + 1,
-                        _ if gone && len.to_native() > 0 => {
-                            dropped.push(k..k + 1);
-                            open = true;
-                        }
-                        _ => open = false,
+                        Some(r) if r.end == k && (gone || empty) => r.end = k + 1,
+                        _ if gone && !empty => dropped.push(k..k + 1),
+                        _ => {}
                     }
                 }
                 bm25::Unmoved {
@@ -1513,11 +1508,10 @@ fn extraction_order(files: &[crate::walk::Found], jobs: usize) -> Vec<usize> {
 mod tests {
     use super::*;
 
-    /// A long-running builder keeps every file's facts and terms, however the terms were
-    /// counted (during the extraction, or after it as small repositories do).
-    #[test]
-    fn a_long_running_builder_remembers_every_file() {
-        let root = std::env::temp_dir().join(format!("cds-memory-{}", std::process::id()));
+    /// A fresh repository of two Python files (a.py calls b.py's `b`) in the temporary
+    /// directory, and the options to build it into its `idx`.
+    fn two_files(name: &str) -> (PathBuf, BuildOptions) {
+        let root = std::env::temp_dir().join(format!("cds-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).unwrap();
         for (name, text) in [("a.py", "def a():\n    b()\n"), ("b.py", "def b():\n    pass\n")] {
@@ -1529,6 +1523,14 @@ mod tests {
             history: false,
             ..Default::default()
         };
+        (root, opts)
+    }
+
+    /// A long-running builder keeps every file's facts and terms, however the terms were
+    /// counted (during the extraction, or after it as small repositories do).
+    #[test]
+    fn a_long_running_builder_remembers_every_file() {
+        let (root, opts) = two_files("memory");
         let mut memory = Memory::default();
         build_with(&opts, &|_| {}, Some(&mut memory)).unwrap();
         assert_eq!(memory.files.len(), 2);
@@ -1541,18 +1543,7 @@ mod tests {
 
     #[test]
     fn a_builder_told_what_changed_checks_only_that() {
-        let root = std::env::temp_dir().join(format!("cds-restat-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(&root).unwrap();
-        for (name, text) in [("a.py", "def a():\n    b()\n"), ("b.py", "def b():\n    pass\n")] {
-            std::fs::write(root.join(name), text).unwrap();
-        }
-        let opts = BuildOptions {
-            root: root.clone(),
-            index_dir: Some(root.join("idx")),
-            history: false,
-            ..Default::default()
-        };
+        let (root, opts) = two_files("restat");
         let root = canonical_root(&root).unwrap();
         let mut memory = Memory::default();
         let mut build = |changed: Option<Vec<&str>>| {

@@ -456,7 +456,7 @@ impl PostingsBuilder {
 
     /// Finishes: the terms in sorted order (term i of the returned list is term number i of
     /// the postings) and their postings, still packed: the postings file's arrays are made as
-    /// it is written ([`Finished::postings`]), never held whole. `kinds` gives each node's kind
+    /// it is written ([`Finished::extend_term`]), never held whole. `kinds` gives each node's kind
     /// code.
     pub fn finish(self, kinds: &[u8]) -> Finished<'static> {
         let mut vocab = self.vocab;
@@ -609,8 +609,8 @@ pub struct Finished<'a> {
     lists: Vec<PostingList>,
     /// Per arrival number (empty: none), the ranges of `unmoved` holding the term's carried
     /// postings when they are kept in place, around its packed ones.
-    whole: Vec<Option<Spliced>>,
-    /// The previous generation's (documents, term frequencies) columns `whole` points into.
+    in_place: Vec<Option<Spliced>>,
+    /// The previous generation's (documents, term frequencies) columns `in_place` points into.
     unmoved: (&'a [rkyv::rend::u32_le], &'a [rkyv::rend::u16_le]),
     /// Made by [`Finished::carrying`] with exactly the carried terms (so the previous terms
     /// file holds them).
@@ -630,7 +630,7 @@ impl<'a> Finished<'a> {
         }
         let mut terms = Vocab::default();
         let mut lists: Vec<PostingList> = Vec::new();
-        let mut whole = Vec::new();
+        let mut in_place = Vec::new();
         let mut post_off = Vec::new();
         let mut total = 0usize;
         let (mut old, mut pairs, mut both) = (Vec::new(), Vec::new(), Vec::new());
@@ -665,8 +665,8 @@ impl<'a> Finished<'a> {
                 let mut list = PostingList::default();
                 list.refill(&pairs);
                 lists.push(list);
-                whole.resize(lists.len() - 1, None);
-                whole.push(Some(sp));
+                in_place.resize(lists.len() - 1, None);
+                in_place.push(Some(sp));
                 continue;
             }
             old.clear();
@@ -697,13 +697,13 @@ impl<'a> Finished<'a> {
             lists.push(list);
         }
         post_off.push(total as u32);
-        if !whole.is_empty() {
-            whole.resize(lists.len(), None);
+        if !in_place.is_empty() {
+            in_place.resize(lists.len(), None);
         }
         let unmoved = carried.unmoved.as_ref().map_or((&[][..], &[][..]), |u| (u.docs, u.tfs));
         Finished {
             carried_terms: same_terms,
-            whole,
+            in_place,
             unmoved,
             order: (0..lists.len() as u32).collect(),
             terms,
@@ -730,16 +730,22 @@ impl<'a> Finished<'a> {
         self.order.iter().map(|&t| self.terms.term(t))
     }
 
-    /// Every (document, tf) pair, term by term in term order, documents ascending within a term.
+    /// Every (document, tf) pair, term by term in term order, documents ascending within a term
+    /// (what [`Finished::extend_term`] gives, a term after the other).
+    #[cfg(test)]
     pub fn postings(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.order.iter().flat_map(|&t| self.list(t))
+        (0..self.n_terms()).flat_map(|i| {
+            let mut term = Vec::new();
+            self.extend_term(i, |p| p, &mut term);
+            term
+        })
     }
 
     /// Appends `pick` of each posting of the `i`th term (in term order) to `out`: the postings
     /// file's columns are written so, a term at a time.
     pub fn extend_term<T>(&self, i: usize, pick: fn((u32, u32)) -> T, out: &mut Vec<T>) {
         let t = self.order[i] as usize;
-        let sp = self.whole.get(t).copied().flatten();
+        let sp = self.in_place.get(t).copied().flatten();
         if let Some(sp) = sp {
             out.extend(self.kept(sp.head).map(pick));
         }
@@ -759,14 +765,6 @@ impl<'a> Finished<'a> {
     /// How many terms there are.
     pub fn n_terms(&self) -> usize {
         self.order.len()
-    }
-
-    /// The postings of term number `t` (by arrival).
-    fn list(&self, t: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let sp = self.whole.get(t as usize).copied().flatten();
-        let head = sp.map(|sp| self.kept(sp.head)).into_iter().flatten();
-        let tail = sp.map(|sp| self.kept(sp.tail)).into_iter().flatten();
-        head.chain(self.lists[t as usize].iter()).chain(tail)
     }
 
     /// The postings file with its arrays made (a build writes them streamed).
@@ -940,8 +938,10 @@ mod tests {
             for i in 0..done.n_terms() {
                 done.extend_term(i, |p| p, &mut picked);
             }
-            assert_eq!(picked, done.postings().collect::<Vec<_>>());
-            (terms, done.post_off.clone(), picked, done.whole.iter().flatten().count())
+            // alpha, beta, epsilon, gamma in term order; document 1's old postings gone.
+            let expected = [(0, 1), (1, 3), (2, 4), (2, 1), (3, 1), (1, 1), (0, 3)];
+            assert_eq!(picked, expected);
+            (terms, done.post_off.clone(), picked, done.in_place.iter().flatten().count())
         };
         let (whole, one_by_one) = (run(true), run(false));
         assert_eq!(whole.3, 3, "alpha kept around its counted posting, beta and gamma whole");
