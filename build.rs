@@ -1,16 +1,23 @@
 //! Fingerprints the sources that decide what a file's extracted facts are (the language
 //! frontends, the shared extraction code, the queries and the term tokenizer), so that an
-//! index's cached facts are reused only by a cds-build that would extract the same facts.
+//! index's cached facts are reused only by a cds-build that would extract the same facts; and
+//! those that decide what a walk finds, for the same reason with a walk's record.
 
 use std::hash::Hasher;
 use std::path::Path;
 
-const INPUTS: &[&str] =
+const FACTS: &[&str] =
     &["lib/lang", "lib/extract", "queries", "lib/search/tokenize.rs", "lib/search/bm25.rs"];
+const WALK: &[&str] = &["lib/walk", "lib/lang"];
 
 fn main() {
+    println!("cargo:rustc-env=CDS_FACTS_FINGERPRINT={:016x}", fingerprint(FACTS));
+    println!("cargo:rustc-env=CDS_WALK_FINGERPRINT={:016x}", fingerprint(WALK));
+}
+
+fn fingerprint(inputs: &[&str]) -> u64 {
     let mut files = Vec::new();
-    for input in INPUTS {
+    for input in inputs {
         println!("cargo:rerun-if-changed={input}");
         collect(Path::new(input), &mut files);
     }
@@ -21,7 +28,7 @@ fn main() {
         h.write(f.to_string_lossy().as_bytes());
         h.write(&std::fs::read(f).unwrap_or_default());
     }
-    println!("cargo:rustc-env=CDS_FACTS_FINGERPRINT={:016x}", h.finish());
+    h.finish()
 }
 
 fn collect(p: &Path, out: &mut Vec<std::path::PathBuf>) {

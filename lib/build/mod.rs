@@ -363,9 +363,12 @@ pub fn build_with(
     let mut wopts = opts.walk.clone();
     wopts.index_dir = Some(index_dir.clone());
     wopts.locagent = opts.mode == Mode::LocAgent;
-    let walked = match memory.as_deref_mut().and_then(|m| m.rewalk(&root, &wopts)) {
-        Some(w) => w,
-        None => walk::walk(&root, &wopts)?,
+    // The watcher's events, else the last walk's record, spare a walk of the whole tree when
+    // they can tell what it would find.
+    let record_path = index_dir.join(walk::RECORD_FILE);
+    let (walked, record) = match memory.as_deref_mut().and_then(|m| m.rewalk(&root, &wopts)) {
+        Some(w) => (w, None),
+        None => walk::walk_recorded(&root, &wopts, &record_path)?,
     };
     if let Some(m) = memory.as_deref_mut() {
         m.walked = Some((wopts.clone(), walked.clone()));
@@ -391,6 +394,10 @@ pub fn build_with(
         ))
     })?;
     let _lock = BuildLock::acquire(&index_dir, || events(Event::Waiting))?;
+    if let Some(r) = record {
+        // A cache: without it the next build walks.
+        let _ = r.save(&record_path);
+    }
 
     // The previous generation: its cache, and whether anything changed at all.
     let previous = if opts.force { None } else { Previous::load(&index_dir) };

@@ -6,6 +6,7 @@
 //!   CURRENT               names the live generation ("gen-000007\n"); replaced atomically
 //!   lock                  held by a running cds-build (an flock: released if it dies)
 //!   watch.lock            held by a running `cds-build --watch` (an flock; holds its pid)
+//!   walk.rkyv             the last walk's listing, stamped (cds-build's cache: `walk::Record`)
 //!   gen-000007/           graph.rkyv names.fst terms.fst postings.rkyv content.bin facts.rkyv
 //!                         history.rkyv (only for a git work tree: see `crate::history`)
 //! ```

@@ -13,6 +13,10 @@ use ignore::overrides::OverrideBuilder;
 use crate::error::{Error, Result};
 use crate::lang::Lang;
 
+pub mod record;
+use record::Seen;
+pub use record::{RECORD_FILE, Record};
+
 /// How to walk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WalkOptions {
@@ -98,6 +102,31 @@ const MAX_PROJECT_FILE: u64 = 1 << 20;
 
 /// Walks `root` and returns its source files.
 pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
+    Ok(walk_inner(root, opts, None)?.0)
+}
+
+/// What a walk of `root` would find: the walk recorded at `record` when its stamps confirm it
+/// (see [`Record`]), else a new walk and its record, to save for next time.
+pub fn walk_recorded(
+    root: &Path,
+    opts: &WalkOptions,
+    record: &Path,
+) -> Result<(Walked, Option<Record>)> {
+    if let Some(w) = Record::load(record).and_then(|r| r.replay(root, opts)) {
+        return Ok((w, None));
+    }
+    walk_inner(root, opts, Some(record::RACY_NS))
+}
+
+/// Walks `root`; with `racy_window_ns`, also records the walk (see [`Record`]).
+fn walk_inner(
+    root: &Path,
+    opts: &WalkOptions,
+    racy_window_ns: Option<i64>,
+) -> Result<(Walked, Option<Record>)> {
+    let started_ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64);
     let meta = std::fs::metadata(root).map_err(|e| Error::io("cannot read", root, e))?;
     if !meta.is_dir() {
         return Err(Error::msg(format!(
@@ -162,18 +191,29 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
     });
 
     // Two threads walk (statting every entry dominates; the order is restored by sorting).
-    let collected = std::sync::Mutex::new(Walked::default());
+    let collected = std::sync::Mutex::new((Walked::default(), Seen::default()));
+    let recording = racy_window_ns.is_some();
     b.threads(2).build_parallel().run(|| {
-        let mut local = Local { acc: Walked::default(), shared: &collected };
+        let mut local = Local { acc: Default::default(), shared: &collected };
         Box::new(move |entry| {
-            visit(entry, root, opts, locagent, &mut local.acc);
-            if local.acc.files.len() + local.acc.dirs.len() >= 256 {
+            let (acc, seen) = &mut local.acc;
+            visit(entry, root, opts, locagent, acc, recording.then_some(seen));
+            if acc.files.len() + acc.dirs.len() >= 256 {
                 merge(local.shared, &mut local.acc);
             }
             ignore::WalkState::Continue
         })
     });
-    let mut out = collected.into_inner().unwrap_or_else(|p| p.into_inner());
+    let (mut out, seen) = collected.into_inner().unwrap_or_else(|p| p.into_inner());
+    out.vendored = std::mem::take(&mut *vendored.lock().unwrap_or_else(|p| p.into_inner()));
+    finish(&mut out);
+    let record =
+        racy_window_ns.and_then(|window| Record::new(root, opts, &out, seen, started_ns, window));
+    Ok((out, record))
+}
+
+/// Puts a walk's findings in order and gives headers their language.
+fn finish(out: &mut Walked) {
     out.files.sort_by(|a, b| path_order(&a.rel, &b.rel));
     out.files.dedup_by(|a, b| a.rel == b.rel);
     let headers = crate::lang::Headers::new(out.files.iter().map(|f| (f.rel.as_slice(), f.lang)));
@@ -182,9 +222,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
     }
     out.dirs.sort_by(|a, b| path_order(a, b));
     out.projects.sort_by(|a, b| path_order(&a.rel, &b.rel));
-    out.vendored = std::mem::take(&mut *vendored.lock().unwrap_or_else(|p| p.into_inner()));
     out.vendored.sort_by(|a, b| path_order(a, b));
-    Ok(out)
 }
 
 /// The walk `prev` made, brought up to date for `changed` paths without walking again, when
@@ -231,8 +269,8 @@ pub fn restat(
 
 /// A walker thread's findings, moved into the shared result in batches and when it ends.
 struct Local<'a> {
-    acc: Walked,
-    shared: &'a std::sync::Mutex<Walked>,
+    acc: (Walked, Seen),
+    shared: &'a std::sync::Mutex<(Walked, Seen)>,
 }
 
 impl Drop for Local<'_> {
@@ -242,13 +280,15 @@ impl Drop for Local<'_> {
 }
 
 /// Moves a thread's findings into the shared result.
-fn merge(collected: &std::sync::Mutex<Walked>, local: &mut Walked) {
-    let mut all = collected.lock().unwrap_or_else(|p| p.into_inner());
+fn merge(collected: &std::sync::Mutex<(Walked, Seen)>, (local, seen): &mut (Walked, Seen)) {
+    let mut guard = collected.lock().unwrap_or_else(|p| p.into_inner());
+    let (all, all_seen) = &mut *guard;
     all.files.append(&mut local.files);
     all.dirs.append(&mut local.dirs);
     all.skipped.append(&mut local.skipped);
     all.too_large += std::mem::take(&mut local.too_large);
     all.projects.append(&mut local.projects);
+    all_seen.append(seen);
 }
 
 /// Classifies one walk entry into `out`.
@@ -258,6 +298,7 @@ fn visit(
     opts: &WalkOptions,
     locagent: bool,
     out: &mut Walked,
+    seen: Option<&mut Seen>,
 ) {
     let entry = match entry {
         Ok(e) => e,
@@ -269,7 +310,11 @@ fn visit(
     };
     let Some(ft) = entry.file_type() else { return };
     if ft.is_dir() {
-        out.dirs.push(rel_bytes(entry.path(), root));
+        let rel = rel_bytes(entry.path(), root);
+        if let Some(seen) = seen {
+            seen.dir(entry.path(), rel.clone(), !opts.no_ignore);
+        }
+        out.dirs.push(rel);
         return;
     }
     if ft.is_symlink() && !opts.follow {
@@ -277,7 +322,7 @@ fn visit(
     }
     let Some(lang) = Lang::of_path(entry.path()) else {
         if !locagent {
-            project_file(&entry, root, out);
+            project_file(&entry, root, out, seen);
         }
         return;
     };
@@ -295,16 +340,12 @@ fn visit(
     if !md.is_file() {
         return;
     }
+    if let Some(seen) = seen {
+        seen.sources.push(rel.clone());
+    }
     if md.len() > opts.max_filesize && !locagent {
         out.too_large += 1;
-        out.skipped.push(Skipped {
-            rel,
-            reason: format!(
-                "{} bytes is over the --max-filesize limit of {}",
-                md.len(),
-                opts.max_filesize
-            ),
-        });
+        out.skipped.push(Skipped { rel, reason: too_large(md.len(), opts.max_filesize) });
         return;
     }
     out.files.push(Found {
@@ -316,19 +357,33 @@ fn visit(
     });
 }
 
+/// Why a source file is skipped for its size.
+fn too_large(size: u64, max: u64) -> String {
+    format!("{size} bytes is over the --max-filesize limit of {max}")
+}
+
 /// Keeps a project file's text for the resolvers; other files are not ours.
-fn project_file(entry: &ignore::DirEntry, root: &Path, out: &mut Walked) {
+fn project_file(entry: &ignore::DirEntry, root: &Path, out: &mut Walked, seen: Option<&mut Seen>) {
     let name = entry.file_name().as_encoded_bytes();
     if !crate::lang::PROJECT_FILES.iter().any(|p| p.as_bytes() == name) {
         return;
     }
-    if entry.metadata().map_or(true, |m| m.len() > MAX_PROJECT_FILE) {
+    let rel = rel_bytes(entry.path(), root);
+    if let Some(seen) = seen {
+        seen.projects.push(rel.clone());
+    }
+    read_project_file(entry.path(), rel, out);
+}
+
+/// Reads a project file for the resolvers, unless it is too large or unreadable (that only
+/// loses resolution hints; the build goes on without it).
+fn read_project_file(path: &Path, rel: Vec<u8>, out: &mut Walked) {
+    if std::fs::metadata(path).map_or(true, |m| m.len() > MAX_PROJECT_FILE) {
         return;
     }
-    // An unreadable project file only loses resolution hints; the build goes on without it.
-    if let Ok(bytes) = std::fs::read(entry.path()) {
+    if let Ok(bytes) = std::fs::read(path) {
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        out.projects.push(crate::lang::ProjectFile { rel: rel_bytes(entry.path(), root), text });
+        out.projects.push(crate::lang::ProjectFile { rel, text });
     }
 }
 
