@@ -24,7 +24,7 @@ use std::io::Write;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::error::{Error, Result, io_reason};
@@ -298,6 +298,8 @@ struct Item {
     terms: Option<FileTerms>,
     /// The previous generation's cache entry, when the facts came from it unchanged.
     cached: Option<usize>,
+    /// The facts are only its outline ([`Outlines`]): completed before a link.
+    outline: bool,
     skip: Option<String>,
 }
 
@@ -455,6 +457,7 @@ pub fn build_with(
                 facts: None,
                 terms: None,
                 cached: None,
+                outline: false,
                 skip: None,
             };
             if let (Some(mem), Some(prev)) = (memory.as_deref_mut(), previous.as_ref()) {
@@ -487,6 +490,13 @@ pub fn build_with(
     .clamp(1, 256);
     let order = extraction_order(&walked.files, jobs);
     let locagent = opts.mode == Mode::LocAgent;
+    let outlines = Outlines {
+        possible: carry
+            && memory.is_none()
+            && previous.as_ref().is_some_and(|p| p.options == options && p.entries.len() == total),
+        link_needed: AtomicBool::new(false),
+    };
+
     std::thread::scope(|s| {
         for _ in 0..jobs.min(total.max(1)) {
             s.spawn(|| {
@@ -505,7 +515,7 @@ pub fn build_with(
                         continue;
                     };
                     let prev = previous.as_ref();
-                    if process(&mut item, prev, &mut ex, locagent, need_terms, defer) {
+                    if process(&mut item, prev, &mut ex, locagent, need_terms, defer, &outlines) {
                         parsed.fetch_add(1, Ordering::Relaxed);
                     }
                     let part = hand_over(&mut item, prev, stream_terms, carry, defer);
@@ -543,14 +553,34 @@ pub fn build_with(
         }
     }
 
-    let sources: Vec<Source> = kept
-        .iter()
-        .map(|it| Source {
-            rel: &it.found.rel,
-            facts: it.facts.as_ref().expect("processed"),
-            lang: it.found.lang,
-        })
-        .collect();
+    if outlines.possible {
+        let t = Instant::now();
+        let outline = !outlines.link_needed.load(Ordering::Relaxed);
+        read_cached_facts(&mut kept, previous.as_ref(), outline, jobs);
+        job_time(phases.on, if outline { "facts read in outline" } else { "facts read" }, t);
+    }
+    let sources = sources_of(&kept);
+    // The link is skipped when it would give the previous generation's edges.
+    let same_setup = previous.as_ref().is_some_and(|p| p.options == options);
+    let dir = generation.path();
+    let t_nodes = Instant::now();
+    let native = (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources));
+    job_time(phases.on, "nodes", t_nodes);
+    let reused = match (&native, &previous) {
+        (Some((nodes, _)), Some(p)) if same_setup => p.links_unchanged(&kept, nodes).then_some(p),
+        _ => None,
+    };
+    let sources = if reused.is_none() && kept.iter().any(|it| it.outline) {
+        let t = Instant::now();
+        read_cached_facts(&mut kept, previous.as_ref(), false, jobs);
+        job_time(phases.on, "facts read whole", t);
+        sources_of(&kept)
+    } else {
+        sources
+    };
+    if phases.on {
+        census(&sources);
+    }
     let records: Vec<FileRecord> = kept
         .iter()
         .map(|it| FileRecord {
@@ -564,8 +594,6 @@ pub fn build_with(
             terms: it.terms.as_ref(),
         })
         .collect();
-    // The link is skipped when it would give the previous generation's edges.
-    let same_setup = previous.as_ref().is_some_and(|p| p.options == options);
     let meta = Meta {
         mode: opts.mode.code(),
         root: root.as_os_str().as_encoded_bytes().to_vec(),
@@ -576,19 +604,8 @@ pub fn build_with(
         tool_version: env!("CARGO_PKG_VERSION").as_bytes().to_vec(),
     };
 
-    if phases.on {
-        census(&sources);
-    }
     // Pipelined: the BM25 postings and the names need only the nodes, so they are written (and
     // the streamed files completed) while the main thread links the graph.
-    let dir = generation.path();
-    let t_nodes = Instant::now();
-    let native = (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources));
-    job_time(phases.on, "nodes", t_nodes);
-    let reused = match (&native, &previous) {
-        (Some((nodes, _)), Some(p)) if same_setup => p.links_unchanged(&kept, nodes).then_some(p),
-        _ => None,
-    };
     let timing = phases.on;
     // The writers' jobs, taken in this order by one helper thread and, once the link is done,
     // by the main thread too: the link (the longest job) keeps a core of its own, where two
@@ -885,6 +902,73 @@ pub fn canonical_root(root: &Path) -> Result<PathBuf> {
     })
 }
 
+/// The kept files as the linkers see them.
+fn sources_of(kept: &[Item]) -> Vec<Source<'_>> {
+    kept.iter()
+        .map(|it| Source {
+            rel: &it.found.rel,
+            facts: it.facts.as_ref().expect("processed"),
+            lang: it.found.lang,
+        })
+        .collect()
+}
+
+/// Whether the unchanged files' facts are read after the extraction, in outline
+/// ([`index::facts::load_outline`]) unless a parsed file changed what the link reads: when the
+/// build may keep the previous links (the postings are carried over, nothing keeps the facts
+/// for later, the same files as before). Otherwise each worker reads them whole as it goes.
+struct Outlines {
+    possible: bool,
+    link_needed: AtomicBool,
+}
+
+impl Item {
+    /// Takes an unchanged file's facts and term counts (when `terms`) from cache entry `i` of
+    /// the previous generation, or only checks that they can be, to read them after the
+    /// extraction ([`Outlines`]). False when they cannot be read.
+    fn reuse(&mut self, p: &Previous, i: usize, terms: bool, outlines: &Outlines) -> bool {
+        if !terms && outlines.possible {
+            self.cached = p.archive(i).is_some_and(index::facts::is_valid).then_some(i);
+            return self.cached.is_some();
+        }
+        let Some((facts, t)) = p.facts(i, terms) else { return false };
+        (self.facts, self.terms, self.cached) = (Some(facts), t, Some(i));
+        true
+    }
+}
+
+/// Reads the facts of the unchanged files that have none yet, or only an outline, from the
+/// previous generation: whole, or in `outline`, on `jobs` threads. A cache entry that cannot
+/// be read is extracted again from the content it was indexed with.
+fn read_cached_facts(kept: &mut [Item], prev: Option<&Previous>, outline: bool, jobs: usize) {
+    let mut todo: Vec<&mut Item> = kept
+        .iter_mut()
+        .filter(|it| it.cached.is_some() && (it.facts.is_none() || it.outline))
+        .collect();
+    let per = todo.len().div_ceil(jobs.max(1)).max(1);
+    std::thread::scope(|s| {
+        for chunk in todo.chunks_mut(per) {
+            s.spawn(move || {
+                let mut ex = Extractors::default();
+                for it in chunk {
+                    let archive = prev.zip(it.cached).and_then(|(p, i)| p.archive(i));
+                    let read = match outline {
+                        true => archive.and_then(index::facts::load_outline),
+                        false => archive.and_then(index::facts::load_facts),
+                    };
+                    let facts = read.unwrap_or_else(|| {
+                        let content = prev.zip(it.prev_content).and_then(|(p, i)| p.content(i));
+                        let mut f = ex.extract(it.found.lang, content.unwrap_or_default());
+                        f.shrink_to_fit();
+                        f
+                    });
+                    (it.facts, it.outline) = (Some(facts), outline);
+                }
+            });
+        }
+    });
+}
+
 /// Where a build of `root` writes its index: `--index`, else `<root>/.cds`.
 pub fn index_dir_for(opts: &BuildOptions, root: &Path) -> PathBuf {
     opts.index_dir.clone().unwrap_or_else(|| root.join(index::INDEX_DIR))
@@ -900,6 +984,7 @@ fn process(
     locagent: bool,
     terms: bool,
     defer: bool,
+    outlines: &Outlines,
 ) -> bool {
     if item.facts.is_some() {
         // Remembered by a long-running builder.
@@ -915,14 +1000,12 @@ fn process(
     {
         item.prev_content = Some(c.index);
         item.hash = c.hash;
-        if let Some((facts, file_terms)) = p.facts(c.index, terms) {
-            item.facts = Some(facts);
-            item.terms = file_terms;
-            item.cached = Some(c.index);
+        if item.reuse(p, c.index, terms, outlines) {
             return false;
         }
     }
     item.prev_content = None;
+    let f = &item.found;
     let content = match std::fs::read(&f.abs) {
         Ok(c) => c,
         Err(e) => {
@@ -945,15 +1028,20 @@ fn process(
         && let Some(c) = p.lookup(f)
         && c.hash == item.hash
         && c.size == item.content.len() as u64
-        && let Some((facts, file_terms)) = p.facts(c.index, terms)
+        && item.reuse(p, c.index, terms, outlines)
     {
-        item.facts = Some(facts);
-        item.terms = file_terms;
-        item.cached = Some(c.index);
         return false;
     }
+    let f = &item.found;
     let mut facts = ex.extract(f.lang, &item.content);
     facts.shrink_to_fit();
+    if outlines.possible && !outlines.link_needed.load(Ordering::Relaxed) {
+        // A change the link reads: the other files' facts are needed whole from now on.
+        let old = prev.and_then(|p| p.facts(p.lookup(f)?.index, false));
+        if !old.is_some_and(|(old, _)| facts.same_but_positions(&old)) {
+            outlines.link_needed.store(true, Ordering::Relaxed);
+        }
+    }
     if !defer {
         item.terms = Some(bm25::file_terms(&item.content, &facts));
     }
@@ -1252,12 +1340,12 @@ impl Previous {
     }
 
     fn same_files(&self, files: &[walk::Found]) -> bool {
-        if files.len() != self.entries.len() {
-            return false;
-        }
-        files
-            .iter()
-            .all(|f| self.lookup(f).is_some_and(|c| c.size == f.size && c.mtime_ns == f.mtime_ns))
+        files.len() == self.entries.len() && files.iter().all(|f| self.unchanged(f))
+    }
+
+    /// Whether a file has the size and mtime this generation indexed it with.
+    fn unchanged(&self, f: &walk::Found) -> bool {
+        self.lookup(f).is_some_and(|c| c.size == f.size && c.mtime_ns == f.mtime_ns)
     }
 
     /// The cached entry of a file, when it was indexed in the same language (a `.h` header

@@ -189,20 +189,19 @@ impl Finished<'_> {
             )));
         }
         for (d, item) in deferred.into_iter().zip(kept) {
-            let facts = item
-                .facts
-                .as_ref()
-                .ok_or_else(|| Error::msg("internal error: a file's facts went missing"))?;
+            let facts = item.facts.as_ref();
             let terms = match d.terms {
                 Some(t) => Some(t),
-                None if d.archive.is_none() => Some(bm25::file_terms(&item.content, facts)),
+                None if d.archive.is_none() => {
+                    Some(bm25::file_terms(&item.content, needed(facts)?))
+                }
                 None => None,
             };
             let archive = match d.archive {
                 Some(a) => a,
                 None => {
                     let terms = terms.as_ref().expect("counted above");
-                    Chunk::Archive(super::archive_facts(facts, terms, &d.entry.rel)?)
+                    Chunk::Archive(super::archive_facts(needed(facts)?, terms, &d.entry.rel)?)
                 }
             };
             let Deferred { entry, carried, .. } = d;
@@ -312,8 +311,6 @@ impl<'p> State<'p> {
                     Error::msg("internal error: a file's facts reached the writer unserialized")
                 })?;
                 let facts = item.as_ref().and_then(|it| it.facts.as_ref());
-                let facts = facts
-                    .ok_or_else(|| Error::msg("internal error: a file's facts went missing"))?;
                 add_facts(
                     &mut self.postings,
                     &mut self.kept_terms,
@@ -327,6 +324,12 @@ impl<'p> State<'p> {
     }
 }
 
+/// A file's facts where they are needed (those of a file whose postings are carried over may
+/// be read only after the extraction, see `build::Outlines`).
+fn needed(facts: Option<&crate::extract::FileFacts>) -> Result<&crate::extract::FileFacts> {
+    facts.ok_or_else(|| Error::msg("internal error: a file's facts went missing"))
+}
+
 /// Adds one written file's documents to the postings (unless `carried` over), keeps its term
 /// counts when asked, and appends its facts archive to the facts cache.
 fn add_facts(
@@ -335,12 +338,12 @@ fn add_facts(
     encoder: &mut Encoder,
     out: &mut StreamedFile,
     (entry, archive, terms, carried): (FactsEntry, Chunk, Option<FileTerms>, bool),
-    facts: &crate::extract::FileFacts,
+    facts: Option<&crate::extract::FileFacts>,
 ) -> Result<()> {
     if carried {
         postings.skip();
     } else if let Some(terms) = &terms {
-        postings.add(terms, facts, &entry.rel);
+        postings.add(terms, needed(facts)?, &entry.rel);
     }
     if let (Some(kept), Some(terms)) = (kept_terms, terms) {
         kept.push(terms);

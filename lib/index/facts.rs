@@ -127,6 +127,30 @@ pub fn load_facts(archive: &[u8]) -> Option<FileFacts> {
     rkyv::deserialize::<FileFacts, rkyv::rancor::Error>(&a.facts).ok()
 }
 
+/// Whether one file's archive is sound (what the loaders below check first).
+pub fn is_valid(archive: &[u8]) -> bool {
+    rkyv::access::<rkyv::Archived<CachedFacts>, rkyv::rancor::Error>(archive).is_ok()
+}
+
+/// One file's facts in outline: what the node and file tables and the build summary read (the
+/// definitions, line and error counts, package, `generated`), without what only the link reads
+/// (imports, calls, bindings, the value flow), which is most of the deserializing. A rebuild
+/// that keeps the previous links needs no more of an unchanged file.
+pub fn load_outline(archive: &[u8]) -> Option<FileFacts> {
+    let a = rkyv::access::<rkyv::Archived<CachedFacts>, rkyv::rancor::Error>(archive).ok()?;
+    let f = &a.facts;
+    Some(FileFacts {
+        defs: rkyv::deserialize::<_, rkyv::rancor::Error>(&f.defs).ok()?,
+        lines: f.lines.to_native(),
+        syntax_errors: f.syntax_errors.to_native(),
+        py3_invalid: f.py3_invalid,
+        first_error_line: f.first_error_line.to_native(),
+        package: rkyv::deserialize::<_, rkyv::rancor::Error>(&f.package).ok()?,
+        generated: f.generated,
+        ..FileFacts::default()
+    })
+}
+
 /// A validated view of a facts payload.
 pub struct FactsView<'a> {
     payload: &'a [u8],
