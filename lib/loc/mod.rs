@@ -916,7 +916,10 @@ fn file_stem(p: &[u8]) -> &[u8] {
 fn children(ix: &Index, n: u32) -> Vec<u32> {
     let mut out = Vec::new();
     let mut stack = vec![n];
-    while let Some(p) = stack.pop() {
+    // (A damaged index may hold a cycle of contain edges: a tree has at most every node once.)
+    while let Some(p) = stack.pop()
+        && out.len() < ix.len()
+    {
         for e in ix.out_edges(p) {
             if e.kind != EdgeKind::Contain {
                 continue;
@@ -938,7 +941,9 @@ fn children(ix: &Index, n: u32) -> Vec<u32> {
 fn outer_function(ix: &Index, n: u32) -> Option<u32> {
     let mut best = (ix.kind(n) == NodeKind::Function).then_some(n);
     let mut cur = n;
-    while let Some(p) = ix.parent(cur) {
+    // (Bounded: a damaged index may hold a cycle of parents.)
+    for _ in 0..MAX_NESTING {
+        let Some(p) = ix.parent(cur) else { break };
         match ix.kind(p) {
             NodeKind::Function => best = Some(p),
             NodeKind::File | NodeKind::Directory => break,
@@ -1019,7 +1024,7 @@ pub fn top_level(ix: &Index, mut n: u32) -> Option<u32> {
         return None;
     }
     let mut outermost_real = n;
-    loop {
+    for _ in 0..MAX_NESTING {
         let p = ix.parent(n)?;
         if ix.kind(p) == NodeKind::File {
             return Some(if ix.flags(n) & FLAG_NAMESPACE != 0 { outermost_real } else { n });
@@ -1029,7 +1034,13 @@ pub fn top_level(ix: &Index, mut n: u32) -> Option<u32> {
         }
         n = p;
     }
+    // A cycle of parents, in a damaged index.
+    None
 }
+
+/// Deeper nesting than any code has: a walk up the parents that goes on longer is in a cycle,
+/// which only a damaged index holds.
+const MAX_NESTING: usize = 1024;
 
 /// The ID of a module-level entity as DESIGN §8 writes it: the node's own, except for a method
 /// whose type lives in another file ([`FLAG_OWNED`]), whose module is `FILE:Type`, an entity
