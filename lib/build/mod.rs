@@ -6,15 +6,25 @@
 //! parsed files' bytes (up to `sink::DEFER_BYTES`) counts their terms afterwards instead, on
 //! the core the single-threaded link leaves free.
 //!
-//! Incremental by construction: the previous generation's `facts.rkyv` holds every file's
-//! extracted facts and term counts keyed by (path, size, mtime, CRC). A file whose size and
-//! mtime are unchanged is not even read (its bytes come from the previous `content.bin`); a
-//! file whose content hash is unchanged is not parsed, and its BM25 postings are carried over
-//! from the previous `postings.rkyv`, renumbered ([`bm25::Carried`]), instead of counted again.
+//! Incremental by construction:
+//!
+//! * The walk is confirmed rather than redone when the last one's record (`walk.rkyv`, see
+//!   [`walk::Record`]) still holds: a `stat` per directory, ignore file and source file.
+//! * The previous generation's facts cache (`facts.rkyv` listing archives in `facts.bin`)
+//!   holds every file's extracted facts and term counts keyed by (path, size, mtime, CRC). A
+//!   file whose size and mtime are unchanged is not even read (its bytes come from the previous
+//!   `content.bin`); a file whose content hash is unchanged is not parsed, and its BM25
+//!   postings are carried over from the previous `postings.rkyv`, renumbered
+//!   ([`bm25::Carried`]), instead of counted again. The new generation's `facts.bin` is the
+//!   previous one with the parsed files' archives appended (a hard link; rewritten once half
+//!   of it is unused).
+//! * When every parsed file has the facts it had but for positions, linking would give the
+//!   previous edges: they are kept, with `names.fst`, and the unchanged files' facts are read
+//!   only in outline ([`Outlines`]). Otherwise the whole repository is linked again.
+//!
 //! The previous generation's mapped pages are let go of as they are copied, so a rebuild needs
-//! no more memory than a cold build. Linking and writing the graph and names always run over
-//! the whole repository, unless nothing changed at all, in which case the build stops after
-//! the walk.
+//! no more memory than a cold build. When nothing changed at all the build stops after the
+//! walk.
 
 pub mod cli;
 mod sink;
@@ -478,7 +488,12 @@ pub fn build_with(
     // Terms of parsed files are counted beside the link, unless holding their bytes until then
     // would cost too much memory (see `sink`).
     let defer = stream_terms && sink::defers(walked.files.iter().map(|f| f.size).sum());
-    let sink = sink::Sink::create(generation.path(), &items, memory.is_some(), defer)?;
+    let blob = previous
+        .as_ref()
+        .filter(|p| p.share_facts)
+        .map(|p| (p.gen_dir.join(format::FACTS_BLOB_FILE), p.facts.payload()));
+    let share = blob.as_ref().map(|(path, payload)| (path.as_path(), *payload));
+    let sink = sink::Sink::create(generation.path(), &items, memory.is_some(), defer, share)?;
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let parsed = AtomicUsize::new(0);
@@ -1129,9 +1144,13 @@ struct Previous {
     gen_dir: PathBuf,
     /// `graph.rkyv`, validated and checksum verified: the nodes and edges a rebuild may keep.
     graph: Option<Mapped>,
+    /// The cached files' archives: `facts.bin` (or, written before it, `facts.rkyv`).
     facts: Mapped,
     /// Where each cached file's archive lies in the facts payload (validated once, in `load`).
     archives: Vec<std::ops::Range<usize>>,
+    /// Whether the next generation appends to this one's `facts.bin` (half of it or more is in
+    /// use) rather than write a new one.
+    share_facts: bool,
     content: Option<Mapped>,
     content_off: Vec<u64>,
     /// `terms.fst`, checksum verified: copied when the term set did not change.
@@ -1162,8 +1181,17 @@ impl Previous {
         // A damaged previous generation is not reused (the build starts from scratch).
         ix.check_readable().ok()?;
         let gen_dir = ix.generation_dir().to_path_buf();
-        let facts = Mapped::open(&gen_dir.join(format::FACTS_FILE), MAGIC_FACTS, index_dir).ok()?;
-        let view = FactsView::new(facts.payload())?;
+        let table = Mapped::open(&gen_dir.join(format::FACTS_FILE), MAGIC_FACTS, index_dir).ok()?;
+        let blob_path = gen_dir.join(format::FACTS_BLOB_FILE);
+        let blob = match Mapped::open_growing(&blob_path, format::MAGIC_FACTS_BLOB, index_dir) {
+            Ok(b) => Some(b),
+            Err(_) if !blob_path.exists() => None,
+            Err(_) => return None,
+        };
+        let view = FactsView::new(table.payload(), blob.as_ref().map(Mapped::payload))?;
+        let share_facts = blob.as_ref().is_some_and(|b| {
+            index::facts::worth_sharing(view.live_bytes(), b.payload().len() as u64)
+        });
         let g = ix.graph();
         let content =
             Mapped::open(&gen_dir.join(format::CONTENT_FILE), format::MAGIC_CONTENT, index_dir)
@@ -1253,8 +1281,9 @@ impl Previous {
         Some(Previous {
             gen_dir,
             graph,
-            facts,
+            facts: blob.unwrap_or(table),
             archives,
+            share_facts,
             content,
             content_off,
             terms,

@@ -25,8 +25,8 @@ use std::sync::Mutex;
 use super::Item;
 use crate::error::{Error, Result};
 use crate::graph::{DefNodes, NONE, Node, NodeKind};
-use crate::index::facts::{Encoder, FactsEntry};
-use crate::index::format::{CONTENT_FILE, FACTS_FILE, MAGIC_CONTENT, MAGIC_FACTS};
+use crate::index::facts::{self, FactsEntry};
+use crate::index::format::{CONTENT_FILE, MAGIC_CONTENT};
 use crate::index::read::Mapped;
 use crate::index::write::StreamedFile;
 use crate::search::bm25::{self, FileDocs, FileTerms, PostingsBuilder};
@@ -110,8 +110,7 @@ struct State<'p> {
     next: usize,
     pending: BTreeMap<usize, Part<'p>>,
     content: StreamedFile,
-    facts: StreamedFile,
-    encoder: Encoder,
+    facts: facts::Writer,
     postings: Postings,
     /// Term counts kept for a long-running builder, by kept file.
     kept_terms: Option<Vec<FileTerms>>,
@@ -161,8 +160,7 @@ impl Postings {
 /// postings.
 pub struct Finished<'p> {
     content: StreamedFile,
-    facts: StreamedFile,
-    encoder: Encoder,
+    facts: facts::Writer,
     /// The postings of every file handed over with its term counts.
     pub postings: Postings,
     /// Term counts of every kept file, when asked to keep them.
@@ -208,7 +206,6 @@ impl Finished<'_> {
             add_facts(
                 &mut self.postings,
                 &mut self.kept_terms,
-                &mut self.encoder,
                 &mut self.facts,
                 (entry, archive, terms, carried),
                 facts,
@@ -219,9 +216,8 @@ impl Finished<'_> {
 
     /// Completes both files (header, table, fsync). Returns the bytes written.
     pub fn write(self) -> Result<u64> {
-        let Finished { content, mut facts, encoder, .. } = self;
-        encoder.finish(&mut facts).map_err(|e| facts.error(e))?;
-        Ok(content.finish(MAGIC_CONTENT)? + facts.finish(MAGIC_FACTS)?)
+        let Finished { content, facts, .. } = self;
+        Ok(content.finish(MAGIC_CONTENT)? + facts.finish()?)
     }
 }
 
@@ -229,18 +225,19 @@ impl<'i, 'p> Sink<'i, 'p> {
     /// Creates both files in the generation directory `dir`. `keep_terms`: hand every kept
     /// file's term counts back at the end (for a long-running builder).
     /// `defer`: leave term counting and the facts cache to [`Finished::count_terms`].
+    /// `share_facts`: the previous generation's `facts.bin` to append to ([`facts::Writer`]).
     pub fn create(
         dir: &Path,
         items: &'i [Mutex<Option<Item>>],
         keep_terms: bool,
         defer: bool,
+        share_facts: Option<(&Path, &[u8])>,
     ) -> Result<Sink<'i, 'p>> {
         let state = State {
             next: 0,
             pending: BTreeMap::new(),
             content: StreamedFile::create(&dir.join(CONTENT_FILE))?,
-            facts: StreamedFile::create(&dir.join(FACTS_FILE))?,
-            encoder: Encoder::new(),
+            facts: facts::Writer::create(dir, share_facts)?,
             postings: Postings::default(),
             kept_terms: keep_terms.then(Vec::new),
             deferred: defer.then(Vec::new),
@@ -281,8 +278,8 @@ impl<'i, 'p> Sink<'i, 'p> {
                 st.next
             )));
         }
-        let State { content, facts, encoder, postings, kept_terms, deferred, .. } = st;
-        Ok(Finished { content, facts, encoder, postings, kept_terms, deferred })
+        let State { content, facts, postings, kept_terms, deferred, .. } = st;
+        Ok(Finished { content, facts, postings, kept_terms, deferred })
     }
 }
 
@@ -314,7 +311,6 @@ impl<'p> State<'p> {
                 add_facts(
                     &mut self.postings,
                     &mut self.kept_terms,
-                    &mut self.encoder,
                     &mut self.facts,
                     (entry, archive, terms, carried),
                     facts,
@@ -335,8 +331,7 @@ fn needed(facts: Option<&crate::extract::FileFacts>) -> Result<&crate::extract::
 fn add_facts(
     postings: &mut Postings,
     kept_terms: &mut Option<Vec<FileTerms>>,
-    encoder: &mut Encoder,
-    out: &mut StreamedFile,
+    out: &mut facts::Writer,
     (entry, archive, terms, carried): (FactsEntry, Chunk, Option<FileTerms>, bool),
     facts: Option<&crate::extract::FileFacts>,
 ) -> Result<()> {
@@ -348,7 +343,7 @@ fn add_facts(
     if let (Some(kept), Some(terms)) = (kept_terms, terms) {
         kept.push(terms);
     }
-    encoder.push(out, entry, archive.bytes()).map_err(|e| out.error(e))?;
+    out.push(entry, archive.bytes())?;
     archive.done();
     Ok(())
 }

@@ -1,20 +1,36 @@
-//! `facts.rkyv`: cds-build's cache of per-file facts, for incremental rebuilds.
+//! `facts.rkyv` and `facts.bin`: cds-build's cache of per-file facts, for incremental rebuilds.
 //!
-//! The payload is one independent rkyv archive per file ([`CachedFacts`]), each starting at a
-//! 16-byte boundary, then the table of files ([`FactsTable`], itself an rkyv archive), then the
-//! table's offset as a little-endian u64:
+//! `facts.bin` holds one independent rkyv archive per file ([`CachedFacts`]), each starting
+//! at a 16-byte boundary after the file's 32-byte header; `facts.rkyv`'s payload is the table
+//! of files ([`FactsTable`], an rkyv archive: each file's archive by offset and length in
+//! `facts.bin`'s payload), then the table's offset as a little-endian u64:
 //!
 //! ```text
-//! [file 0 archive][pad][file 1 archive][pad]...[table archive][table offset: u64]
+//! facts.bin    [header][file 0 archive][pad][file 1 archive][pad]...
+//! facts.rkyv   [header][table archive][table offset: u64]
 //! ```
 //!
-//! Because rkyv pointers are relative, an archive can be copied byte for byte: a rebuild copies
-//! the archives of unchanged files from the previous generation and serializes only the files
-//! it parsed, instead of re-encoding the whole repository's facts.
+//! Because rkyv pointers are relative, an archive is read where it lies: a rebuild keeps the
+//! archives of unchanged files and serializes only the files it parsed. `facts.bin` is a hard
+//! link to the previous generation's with the new archives appended ([`Writer`]): only builds
+//! read it (under the build lock), each generation's table names the bytes it uses, and what
+//! no table uses any more is dropped when a build writes a new `facts.bin` instead (once it is
+//! half unused, or when hard links are not available). An index written before `facts.bin`
+//! existed keeps its archives in `facts.rkyv`'s payload, before the table; it is still read.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use rkyv::{Archive, Deserialize, Serialize};
 
+use crate::error::{Error, Result};
 use crate::extract::FileFacts;
+use crate::index::format::{
+    FACTS_BLOB_FILE, FACTS_FILE, FORMAT_VERSION, HEADER_LEN, Header, LAYOUT, MAGIC_FACTS,
+    MAGIC_FACTS_BLOB,
+};
+use crate::index::write::StreamedFile;
 use crate::search::bm25::FileTerms;
 
 /// What is cached for one file.
@@ -44,7 +60,7 @@ pub struct FactsTable {
 }
 
 /// One cached file.
-#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Archive, Serialize, Deserialize)]
 pub struct FactsEntry {
     /// Relative path.
     pub rel: Vec<u8>,
@@ -70,47 +86,132 @@ pub fn archive(
     rkyv::to_bytes::<rkyv::rancor::Error>(&CachedFactsRef { facts, terms })
 }
 
-/// Writes the payload archive by archive, in file order, as the files come: nothing but the
-/// table is held in memory.
-#[derive(Default)]
-pub struct Encoder {
-    table: FactsTable,
+/// Writes a generation's facts cache: each file's archive into `facts.bin`, either appended to
+/// the previous generation's (shared through a hard link, where unchanged files' archives are
+/// kept as they are) or into a new one, and the table into `facts.rkyv`. Nothing but the table
+/// is held in memory.
+pub struct Writer {
+    dir: PathBuf,
+    blob: std::io::BufWriter<fs::File>,
+    /// The offset in `facts.bin`'s payload of the next archive.
     pos: u64,
+    /// Bytes this build added to `facts.bin`.
+    appended: u64,
+    /// The previous generation's payload, mapped, when `facts.bin` is shared with it: an
+    /// archive found there is kept where it is.
+    shared: Option<(usize, usize)>,
+    table: FactsTable,
 }
 
-impl Encoder {
-    /// An empty payload.
-    pub fn new() -> Encoder {
-        Encoder::default()
+impl Writer {
+    /// Starts the cache in generation directory `dir`: appending to `share`, the previous
+    /// generation's `facts.bin` (its path and its payload as mapped), when it can be linked.
+    pub fn create(dir: &Path, share: Option<(&Path, &[u8])>) -> Result<Writer> {
+        let path = dir.join(FACTS_BLOB_FILE);
+        let io = |e| Error::io("cannot write", &path, e);
+        let linked = share.filter(|(from, _)| fs::hard_link(from, &path).is_ok());
+        let (file, pos, shared) = match linked {
+            Some((_, mapped)) => {
+                let file = fs::OpenOptions::new().append(true).open(&path).map_err(io)?;
+                // Past the end, bytes a killed build appended count as unused.
+                let len = file.metadata().map_err(io)?.len();
+                let pos = len.saturating_sub(HEADER_LEN as u64);
+                (file, pos, Some((mapped.as_ptr() as usize, mapped.len())))
+            }
+            None => {
+                let mut file = fs::File::create(&path).map_err(io)?;
+                let header = Header {
+                    magic: *MAGIC_FACTS_BLOB,
+                    version: FORMAT_VERSION,
+                    layout: LAYOUT,
+                    len: 0,
+                    crc: 0,
+                };
+                file.write_all(&header.to_bytes()).map_err(io)?;
+                (file, 0, None)
+            }
+        };
+        let mut w = Writer {
+            dir: dir.to_path_buf(),
+            blob: std::io::BufWriter::with_capacity(1 << 20, file),
+            pos,
+            appended: 0,
+            shared,
+            table: FactsTable::default(),
+        };
+        w.pad().map_err(io)?;
+        Ok(w)
     }
 
-    /// Appends one file's archive (serialized by [`archive`], or copied from the previous
-    /// generation) under `entry`, whose offsets are filled in.
-    pub fn push(
-        &mut self,
-        out: &mut impl std::io::Write,
-        mut entry: FactsEntry,
-        archive: &[u8],
-    ) -> std::io::Result<()> {
-        entry.off = self.pos;
-        entry.len = archive.len() as u64;
-        out.write_all(archive)?;
+    /// Adds one file's archive (serialized by [`archive`], or the previous generation's)
+    /// under `entry`, whose offsets are filled in.
+    pub fn push(&mut self, mut entry: FactsEntry, archive: &[u8]) -> Result<()> {
+        let at = archive.as_ptr() as usize;
+        if let Some((base, len)) = self.shared
+            && at >= base
+            && at + archive.len() <= base + len
+        {
+            (entry.off, entry.len) = ((at - base) as u64, archive.len() as u64);
+            self.table.files.push(entry);
+            return Ok(());
+        }
+        (entry.off, entry.len) = (self.pos, archive.len() as u64);
+        self.blob.write_all(archive).map_err(|e| self.error(e))?;
         self.pos += archive.len() as u64;
+        self.appended += archive.len() as u64;
         self.table.files.push(entry);
-        // Each archive starts 16-aligned, as rkyv requires.
+        self.pad().map_err(|e| self.error(e))
+    }
+
+    /// Each archive starts 16-aligned, as rkyv requires (the header is 32 bytes).
+    fn pad(&mut self) -> std::io::Result<()> {
         let pad = ((16 - self.pos % 16) % 16) as usize;
-        out.write_all(&[0u8; 16][..pad])?;
+        self.blob.write_all(&[0u8; 16][..pad])?;
         self.pos += pad as u64;
+        self.appended += pad as u64;
         Ok(())
     }
 
-    /// Appends the table and its offset: the payload is complete.
-    pub fn finish(self, out: &mut impl std::io::Write) -> std::io::Result<()> {
-        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&self.table)
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
-        out.write_all(&bytes)?;
-        out.write_all(&self.pos.to_le_bytes())
+    fn error(&self, e: std::io::Error) -> Error {
+        Error::io("cannot write", self.dir.join(FACTS_BLOB_FILE), e)
     }
+
+    /// Syncs `facts.bin` and writes the table. Returns the bytes written.
+    pub fn finish(self) -> Result<u64> {
+        let err = |e: std::io::Error| Error::io("cannot write", self.dir.join(FACTS_BLOB_FILE), e);
+        let file = self.blob.into_inner().map_err(|e| err(e.into_error()))?;
+        file.sync_data().map_err(err)?;
+        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&self.table)
+            .map_err(|e| Error::msg(format!("cannot serialize the facts table: {e}")))?;
+        let mut out = StreamedFile::create(&self.dir.join(FACTS_FILE))?;
+        out.write_all(&bytes).map_err(|e| out.error(e))?;
+        out.write_all(&0u64.to_le_bytes()).map_err(|e| out.error(e))?;
+        Ok(self.appended + out.finish(MAGIC_FACTS)?)
+    }
+}
+
+/// What the cache of generation directory `dir` holds, file by file: each entry, with its
+/// offset zeroed (where an archive lies depends on the generations before), and its archive.
+/// Two caches that hold the same are the same to every build. None when it cannot be read.
+pub fn contents(dir: &Path) -> Option<Vec<(FactsEntry, Vec<u8>)>> {
+    use crate::index::read::Mapped;
+    let table = Mapped::open(&dir.join(FACTS_FILE), MAGIC_FACTS, dir).ok()?;
+    let blob = Mapped::open_growing(&dir.join(FACTS_BLOB_FILE), MAGIC_FACTS_BLOB, dir).ok();
+    let view = FactsView::new(table.payload(), blob.as_ref().map(Mapped::payload))?;
+    (0..view.entries().len())
+        .map(|i| {
+            let mut e: FactsEntry =
+                rkyv::deserialize::<_, rkyv::rancor::Error>(&view.entries()[i]).ok()?;
+            e.off = 0;
+            Some((e, view.archive(i)?.to_vec()))
+        })
+        .collect()
+}
+
+/// Whether a generation may append to the previous one's `facts.bin` rather than write a new
+/// one: when at least half of it is still in use (`live` of its `len` payload bytes).
+pub fn worth_sharing(live: u64, len: u64) -> bool {
+    len <= live.saturating_mul(2)
 }
 
 /// The facts and term counts of one file's archive, validated and deserialized.
@@ -151,21 +252,28 @@ pub fn load_outline(archive: &[u8]) -> Option<FileFacts> {
     })
 }
 
-/// A validated view of a facts payload.
+/// A validated view of a facts table and the archives it lists.
 pub struct FactsView<'a> {
-    payload: &'a [u8],
+    archives: &'a [u8],
     table: &'a rkyv::Archived<FactsTable>,
 }
 
 impl<'a> FactsView<'a> {
-    /// Validates the table (the per-file archives are validated when read).
-    pub fn new(payload: &'a [u8]) -> Option<FactsView<'a>> {
+    /// Validates the table of `facts.rkyv`'s payload (the per-file archives are validated when
+    /// read): they lie in `blob`, `facts.bin`'s payload, or (an index written before it
+    /// existed) in the same payload.
+    pub fn new(payload: &'a [u8], blob: Option<&'a [u8]>) -> Option<FactsView<'a>> {
         let n = payload.len();
         let off = u64::from_le_bytes(payload.get(n.checked_sub(8)?..)?.try_into().ok()?) as usize;
         let table_bytes = payload.get(off..n - 8)?;
         let table =
             rkyv::access::<rkyv::Archived<FactsTable>, rkyv::rancor::Error>(table_bytes).ok()?;
-        Some(FactsView { payload, table })
+        Some(FactsView { archives: blob.unwrap_or(payload), table })
+    }
+
+    /// The payload bytes of the archives that are in use.
+    pub fn live_bytes(&self) -> u64 {
+        self.table.files.iter().map(|e| e.len.to_native()).sum()
     }
 
     /// The table's entries.
@@ -177,7 +285,7 @@ impl<'a> FactsView<'a> {
     pub fn archive(&self, i: usize) -> Option<&'a [u8]> {
         let e = self.table.files.get(i)?;
         let (a, len) = (e.off.to_native() as usize, e.len.to_native() as usize);
-        self.payload.get(a..a.checked_add(len)?)
+        self.archives.get(a..a.checked_add(len)?)
     }
 
     /// The facts and term counts of entry `i`, validated and deserialized.
@@ -199,40 +307,90 @@ impl<'a> FactsView<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::read::Mapped;
     use crate::lang::python::Extractor;
 
-    /// A payload of `files`: (path, archive bytes).
-    fn encode(files: &[(&[u8], &[u8])]) -> rkyv::util::AlignedVec<16> {
-        let mut out = Vec::new();
-        let mut enc = Encoder::new();
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cds-facts-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// Writes a cache of `files` (path, archive bytes) into `dir`, sharing `share`.
+    fn write(dir: &Path, share: Option<(&Path, &[u8])>, files: &[(&[u8], &[u8])]) {
+        fs::create_dir_all(dir).unwrap();
+        let mut w = Writer::create(dir, share).unwrap();
         for (rel, bytes) in files {
-            let entry = FactsEntry { rel: rel.to_vec(), size: 1, ..Default::default() };
-            enc.push(&mut out, entry, bytes).unwrap();
+            w.push(FactsEntry { rel: rel.to_vec(), size: 1, ..Default::default() }, bytes).unwrap();
         }
-        enc.finish(&mut out).unwrap();
-        // The payload sits behind a 32-byte header in the file: keep that alignment here.
-        let mut aligned = rkyv::util::AlignedVec::<16>::new();
-        aligned.extend_from_slice(&out);
-        aligned
+        w.finish().unwrap();
+    }
+
+    fn open(dir: &Path) -> (Mapped, Mapped) {
+        let table = Mapped::open(&dir.join(FACTS_FILE), MAGIC_FACTS, dir).unwrap();
+        let blob = Mapped::open_growing(&dir.join(FACTS_BLOB_FILE), MAGIC_FACTS_BLOB, dir).unwrap();
+        (table, blob)
     }
 
     #[test]
-    fn archives_survive_being_copied() {
+    fn a_generation_keeps_the_archives_it_shares_and_appends_the_new_ones() {
+        use std::os::unix::fs::MetadataExt;
         let src = b"def f():\n    return g()\n";
         let facts = Extractor::new().extract(src);
         let terms = crate::search::bm25::file_terms(src, &facts);
-        let first = encode(&[(b"a.py", &archive(&facts, &terms).unwrap())]);
-        let view = FactsView::new(&first).unwrap();
-        let copied = view.archive(0).unwrap().to_vec();
+        let root = scratch("share");
+        let (one, two) = (root.join("gen-1"), root.join("gen-2"));
+        write(&one, None, &[(b"a.py", &archive(&facts, &terms).unwrap())]);
+        let (table, blob) = open(&one);
+        let view = FactsView::new(table.payload(), Some(blob.payload())).unwrap();
+        let kept = view.archive(0).unwrap();
+        let len_before = fs::metadata(one.join(FACTS_BLOB_FILE)).unwrap().len();
         let empty = archive(&FileFacts::default(), &FileTerms::default()).unwrap();
-        let second = encode(&[(b"new.py", &empty), (b"a.py", &copied)]);
-        let view = FactsView::new(&second).unwrap();
+        let share = (one.join(FACTS_BLOB_FILE), blob.payload());
+        write(&two, Some((&share.0, share.1)), &[(b"new.py", &empty), (b"a.py", kept)]);
+
+        // One file: the new archive appended, the kept one where it was.
+        let (m1, m2) =
+            (fs::metadata(one.join(FACTS_BLOB_FILE)), fs::metadata(two.join(FACTS_BLOB_FILE)));
+        assert_eq!(m1.as_ref().unwrap().ino(), m2.unwrap().ino());
+        assert_eq!(m1.unwrap().len(), len_before + empty.len().next_multiple_of(16) as u64);
+        let (table, blob) = open(&two);
+        let view = FactsView::new(table.payload(), Some(blob.payload())).unwrap();
         assert_eq!(view.entries().len(), 2);
         assert_eq!(view.entries()[1].rel.as_slice(), b"a.py");
+        assert_eq!(view.entries()[1].off.to_native(), 0);
         let (f, t) = view.load(1).unwrap();
-        assert_eq!(f, facts);
-        assert_eq!(t, terms);
+        assert_eq!((f, t), (facts.clone(), terms.clone()));
+        assert_eq!(view.load(0).unwrap().0, FileFacts::default());
         assert!(view.verify().is_ok());
-        assert!(FactsView::new(&second[..second.len() - 3]).is_none());
+        assert!(FactsView::new(&table.payload()[..table.payload().len() - 3], None).is_none());
+        // The first generation still reads as it was.
+        let (table, blob) = open(&one);
+        let view = FactsView::new(table.payload(), Some(blob.payload())).unwrap();
+        assert_eq!(view.entries().len(), 1);
+        assert_eq!(view.load(0).unwrap().0, facts);
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_cache_written_before_facts_bin_is_still_read() {
+        // Archives, then the table, then its offset, all in facts.rkyv's payload.
+        let src = b"class A:\n    pass\n";
+        let facts = Extractor::new().extract(src);
+        let terms = crate::search::bm25::file_terms(src, &facts);
+        let a = archive(&facts, &terms).unwrap();
+        let mut payload = rkyv::util::AlignedVec::<16>::new();
+        payload.extend_from_slice(&a);
+        payload.extend_from_slice(&vec![0u8; a.len().next_multiple_of(16) - a.len()]);
+        let table_off = payload.len() as u64;
+        let entry =
+            FactsEntry { rel: b"a.py".to_vec(), off: 0, len: a.len() as u64, ..Default::default() };
+        let table =
+            rkyv::to_bytes::<rkyv::rancor::Error>(&FactsTable { files: vec![entry] }).unwrap();
+        payload.extend_from_slice(&table);
+        payload.extend_from_slice(&table_off.to_le_bytes());
+        let view = FactsView::new(&payload, None).unwrap();
+        assert_eq!(view.load(0).unwrap(), (facts, terms));
     }
 }

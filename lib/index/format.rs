@@ -39,6 +39,8 @@ pub const MAGIC_POSTINGS: &[u8; 8] = b"CDSPOSTS";
 pub const MAGIC_CONTENT: &[u8; 8] = b"CDSTEXT\0";
 /// Magic of `facts.rkyv` (the builder's cache).
 pub const MAGIC_FACTS: &[u8; 8] = b"CDSFACTS";
+/// Magic of `facts.bin` (the archives `facts.rkyv` lists; see `index::facts`).
+pub const MAGIC_FACTS_BLOB: &[u8; 8] = b"CDSFBLOB";
 
 /// Magic of `history.rkyv` (optional: only repositories with git history have one).
 pub const MAGIC_HISTORY: &[u8; 8] = b"CDSHISTO";
@@ -55,6 +57,8 @@ pub const POSTINGS_FILE: &str = "postings.rkyv";
 pub const CONTENT_FILE: &str = "content.bin";
 /// See [`GRAPH_FILE`].
 pub const FACTS_FILE: &str = "facts.rkyv";
+/// See [`GRAPH_FILE`].
+pub const FACTS_BLOB_FILE: &str = "facts.bin";
 /// See [`GRAPH_FILE`].
 pub const HISTORY_FILE: &str = "history.rkyv";
 

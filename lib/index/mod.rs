@@ -8,6 +8,7 @@
 //!   watch.lock            held by a running `cds-build --watch` (an flock; holds its pid)
 //!   walk.rkyv             the last walk's listing, stamped (cds-build's cache: `walk::Record`)
 //!   gen-000007/           graph.rkyv names.fst terms.fst postings.rkyv content.bin facts.rkyv
+//!                         facts.bin (the facts' archives: shared by generations, appended to)
 //!                         history.rkyv (only for a git work tree: see `crate::history`)
 //! ```
 //!

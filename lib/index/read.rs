@@ -46,6 +46,16 @@ impl AsRef<[u8]> for Mapped {
 impl Mapped {
     /// Maps `path` and checks its header against `magic`. `index_dir` names the index in errors.
     pub fn open(path: &Path, magic: &[u8; 8], index_dir: &Path) -> Result<Mapped> {
+        Mapped::open_with(path, magic, index_dir, true)
+    }
+
+    /// [`Mapped::open`] for a file that grows by appends (`facts.bin`): its header's length is
+    /// not its size, and the payload is every byte after the header.
+    pub fn open_growing(path: &Path, magic: &[u8; 8], index_dir: &Path) -> Result<Mapped> {
+        Mapped::open_with(path, magic, index_dir, false)
+    }
+
+    fn open_with(path: &Path, magic: &[u8; 8], index_dir: &Path, sized: bool) -> Result<Mapped> {
         let file = File::open(path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Error::index(
@@ -57,7 +67,8 @@ impl Mapped {
             }
         })?;
         // SAFETY: index files are never modified in place: builds write new files and rename
-        // them into place, so the mapped bytes do not change under us.
+        // them into place, so the mapped bytes do not change under us (`facts.bin` is only
+        // appended to, past what any generation uses).
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("cannot map", path, e))?;
         let corrupt = |what: String| Error::index(index_dir, IndexProblem::Corrupt(what));
         let Some(h) = Header::parse(&map) else {
@@ -81,7 +92,7 @@ impl Mapped {
         if h.layout != LAYOUT {
             return Err(corrupt(format!("{} was written with another layout", file_name(path))));
         }
-        if h.len != (map.len() - HEADER_LEN) as u64 {
+        if sized && h.len != (map.len() - HEADER_LEN) as u64 {
             return Err(corrupt(format!(
                 "{} is {} bytes, its header says {}",
                 file_name(path),
@@ -583,8 +594,11 @@ impl Index {
         self.terms()?.check()?;
         self.postings()?;
         let len = self.content_map()?.payload().len() as u64;
-        match self.graph().content_off.last() {
-            Some(end) if end.to_native() <= len => Ok(()),
+        // Every file's range, as `file_content` reads it: in order, within the file.
+        let off = &self.graph().content_off;
+        let in_order = off.windows(2).all(|w| w[0].to_native() <= w[1].to_native());
+        match off.last() {
+            Some(end) if in_order && end.to_native() <= len => Ok(()),
             _ => Err(self.corrupt("content.bin is shorter than the file table says")),
         }
     }
@@ -622,14 +636,32 @@ impl Index {
                             problems.push(format!("{name}: {e}"));
                         }
                     }
-                    FACTS_FILE => match crate::index::facts::FactsView::new(m.payload()) {
-                        Some(v) => {
-                            if let Err(e) = v.verify() {
-                                problems.push(format!("{name}: {e}"));
+                    FACTS_FILE => {
+                        // The archives are in facts.bin (in facts.rkyv before it existed).
+                        let blob_path = self.gen_dir.join(FACTS_BLOB_FILE);
+                        let blob = match blob_path.exists() {
+                            true => {
+                                match Mapped::open_growing(&blob_path, MAGIC_FACTS_BLOB, &self.dir)
+                                {
+                                    Ok(b) => Some(b),
+                                    Err(e) => {
+                                        problems.push(e.to_string());
+                                        continue;
+                                    }
+                                }
                             }
+                            false => None,
+                        };
+                        let blob = blob.as_ref().map(Mapped::payload);
+                        match crate::index::facts::FactsView::new(m.payload(), blob) {
+                            Some(v) => {
+                                if let Err(e) = v.verify() {
+                                    problems.push(format!("{name}: {e}"));
+                                }
+                            }
+                            None => problems.push(format!("{name}: its table failed validation")),
                         }
-                        None => problems.push(format!("{name}: its table failed validation")),
-                    },
+                    }
                     _ => {}
                 },
                 Err(e) => problems.push(e.to_string()),
