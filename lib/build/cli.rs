@@ -146,7 +146,9 @@ Cargo.toml, package.json, tsconfig.json, jsconfig.json, compile_commands.json). 
 with what the parser recovers, and counted; minified or generated files (bundles, one-line \
 files) are indexed, counted, and ranked below hand-written code.
 
-Building again is incremental: files whose size and modification time did not change are \
+Building again is incremental: the last walk is confirmed by one stat per directory, source \
+and ignore file instead of walked again (when a file was added, deleted or renamed, or an \
+ignore file changed, the tree is walked), files whose size and modification time did not change are \
 neither read nor parsed, files whose content did not change are not parsed, the search \
 postings of unchanged files are carried over from the previous index instead of counted \
 again, and when nothing changed at all nothing is written. Linking (imports, calls, \
