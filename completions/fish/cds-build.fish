@@ -8,7 +8,7 @@ complete -c cds-build -l exclude -x -d 'Skip paths matching GLOB (gitignore synt
 complete -c cds-build -l max-filesize -x -d 'Skip files larger than SIZE (default 2M)'
 complete -c cds-build -s L -l follow -d 'Follow symbolic links (loops are reported)'
 complete -c cds-build -l compat -x -a 'locagent' -d 'Build LocAgent v2.3\'s graph instead of cds\'s own'
-complete -c cds-build -l force -d 'Re-read and re-parse every file'
+complete -c cds-build -l force -d 'Walk the tree, re-read and re-parse every file'
 complete -c cds-build -l no-history -d 'Do not read the repository\'s git history'
 complete -c cds-build -s w -l watch -d 'Keep the index up to date as files change'
 complete -c cds-build -l poll -x -d 'Watch by polling every MS milliseconds'

@@ -203,7 +203,7 @@ rules, LocAgent's name resolution with its global same-name fallback, no __init_
 that LocAgent's prompts, benchmarks and tool outputs can be reproduced with cds. cds-trav \
 --tree on such an index prints what LocAgent's explore_tree_structure prints.",
             ),
-        Flag::new("force", "Re-read and re-parse every file", force),
+        Flag::new("force", "Walk the tree, re-read and re-parse every file", force),
         Flag::new("no-history", "Do not read the repository's git history", no_history).long_doc(
             "Do not read the repository's recent commits. By default, when PATH is inside a git \
 work tree and git is installed, cds-build runs git log over the last 2,000 commits of HEAD \

@@ -380,7 +380,7 @@ pub fn build_with(
     let record_path = index_dir.join(walk::RECORD_FILE);
     let (walked, record) = match memory.as_deref_mut().and_then(|m| m.rewalk(&root, &wopts)) {
         Some(w) => (w, None),
-        None => walk::walk_recorded(&root, &wopts, &record_path)?,
+        None => walk::walk_recorded(&root, &wopts, &record_path, opts.force)?,
     };
     if let Some(m) = memory.as_deref_mut() {
         m.walked = Some((wopts.clone(), walked.clone()));

@@ -106,13 +106,15 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walked> {
 }
 
 /// What a walk of `root` would find: the walk recorded at `record` when its stamps confirm it
-/// (see [`Record`]), else a new walk and its record, to save for next time.
+/// (see [`Record`]; not with `fresh`), else a new walk and its record, to save for next time.
 pub fn walk_recorded(
     root: &Path,
     opts: &WalkOptions,
     record: &Path,
+    fresh: bool,
 ) -> Result<(Walked, Option<Record>)> {
-    if let Some(w) = Record::load(record).and_then(|r| r.replay(root, opts)) {
+    let replayed = (!fresh).then(|| Record::load(record)).flatten();
+    if let Some(w) = replayed.and_then(|r| r.replay(root, opts)) {
         return Ok((w, None));
     }
     walk_inner(root, opts, Some(record::RACY_NS))
