@@ -147,9 +147,9 @@ with what the parser recovers, and counted; minified or generated files (bundles
 files) are indexed, counted, and ranked below hand-written code.
 
 Building again is incremental: the last walk is confirmed by one stat per directory, source \
-and ignore file instead of walked again (when a file was added, deleted or renamed, or an \
-ignore file changed, the tree is walked), files whose size and modification time did not change are \
-neither read nor parsed, files whose content did not change are not parsed, the search \
+and ignore file instead of walked again (a directory where a file was added, deleted or \
+renamed is listed again; when an ignore file changed, the tree is walked), files whose size \
+and modification time did not change are neither read nor parsed, files whose content did not change are not parsed, the search \
 postings of unchanged files are carried over from the previous index instead of counted \
 again, and when nothing changed at all nothing is written. Linking (imports, calls, \
 inheritance, Python's value flow) runs over the whole repository when a change reaches what it \

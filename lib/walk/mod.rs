@@ -114,8 +114,8 @@ pub fn walk_recorded(
     fresh: bool,
 ) -> Result<(Walked, Option<Record>)> {
     let replayed = (!fresh).then(|| Record::load(record)).flatten();
-    if let Some(w) = replayed.and_then(|r| r.replay(root, opts)) {
-        return Ok((w, None));
+    if let Some(replayed) = replayed.and_then(|r| r.replay(root, opts)) {
+        return Ok(replayed);
     }
     walk_inner(root, opts, Some(record::RACY_NS))
 }
@@ -126,9 +126,7 @@ fn walk_inner(
     opts: &WalkOptions,
     racy_window_ns: Option<i64>,
 ) -> Result<(Walked, Option<Record>)> {
-    let started_ns = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i64);
+    let started_ns = record::now_ns();
     let meta = std::fs::metadata(root).map_err(|e| Error::io("cannot read", root, e))?;
     if !meta.is_dir() {
         return Err(Error::msg(format!(
@@ -136,7 +134,25 @@ fn walk_inner(
             root.display()
         )));
     }
-    let mut b = WalkBuilder::new(root);
+    let (mut out, seen) = walk_from(root, root, None, opts, racy_window_ns.is_some())?;
+    finish(&mut out);
+    let record =
+        racy_window_ns.and_then(|window| Record::new(root, opts, &out, seen, started_ns, window));
+    Ok((out, record))
+}
+
+/// Walks `start`, a directory in `root` (itself, or one the walk of `root` goes into), to
+/// `max_depth`, by the rules of a walk of `root`; `recording`: also what a [`Record`] keeps.
+/// Unsorted.
+fn walk_from(
+    root: &Path,
+    start: &Path,
+    max_depth: Option<usize>,
+    opts: &WalkOptions,
+    recording: bool,
+) -> Result<(Walked, Seen)> {
+    let mut b = WalkBuilder::new(start);
+    b.max_depth(max_depth);
     // (No sorter: the parallel walker ignores it; the results are sorted below.)
     b.follow_links(opts.follow);
     if opts.locagent {
@@ -194,7 +210,6 @@ fn walk_inner(
 
     // Two threads walk (statting every entry dominates; the order is restored by sorting).
     let collected = std::sync::Mutex::new((Walked::default(), Seen::default()));
-    let recording = racy_window_ns.is_some();
     b.threads(2).build_parallel().run(|| {
         let mut local = Local { acc: Default::default(), shared: &collected };
         Box::new(move |entry| {
@@ -208,10 +223,7 @@ fn walk_inner(
     });
     let (mut out, seen) = collected.into_inner().unwrap_or_else(|p| p.into_inner());
     out.vendored = std::mem::take(&mut *vendored.lock().unwrap_or_else(|p| p.into_inner()));
-    finish(&mut out);
-    let record =
-        racy_window_ns.and_then(|window| Record::new(root, opts, &out, seen, started_ns, window));
-    Ok((out, record))
+    Ok((out, seen))
 }
 
 /// Puts a walk's findings in order and gives headers their language.

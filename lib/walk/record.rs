@@ -6,11 +6,15 @@
 //! ignore file (each one that was read, and each place one could appear above the root, is
 //! stamped; a new one in a walked directory changes that directory) or the options (kept as a
 //! key). A file's size and mtime are read again as a walk reads them. So when every stamp is
-//! the same, the walk would list what the record lists; anything else walks.
+//! the same, the walk would list what the record lists. A directory whose stamp changed is
+//! listed again by the walk's own rules (a new directory below it walked whole, one gone
+//! dropped with everything below it), unless its ignore files changed; an ignore file that
+//! changed, or more than [`MAX_RELISTED`] directories, walk the tree.
 //!
 //! A stamp taken shortly after the thing changed is not trusted: a second change within the
 //! file system's timestamp granularity would leave it as it was ("racy", as git calls it). Such
-//! a record is kept but not replayed until a walk made later stamps it again.
+//! a directory is listed again, and an ignore file so stamped walks the tree, until a later
+//! build stamps them again.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -20,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-use super::{Found, Skipped, WalkOptions, Walked};
+use super::{Found, Skipped, WalkOptions, Walked, path_order};
 use crate::lang::Lang;
 
 /// The record's file name in the index directory.
@@ -269,95 +273,313 @@ impl Record {
         rkyv::from_bytes::<Record, rkyv::rancor::Error>(&aligned).ok()
     }
 
-    /// What a walk of `root` with `opts` would find now, when every stamp says nothing it
-    /// depends on changed since the record was taken; None otherwise.
-    pub fn replay(&self, root: &Path, opts: &WalkOptions) -> Option<Walked> {
+    /// What a walk of `root` with `opts` would find now, when the stamps tell: every ignore
+    /// file as recorded, and every directory too, or those that changed (an entry added,
+    /// removed or renamed) listed again, new directories below them walked; then also the
+    /// record of that, to save. None when a walk is needed.
+    pub fn replay(&self, root: &Path, opts: &WalkOptions) -> Option<(Walked, Option<Record>)> {
         if self.key != key(root, opts) || self.excludes_file != excludes_file(opts) {
             return None;
         }
         // Two threads: the directories and ignore files on one, the sources on the other
-        // (each `stat` is a system call; a first difference stops both).
-        let changed = AtomicBool::new(false);
-        let (unchanged, sources) = std::thread::scope(|s| {
-            let sources = s.spawn(|| self.restat_sources(root, opts, &changed));
-            let unchanged = self.unchanged(root, &changed);
-            if !unchanged {
-                changed.store(true, Ordering::Relaxed);
+        // (each `stat` is a system call; a changed ignore file stops both).
+        let stop = AtomicBool::new(false);
+        let (changed, sources) = std::thread::scope(|s| {
+            let sources = s.spawn(|| self.restat_sources(root, opts, &stop));
+            let changed = self.changed_dirs(root);
+            if changed.is_none() {
+                stop.store(true, Ordering::Relaxed);
             }
-            (unchanged, sources.join().ok().flatten())
+            (changed, sources.join().ok().flatten())
         });
-        let (files, skipped) = sources.filter(|_| unchanged)?;
+        let (changed, sources) = (changed?, sources?);
+        if changed.is_empty() {
+            let mut out = self.walked(root, &self.dirs, &self.projects, &self.vendored);
+            for s in sources {
+                push_source(&mut out, s?);
+            }
+            super::finish(&mut out);
+            return Some((out, None));
+        }
+        self.relist(root, opts, &changed, sources)
+    }
+
+    /// The listed directories and projects (read now), and `vendored`, as a walk gives them.
+    fn walked(
+        &self,
+        root: &Path,
+        dirs: &[(Vec<u8>, Stamp)],
+        projects: &[Vec<u8>],
+        vendored: &[Vec<u8>],
+    ) -> Walked {
         let mut out = Walked {
-            too_large: skipped.len(),
-            files,
-            skipped,
-            dirs: self.dirs.iter().map(|(rel, _)| rel.clone()).collect(),
-            vendored: self.vendored.clone(),
+            dirs: dirs.iter().map(|(rel, _)| rel.clone()).collect(),
+            vendored: vendored.to_vec(),
             ..Walked::default()
         };
         let mut abs = root.to_path_buf();
-        for rel in &self.projects {
+        for rel in projects {
             set_rel(&mut abs, root, rel);
             super::read_project_file(&abs, rel.clone(), &mut out);
         }
-        super::finish(&mut out);
-        Some(out)
+        out
     }
 
-    /// Whether every ignore file and directory is as recorded (and was stamped long enough
-    /// after its last change to tell).
-    fn unchanged(&self, root: &Path, changed: &AtomicBool) -> bool {
+    /// The directories whose stamps changed (or were taken too close to their last change),
+    /// by index, in order; None when an ignore file changed, or too many directories did.
+    fn changed_dirs(&self, root: &Path) -> Option<Vec<usize>> {
         let trusted = |s: &Stamp| !s.racy(self.started_ns, self.window_ns);
         for p in &self.probes {
             let now = Stamp::of(p.path());
             if now != p.stamp || now.as_ref().is_some_and(|s| !trusted(s)) {
-                return false;
+                return None;
             }
         }
         let mut abs = root.to_path_buf();
+        let mut changed = Vec::new();
         for (i, (rel, stamp)) in self.dirs.iter().enumerate() {
-            if i % 64 == 0 && changed.load(Ordering::Relaxed) {
-                return false;
-            }
             set_rel(&mut abs, root, rel);
             if Stamp::of(&abs).as_ref() != Some(stamp) || !trusted(stamp) {
-                return false;
+                changed.push(i);
+                if changed.len() > MAX_RELISTED {
+                    return None;
+                }
             }
         }
-        true
+        Some(changed)
     }
 
-    /// The sources as a walk would find them now (None: one is no longer a regular file).
+    /// The walk brought up to date by listing the `changed` directories again (see
+    /// [`Record::replay`]); `sources`, every recorded source as it is now.
+    fn relist(
+        &self,
+        root: &Path,
+        opts: &WalkOptions,
+        changed: &[usize],
+        sources: Vec<Option<Restat>>,
+    ) -> Option<(Walked, Option<Record>)> {
+        let started_ns = now_ns();
+        let changed: Vec<&[u8]> = changed.iter().map(|&i| self.dirs[i].0.as_slice()).collect();
+        let recorded_dir =
+            |rel: &[u8]| self.dirs.binary_search_by(|(r, _)| path_order(r, rel)).is_ok();
+        // Directories no longer walked (gone, replaced, newly ignored by no rule: only gone),
+        // each with everything below it; and the directories listed again.
+        let mut gone: Vec<Vec<u8>> = Vec::new();
+        let mut relisted: Vec<&[u8]> = Vec::new();
+        let (mut fresh, mut seen) = (Walked::default(), Seen::default());
+        for &d in &changed {
+            if gone.iter().any(|g| below_or_at(d, g)) {
+                continue;
+            }
+            let abs = root.join(OsStr::from_bytes(d));
+            if !std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir()) {
+                // Gone or replaced: only its parent's listing, changed too, can say so.
+                if d.is_empty() || changed.binary_search_by(|c| path_order(c, parent(d))).is_err() {
+                    return None;
+                }
+                gone.push(d.to_vec());
+                continue;
+            }
+            let (w, s) = super::walk_from(root, &abs, Some(1), opts, true).ok()?;
+            if w.skipped.len() > w.too_large || s.unsure {
+                return None;
+            }
+            // Its ignore files must be the ones recorded (a new one changes the rules below).
+            let here = |p: &Probe| probe_dir(p.path()) == abs.as_path();
+            let before: Vec<&Probe> = self.probes.iter().filter(|p| here(p)).collect();
+            let now: Vec<&Probe> = s.probes.iter().filter(|p| here(p)).collect();
+            if before != now {
+                return None;
+            }
+            for (r, _) in &self.dirs {
+                if !r.is_empty() && parent(r) == d && !w.dirs.contains(r) {
+                    gone.push(r.clone());
+                }
+            }
+            // New directories below it: walked whole.
+            for sub in w.dirs.iter().filter(|r| r.as_slice() != d && !recorded_dir(r)) {
+                let (w2, s2) =
+                    super::walk_from(root, &root.join(OsStr::from_bytes(sub)), None, opts, true)
+                        .ok()?;
+                if w2.skipped.len() > w2.too_large || s2.unsure {
+                    return None;
+                }
+                merge_into(root, (&mut fresh, &mut seen), (w2, s2), |_| true);
+            }
+            // Of the directories listed, only this one's stamp is new: the others keep theirs
+            // (and are listed again themselves if they changed).
+            merge_into(root, (&mut fresh, &mut seen), (w, s), |r| r == d);
+            relisted.push(d);
+        }
+        relisted.sort_by(|a, b| path_order(a, b));
+        let dropped = |rel: &[u8]| {
+            relisted.binary_search_by(|d| path_order(d, parent(rel))).is_ok()
+                || gone.iter().any(|g| below_or_at(rel, g))
+        };
+        let is_gone = |rel: &[u8]| gone.iter().any(|g| below_or_at(rel, g));
+        let relisted_dir = |rel: &[u8]| relisted.binary_search_by(|d| path_order(d, rel)).is_ok();
+
+        // The new record: what was kept, and what was listed again or walked.
+        let mut dirs: Vec<(Vec<u8>, Stamp)> =
+            self.dirs.iter().filter(|(r, _)| !is_gone(r) && !relisted_dir(r)).cloned().collect();
+        dirs.extend(seen.dirs.into_iter().map(|(r, s)| Some((r, s?))).collect::<Option<Vec<_>>>()?);
+        dirs.sort_by(|a, b| path_order(&a.0, &b.0));
+        // (Those above the root, and git's configuration, stay.)
+        let mut probes: Vec<Probe> = self
+            .probes
+            .iter()
+            .filter(|p| match probe_dir(p.path()).strip_prefix(root) {
+                Ok(r) if is_ignore_file(p.path()) => {
+                    let r = r.as_os_str().as_bytes();
+                    !is_gone(r) && !relisted_dir(r)
+                }
+                _ => true,
+            })
+            .cloned()
+            .collect();
+        probes.extend(seen.probes);
+        probes.sort_by(|a, b| a.path.cmp(&b.path));
+        probes.dedup_by(|a, b| a.path == b.path);
+        let keep = |rels: &[Vec<u8>]| -> Vec<Vec<u8>> {
+            rels.iter().filter(|r| !dropped(r)).cloned().collect()
+        };
+        let mut record_sources = keep(&self.sources);
+        record_sources.extend(seen.sources);
+        record_sources.sort_by(|a, b| path_order(a, b));
+        record_sources.dedup();
+        let mut projects = keep(&self.projects);
+        projects.extend(seen.projects);
+        projects.sort_by(|a, b| path_order(a, b));
+        projects.dedup();
+        let mut vendored = keep(&self.vendored);
+        vendored.append(&mut fresh.vendored);
+        vendored.sort_by(|a, b| path_order(a, b));
+        vendored.dedup();
+
+        let mut out = self.walked(root, &dirs, &projects, &vendored);
+        for (rel, s) in self.sources.iter().zip(sources) {
+            if !dropped(rel) {
+                push_source(&mut out, s?);
+            }
+        }
+        out.files.append(&mut fresh.files);
+        out.too_large += fresh.too_large;
+        out.skipped.append(&mut fresh.skipped);
+        super::finish(&mut out);
+        let record = Record {
+            key: self.key.clone(),
+            started_ns,
+            window_ns: self.window_ns,
+            dirs,
+            probes,
+            excludes_file: self.excludes_file.clone(),
+            sources: record_sources,
+            projects,
+            vendored,
+        };
+        Some((out, Some(record)))
+    }
+
+    /// Every recorded source as a walk would find it now (None: no longer a regular file); None
+    /// when told to stop.
     fn restat_sources(
         &self,
         root: &Path,
         opts: &WalkOptions,
-        changed: &AtomicBool,
-    ) -> Option<(Vec<Found>, Vec<Skipped>)> {
-        let (mut files, mut skipped) = (Vec::with_capacity(self.sources.len()), Vec::new());
+        stop: &AtomicBool,
+    ) -> Option<Vec<Option<Restat>>> {
+        let mut out = Vec::with_capacity(self.sources.len());
         let mut abs = root.to_path_buf();
         for (i, rel) in self.sources.iter().enumerate() {
-            if i % 64 == 0 && changed.load(Ordering::Relaxed) {
+            if i % 64 == 0 && stop.load(Ordering::Relaxed) {
                 return None;
             }
             set_rel(&mut abs, root, rel);
             // Same directory, same name: what the walk saw was a regular file (another file
             // type needs a new directory entry), and still is, unless it went away.
-            let Some(md) = std::fs::symlink_metadata(&abs).ok().filter(|m| m.is_file()) else {
-                changed.store(true, Ordering::Relaxed);
-                return None;
-            };
-            let lang = Lang::of_path(&abs)?;
-            if md.len() > opts.max_filesize {
-                let reason = super::too_large(md.len(), opts.max_filesize);
-                skipped.push(Skipped { rel: rel.clone(), reason });
-                continue;
-            }
-            let (size, mtime_ns) = (md.len(), super::mtime_ns(&md));
-            files.push(Found { rel: rel.clone(), abs: abs.clone(), size, mtime_ns, lang });
+            let md = std::fs::symlink_metadata(&abs).ok().filter(|m| m.is_file());
+            out.push(md.and_then(|md| {
+                let lang = Lang::of_path(&abs)?;
+                Some(if md.len() > opts.max_filesize {
+                    let reason = super::too_large(md.len(), opts.max_filesize);
+                    Err(Skipped { rel: rel.clone(), reason })
+                } else {
+                    let (size, mtime_ns) = (md.len(), super::mtime_ns(&md));
+                    Ok(Found { rel: rel.clone(), abs: abs.clone(), size, mtime_ns, lang })
+                })
+            }));
         }
-        Some((files, skipped))
+        Some(out)
     }
+}
+
+/// A source as it is now: found, or over the size limit.
+type Restat = std::result::Result<Found, Skipped>;
+
+/// More directories changed than this: walking the tree is as cheap.
+const MAX_RELISTED: usize = 64;
+
+fn push_source(out: &mut Walked, s: Restat) {
+    match s {
+        Ok(f) => out.files.push(f),
+        Err(skipped) => {
+            out.too_large += 1;
+            out.skipped.push(skipped);
+        }
+    }
+}
+
+/// Adds a partial walk of `root`'s findings: the stamps of its directories, and of their
+/// ignore files, only where `stamped` says (the others are recorded already).
+fn merge_into(
+    root: &Path,
+    (out, seen): (&mut Walked, &mut Seen),
+    (mut w, mut s): (Walked, Seen),
+    stamped: impl Fn(&[u8]) -> bool,
+) {
+    out.files.append(&mut w.files);
+    out.skipped.append(&mut w.skipped);
+    out.too_large += w.too_large;
+    out.vendored.append(&mut w.vendored);
+    s.dirs.retain(|(r, _)| stamped(r));
+    s.probes.retain(|p| {
+        probe_dir(p.path()).strip_prefix(root).is_ok_and(|r| stamped(r.as_os_str().as_bytes()))
+    });
+    seen.append(&mut s);
+}
+
+/// The directory whose ignore files a probe is about (`D` for `D/.gitignore` and for
+/// `D/.git/info/exclude`).
+fn probe_dir(p: &Path) -> &Path {
+    let dir = p.parent().unwrap_or(p);
+    if dir.ends_with(".git/info") {
+        dir.parent().and_then(Path::parent).unwrap_or(dir)
+    } else {
+        dir
+    }
+}
+
+/// Whether a probe is one a walked directory's [`Seen::dir`] takes.
+fn is_ignore_file(p: &Path) -> bool {
+    p.ends_with(".git/info/exclude")
+        || IGNORE_NAMES.iter().any(|n| *n != ".git" && p.file_name() == Some(OsStr::new(n)))
+}
+
+/// `rel`'s parent directory (relative; empty for the root's entries).
+fn parent(rel: &[u8]) -> &[u8] {
+    rel.iter().rposition(|&c| c == b'/').map_or(&rel[..0], |i| &rel[..i])
+}
+
+/// Whether `rel` is `dir` or below it.
+fn below_or_at(rel: &[u8], dir: &[u8]) -> bool {
+    dir.is_empty() || rel == dir || (rel.starts_with(dir) && rel.get(dir.len()) == Some(&b'/'))
+}
+
+/// Now, in nanoseconds since the epoch.
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
 }
 
 /// `abs` = `root` joined with the `/`-separated relative path `rel` (the root when empty).
@@ -403,8 +625,9 @@ mod tests {
     fn record(root: &Path, opts: &WalkOptions) -> Record {
         let (walked, record) = super::super::walk_inner(root, opts, Some(0)).unwrap();
         let record = record.expect("a clean walk is recorded");
-        let again = record.replay(root, opts).expect("nothing changed");
+        let (again, next) = record.replay(root, opts).expect("nothing changed");
         assert_eq!(shown(&again), shown(&walked));
+        assert!(next.is_none(), "nothing to record again");
         record
     }
 
@@ -415,7 +638,9 @@ mod tests {
 
     #[test]
     fn a_replay_equals_a_walk_until_the_tree_changes_what_a_walk_finds() {
+        use std::os::unix::fs::PermissionsExt;
         type Edit = fn(&Path);
+        // (what, edit, replayed: false when only a walk can tell)
         let edits: &[(&str, Edit, bool)] = &[
             (
                 "a source edited in place",
@@ -425,34 +650,51 @@ mod tests {
             (
                 "a file that is not a source added",
                 |r| fs::write(r.join("pkg/x.txt"), "").unwrap(),
-                false,
+                true,
             ),
-            ("a source added", |r| fs::write(r.join("pkg/sub/c.py"), "").unwrap(), false),
-            ("a source deleted", |r| fs::remove_file(r.join("pkg/sub/b.py")).unwrap(), false),
+            ("a source added", |r| fs::write(r.join("pkg/sub/c.py"), "").unwrap(), true),
+            ("a source deleted", |r| fs::remove_file(r.join("pkg/sub/b.py")).unwrap(), true),
             (
                 "a source renamed",
                 |r| fs::rename(r.join("pkg/a.py"), r.join("pkg/z.py")).unwrap(),
-                false,
+                true,
             ),
-            ("a directory added", |r| fs::create_dir(r.join("pkg/new")).unwrap(), false),
+            ("an empty directory added", |r| fs::create_dir(r.join("pkg/new")).unwrap(), true),
             (
-                "an ignore file edited in place",
-                |r| fs::write(r.join(".gitignore"), "").unwrap(),
-                false,
+                "a directory of sources added",
+                |r| {
+                    fs::create_dir_all(r.join("pkg/new/deep")).unwrap();
+                    fs::write(r.join("pkg/new/deep/n.py"), "").unwrap();
+                    fs::write(r.join("pkg/new/.gitignore"), "skip.py\n").unwrap();
+                    fs::write(r.join("pkg/new/skip.py"), "").unwrap();
+                },
+                true,
+            ),
+            ("a directory deleted", |r| fs::remove_dir_all(r.join("pkg/sub")).unwrap(), true),
+            (
+                "a source replaced by a directory",
+                |r| {
+                    fs::remove_file(r.join("pkg/a.py")).unwrap();
+                    fs::create_dir(r.join("pkg/a.py")).unwrap();
+                    fs::write(r.join("pkg/a.py/in.py"), "").unwrap();
+                },
+                true,
             ),
             (
-                "an ignore file added below",
-                |r| fs::write(r.join("pkg/.ignore"), "a.py\n").unwrap(),
-                false,
+                "a dependency directory added",
+                |r| {
+                    fs::create_dir_all(r.join("pkg/node_modules/m")).unwrap();
+                    fs::write(r.join("pkg/node_modules/m/i.js"), "").unwrap();
+                },
+                true,
             ),
             (
                 "a directory's permissions changed",
                 |r| {
-                    use std::os::unix::fs::PermissionsExt;
                     fs::set_permissions(r.join("pkg/sub"), fs::Permissions::from_mode(0o700))
                         .unwrap()
                 },
-                false,
+                true,
             ),
             (
                 "a project file edited",
@@ -464,6 +706,17 @@ mod tests {
                 |r| fs::write(r.join("build/gen2.py"), "").unwrap(),
                 true,
             ),
+            (
+                "an ignore file edited in place",
+                |r| fs::write(r.join(".gitignore"), "").unwrap(),
+                false,
+            ),
+            (
+                "an ignore file added below",
+                |r| fs::write(r.join("pkg/.ignore"), "a.py\n").unwrap(),
+                false,
+            ),
+            ("an ignore file deleted", |r| fs::remove_file(r.join(".gitignore")).unwrap(), false),
         ];
         let opts = WalkOptions::default();
         for (i, (what, edit, replayed)) in edits.iter().enumerate() {
@@ -472,13 +725,19 @@ mod tests {
             settle();
             edit(&root);
             let walked = super::super::walk(&root, &opts).unwrap();
-            match before.replay(&root, &opts) {
-                Some(w) => {
-                    assert!(replayed, "{what}: replayed, but a walk is needed");
-                    assert_eq!(shown(&w), shown(&walked), "{what}");
-                }
-                None => assert!(!replayed, "{what}: walked again, though the record holds"),
-            }
+            let Some((w, next)) = before.replay(&root, &opts) else {
+                assert!(!replayed, "{what}: walked again, though the record tells");
+                continue;
+            };
+            assert!(replayed, "{what}: replayed, but a walk is needed");
+            assert_eq!(shown(&w), shown(&walked), "{what}");
+            // The record brought up to date serves the next build the same way.
+            let next = next.unwrap_or(before);
+            settle();
+            fs::write(root.join("pkg/later.py"), "").unwrap();
+            let walked = super::super::walk(&root, &opts).unwrap();
+            let (w, _) = next.replay(&root, &opts).expect("a source added");
+            assert_eq!(shown(&w), shown(&walked), "{what}, then a source added");
             let _ = fs::remove_dir_all(&root);
         }
     }
