@@ -1182,12 +1182,7 @@ impl Previous {
         ix.check_readable().ok()?;
         let gen_dir = ix.generation_dir().to_path_buf();
         let table = Mapped::open(&gen_dir.join(format::FACTS_FILE), MAGIC_FACTS, index_dir).ok()?;
-        let blob_path = gen_dir.join(format::FACTS_BLOB_FILE);
-        let blob = match Mapped::open_growing(&blob_path, format::MAGIC_FACTS_BLOB, index_dir) {
-            Ok(b) => Some(b),
-            Err(_) if !blob_path.exists() => None,
-            Err(_) => return None,
-        };
+        let blob = index::facts::open_blob(&gen_dir, index_dir).ok()?;
         let view = FactsView::new(table.payload(), blob.as_ref().map(Mapped::payload))?;
         let share_facts = blob.as_ref().is_some_and(|b| {
             index::facts::worth_sharing(view.live_bytes(), b.payload().len() as u64)

@@ -343,8 +343,11 @@ fn add_facts(
     if let (Some(kept), Some(terms)) = (kept_terms, terms) {
         kept.push(terms);
     }
-    out.push(entry, archive.bytes())?;
-    archive.done();
+    // (An archive kept in place in a shared facts.bin was not read: its pages stay, for the
+    // facts read after the extraction.)
+    if out.push(entry, archive.bytes())? {
+        archive.done();
+    }
     Ok(())
 }
 

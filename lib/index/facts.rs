@@ -30,6 +30,7 @@ use crate::index::format::{
     FACTS_BLOB_FILE, FACTS_FILE, FORMAT_VERSION, HEADER_LEN, Header, LAYOUT, MAGIC_FACTS,
     MAGIC_FACTS_BLOB,
 };
+use crate::index::read::Mapped;
 use crate::index::write::StreamedFile;
 use crate::search::bm25::FileTerms;
 
@@ -144,8 +145,9 @@ impl Writer {
     }
 
     /// Adds one file's archive (serialized by [`archive`], or the previous generation's)
-    /// under `entry`, whose offsets are filled in.
-    pub fn push(&mut self, mut entry: FactsEntry, archive: &[u8]) -> Result<()> {
+    /// under `entry`, whose offsets are filled in. True when its bytes were copied, false when
+    /// it was kept where it lies in the shared `facts.bin`.
+    pub fn push(&mut self, mut entry: FactsEntry, archive: &[u8]) -> Result<bool> {
         let at = archive.as_ptr() as usize;
         if let Some((base, len)) = self.shared
             && at >= base
@@ -153,14 +155,15 @@ impl Writer {
         {
             (entry.off, entry.len) = ((at - base) as u64, archive.len() as u64);
             self.table.files.push(entry);
-            return Ok(());
+            return Ok(false);
         }
         (entry.off, entry.len) = (self.pos, archive.len() as u64);
         self.blob.write_all(archive).map_err(|e| self.error(e))?;
         self.pos += archive.len() as u64;
         self.appended += archive.len() as u64;
         self.table.files.push(entry);
-        self.pad().map_err(|e| self.error(e))
+        self.pad().map_err(|e| self.error(e))?;
+        Ok(true)
     }
 
     /// Each archive starts 16-aligned, as rkyv requires (the header is 32 bytes).
@@ -173,20 +176,36 @@ impl Writer {
     }
 
     fn error(&self, e: std::io::Error) -> Error {
-        Error::io("cannot write", self.dir.join(FACTS_BLOB_FILE), e)
+        blob_error(&self.dir, e)
     }
 
     /// Syncs `facts.bin` and writes the table. Returns the bytes written.
     pub fn finish(self) -> Result<u64> {
-        let err = |e: std::io::Error| Error::io("cannot write", self.dir.join(FACTS_BLOB_FILE), e);
-        let file = self.blob.into_inner().map_err(|e| err(e.into_error()))?;
-        file.sync_data().map_err(err)?;
-        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&self.table)
+        let Writer { dir, blob, appended, table, .. } = self;
+        let file = blob.into_inner().map_err(|e| blob_error(&dir, e.into_error()))?;
+        file.sync_data().map_err(|e| blob_error(&dir, e))?;
+        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&table)
             .map_err(|e| Error::msg(format!("cannot serialize the facts table: {e}")))?;
-        let mut out = StreamedFile::create(&self.dir.join(FACTS_FILE))?;
+        let mut out = StreamedFile::create(&dir.join(FACTS_FILE))?;
         out.write_all(&bytes).map_err(|e| out.error(e))?;
         out.write_all(&0u64.to_le_bytes()).map_err(|e| out.error(e))?;
-        Ok(self.appended + out.finish(MAGIC_FACTS)?)
+        Ok(appended + out.finish(MAGIC_FACTS)?)
+    }
+}
+
+fn blob_error(dir: &Path, e: std::io::Error) -> Error {
+    Error::io("cannot write", dir.join(FACTS_BLOB_FILE), e)
+}
+
+/// Generation directory `dir`'s `facts.bin`, mapped: None when it has none (an index written
+/// before it existed keeps its archives in `facts.rkyv`), an error when it is there but cannot
+/// be read. `index_dir` names the index in errors.
+pub fn open_blob(dir: &Path, index_dir: &Path) -> Result<Option<Mapped>> {
+    let path = dir.join(FACTS_BLOB_FILE);
+    match Mapped::open_growing(&path, MAGIC_FACTS_BLOB, index_dir) {
+        Ok(m) => Ok(Some(m)),
+        Err(_) if !path.exists() => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -194,9 +213,8 @@ impl Writer {
 /// offset zeroed (where an archive lies depends on the generations before), and its archive.
 /// Two caches that hold the same are the same to every build. None when it cannot be read.
 pub fn contents(dir: &Path) -> Option<Vec<(FactsEntry, Vec<u8>)>> {
-    use crate::index::read::Mapped;
     let table = Mapped::open(&dir.join(FACTS_FILE), MAGIC_FACTS, dir).ok()?;
-    let blob = Mapped::open_growing(&dir.join(FACTS_BLOB_FILE), MAGIC_FACTS_BLOB, dir).ok();
+    let blob = open_blob(dir, dir).ok()?;
     let view = FactsView::new(table.payload(), blob.as_ref().map(Mapped::payload))?;
     (0..view.entries().len())
         .map(|i| {
@@ -307,7 +325,6 @@ impl<'a> FactsView<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::read::Mapped;
     use crate::lang::python::Extractor;
 
     fn scratch(name: &str) -> PathBuf {
@@ -329,8 +346,7 @@ mod tests {
 
     fn open(dir: &Path) -> (Mapped, Mapped) {
         let table = Mapped::open(&dir.join(FACTS_FILE), MAGIC_FACTS, dir).unwrap();
-        let blob = Mapped::open_growing(&dir.join(FACTS_BLOB_FILE), MAGIC_FACTS_BLOB, dir).unwrap();
-        (table, blob)
+        (table, open_blob(dir, dir).unwrap().expect("a facts.bin"))
     }
 
     #[test]

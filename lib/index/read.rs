@@ -638,19 +638,12 @@ impl Index {
                     }
                     FACTS_FILE => {
                         // The archives are in facts.bin (in facts.rkyv before it existed).
-                        let blob_path = self.gen_dir.join(FACTS_BLOB_FILE);
-                        let blob = match blob_path.exists() {
-                            true => {
-                                match Mapped::open_growing(&blob_path, MAGIC_FACTS_BLOB, &self.dir)
-                                {
-                                    Ok(b) => Some(b),
-                                    Err(e) => {
-                                        problems.push(e.to_string());
-                                        continue;
-                                    }
-                                }
+                        let blob = match crate::index::facts::open_blob(&self.gen_dir, &self.dir) {
+                            Ok(b) => b,
+                            Err(e) => {
+                                problems.push(e.to_string());
+                                continue;
                             }
-                            false => None,
                         };
                         let blob = blob.as_ref().map(Mapped::payload);
                         match crate::index::facts::FactsView::new(m.payload(), blob) {

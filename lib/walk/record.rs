@@ -53,6 +53,7 @@ impl Stamp {
         std::fs::symlink_metadata(path).ok().map(|md| Stamp::from_metadata(&md))
     }
 
+    /// The stamp of metadata read without following a final symbolic link.
     pub fn from_metadata(md: &std::fs::Metadata) -> Stamp {
         Stamp {
             ino: md.ino(),
@@ -104,6 +105,7 @@ pub struct Seen {
 }
 
 impl Seen {
+    /// Moves another thread's findings into these.
     pub fn append(&mut self, other: &mut Seen) {
         self.dirs.append(&mut other.dirs);
         self.probes.append(&mut other.probes);
@@ -294,7 +296,7 @@ impl Record {
         });
         let (changed, sources) = (changed?, sources?);
         if changed.is_empty() {
-            let mut out = self.walked(root, &self.dirs, &self.projects, &self.vendored);
+            let mut out = walked(root, &self.dirs, &self.projects, &self.vendored);
             for s in sources {
                 push_source(&mut out, s?);
             }
@@ -302,27 +304,6 @@ impl Record {
             return Some((out, None));
         }
         self.relist(root, opts, &changed, sources)
-    }
-
-    /// The listed directories and projects (read now), and `vendored`, as a walk gives them.
-    fn walked(
-        &self,
-        root: &Path,
-        dirs: &[(Vec<u8>, Stamp)],
-        projects: &[Vec<u8>],
-        vendored: &[Vec<u8>],
-    ) -> Walked {
-        let mut out = Walked {
-            dirs: dirs.iter().map(|(rel, _)| rel.clone()).collect(),
-            vendored: vendored.to_vec(),
-            ..Walked::default()
-        };
-        let mut abs = root.to_path_buf();
-        for rel in projects {
-            set_rel(&mut abs, root, rel);
-            super::read_project_file(&abs, rel.clone(), &mut out);
-        }
-        out
     }
 
     /// The directories whose stamps changed (or were taken too close to their last change),
@@ -456,7 +437,7 @@ impl Record {
         vendored.sort_by(|a, b| path_order(a, b));
         vendored.dedup();
 
-        let mut out = self.walked(root, &dirs, &projects, &vendored);
+        let mut out = walked(root, &dirs, &projects, &vendored);
         for (rel, s) in self.sources.iter().zip(sources) {
             if !dropped(rel) {
                 push_source(&mut out, s?);
@@ -511,6 +492,26 @@ impl Record {
         }
         Some(out)
     }
+}
+
+/// The listed directories and projects (read now), and `vendored`, as a walk gives them.
+fn walked(
+    root: &Path,
+    dirs: &[(Vec<u8>, Stamp)],
+    projects: &[Vec<u8>],
+    vendored: &[Vec<u8>],
+) -> Walked {
+    let mut out = Walked {
+        dirs: dirs.iter().map(|(rel, _)| rel.clone()).collect(),
+        vendored: vendored.to_vec(),
+        ..Walked::default()
+    };
+    let mut abs = root.to_path_buf();
+    for rel in projects {
+        set_rel(&mut abs, root, rel);
+        super::read_project_file(&abs, rel.clone(), &mut out);
+    }
+    out
 }
 
 /// A source as it is now: found, or over the size limit.
