@@ -6,7 +6,8 @@
 # CORPUS_DIR defaults to an unpacked Django 4.2 sdist in the cache ($CDS_BENCH_CACHE, default
 # ~/.cache/cds/bench), downloaded with pip on first use; it is never copied into the repository.
 # Prints medians of: cold build (wall, peak RSS), rebuild with nothing changed, rebuild after
-# editing one file (a definition added; then a comment, which linking does not read), the
+# editing one file (a definition added; then a comment, which linking does not read, bringing a
+# word new to the index), the
 # two edits seen by a running `cds-build --watch` (write to new generation), index
 # size, `ctags -R` on the same files, and the ratio.
 set -euo pipefail
@@ -53,7 +54,7 @@ edit_s=$(median < "$work/edit")
 # An edit linking does not read (a comment): the previous generation's edges are kept.
 : > "$work/comment"
 for i in $(seq "$runs"); do
-    printf '# bench comment %s\n' "$i" >> "$target"
+    printf '# bench comment %s benchword%s%s\n' "$i" "$$" "$i" >> "$target"
     timed "$bin/cds-build" -q --index "$idx" "$corpus" | cut -d' ' -f1 >> "$work/comment"
 done
 comment_s=$(median < "$work/comment")
@@ -62,7 +63,7 @@ comment_s=$(median < "$work/comment")
 watched_line() { printf '\n\ndef bench_watched_%s():\n    return %s\n' "$1" "$1"; }
 watch_latencies "$idx" "$corpus" "$target" "$runs" watched_line > "$work/watch"
 watch_ms=$(median < "$work/watch")
-commented_line() { printf '# bench watched comment %s\n' "$1"; }
+commented_line() { printf '# bench watched comment %s benchword%s%s\n' "$1" "$$" "$1"; }
 watch_latencies "$idx" "$corpus" "$target" "$runs" commented_line > "$work/watch-comment"
 watch_comment_ms=$(median < "$work/watch-comment")
 cp "$work/query.py.orig" "$target"

@@ -210,7 +210,7 @@ fn incremental_builds_equal_cold_builds() {
         let relinked = same_as_cold(
             &d,
             &cold_ix,
-            &["helper", "Child run extra", "Base1"],
+            &["helper", "Child run extra", "Base1", "helpr"],
             &format!("step {step} (seed {seed}): {log:#?}"),
         );
         if e.position_only {
@@ -262,13 +262,30 @@ fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) -> bool {
     };
     let (inc_gen, cold_gen) =
         (generation(&d.path(".cds")), generation(std::path::Path::new(cold_ix)));
-    for file in ["postings.rkyv", "terms.fst", "names.fst", "content.bin"] {
+    for file in ["names.fst", "content.bin"] {
         let (a, b) = (
             std::fs::read(inc_gen.join(file)).unwrap(),
             std::fs::read(cold_gen.join(file)).unwrap(),
         );
         assert!(a == b, "{what}: {file} differs from a cold build's");
     }
+    // The postings term by term (an incremental build numbers the terms new to the index
+    // after the previous dictionary's), and the documents' lengths.
+    let (inc_ix, cold_ix_) = (
+        cds::index::read::Index::open(&d.path(".cds")).unwrap(),
+        cds::index::read::Index::open(std::path::Path::new(cold_ix)).unwrap(),
+    );
+    assert!(
+        inc_ix.term_postings().unwrap() == cold_ix_.term_postings().unwrap(),
+        "{what}: the postings differ from a cold build's"
+    );
+    let lengths = |ix: &cds::index::read::Index| {
+        let p = ix.postings().unwrap();
+        let doc_len: Vec<u32> = p.doc_len.iter().map(|x| x.to_native()).collect();
+        let avgdl: Vec<f32> = p.avgdl.iter().map(|x| x.to_native()).collect();
+        (doc_len, avgdl, p.n_docs.to_native())
+    };
+    assert!(lengths(&inc_ix) == lengths(&cold_ix_), "{what}: document lengths differ");
     // The facts cache file by file: an incremental build appends to the previous one's.
     let (inc, cold) =
         (cds::index::facts::contents(&inc_gen), cds::index::facts::contents(&cold_gen));
@@ -430,6 +447,44 @@ fn incremental_builds_equal_cold_builds_across_languages() {
     assert!(!same_as_cold(&d, &cold_ix, &queries, "comments shift lines"), "re-linked");
     let got = d.cmd("cds-get").args(["py/m.py:helper"]).ok();
     assert!(got.starts_with("py/m.py:helper\tfunction\tpy/m.py:2-3\n"), "{got}");
+}
+
+/// Words new to the index are added after the previous dictionary, words gone keep their
+/// numbers without postings, and past a thousand added words the dictionary is written again:
+/// searches, typo fixes included, answer as a cold build's do all along.
+#[test]
+fn the_term_dictionary_grows_and_is_written_again_as_a_cold_build_would() {
+    let d = Dir::new("incremental-terms");
+    let body = "def helper(x):\n    return x\n\nclass Widget:\n    def run(self):\n        return helper(1)\n";
+    d.write("pkg/a.py", body);
+    d.write("pkg/b.py", "# help\ndef other():\n    return 2\n");
+    d.cmd("cds-build").arg("-q").ok();
+    let cold = Dir::new("incremental-terms-cold");
+    let cold_ix = cold.path("idx").to_string_lossy().into_owned();
+    let added = |d: &Dir| {
+        let ix = cds::index::read::Index::open(&d.path(".cds")).unwrap();
+        ix.postings().unwrap().added_ends.len()
+    };
+    // `helpx` is a typo one edit from `help`, `helpa`, `helpb` and `helpc`, of which a search
+    // takes the first three the index holds.
+    let queries = ["frobnicator", "frobnicatr", "helper", "helpr", "widget run", "helpx"];
+    let step = |text: &str, what: &str| {
+        d.write("pkg/b.py", text);
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        same_as_cold(&d, &cold_ix, &queries, what);
+    };
+    d.write("pkg/c.py", "def one():\n    return helpa\n\ndef two():\n    return helpb\n\ndef three():\n    return helpc\n");
+    step("# frobnicator frobnicate\ndef other():\n    return 2\n", "words added, one gone");
+    assert!(added(&d) >= 5, "the new words are added, the dictionary kept");
+    // The file holding `helper` loses it: its number stays, with no posting.
+    d.write("pkg/a.py", body.replace("helper", "assist"));
+    step("# frobnicate\ndef other():\n    return 2\n", "a word gone, another kept");
+    assert!(added(&d) >= 5, "frobnicator gone, assist added");
+    let many: String = (0..1100).map(|i| format!("# word{i:04}\n")).collect();
+    step(&format!("{many}def other():\n    return 2\n"), "more words than the dictionary adds");
+    assert_eq!(added(&d), 0, "the dictionary written again");
+    step("# frobnicator\ndef other():\n    return 2\n", "after the dictionary was written again");
+    assert_eq!(added(&d), 1);
 }
 
 /// A rebuild carries the postings of unchanged files over from the previous generation: a

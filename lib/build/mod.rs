@@ -1455,17 +1455,14 @@ impl Previous {
             .filter(|&(&n, len)| n != graph::NONE && len.to_native() > 0)
             .map(|(&n, len)| (n, len.to_native()))
             .collect();
-        let (mut text, mut ends) = (Vec::new(), Vec::new());
-        let fst = fst::Map::new(terms.payload()).map_err(|_| mismatch())?;
-        let mut stream = fst::IntoStreamer::into_stream(&fst);
-        while let Some((term, id)) = fst::Streamer::next(&mut stream) {
-            if id != ends.len() as u64 {
-                return Err(mismatch());
-            }
-            text.extend_from_slice(term);
-            ends.push(text.len());
+        let base = fst::Map::new(terms.payload()).map_err(|_| mismatch())?;
+        let added_ends: Vec<usize> = p.added_ends.iter().map(|e| e.to_native() as usize).collect();
+        let in_order = added_ends.windows(2).all(|w| w[0] <= w[1]);
+        if !in_order || added_ends.last().is_some_and(|&e| e > p.added_text.len()) {
+            return Err(mismatch());
         }
-        if ends.len() + 1 != p.post_off.len() {
+        let terms = bm25::PreviousTerms { base, added_text: p.added_text.to_vec(), added_ends };
+        if terms.len() + 1 != p.post_off.len() {
             return Err(mismatch());
         }
         // When every carried document keeps its number (a rebuild that kept its links), a
@@ -1512,7 +1509,7 @@ impl Previous {
                 released = end;
             }
         };
-        Ok(Some(bm25::Carried { text, ends, list: Box::new(list), doc_len, unmoved }))
+        Ok(Some(bm25::Carried { terms, list: Box::new(list), doc_len, unmoved }))
     }
 
     /// File `i`'s content, to copy into the next generation.

@@ -18,7 +18,7 @@
 use rkyv::{Archive, Deserialize, Serialize};
 
 /// Bumped whenever any file's layout or meaning changes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// rkyv layout of this build: little endian (1), aligned (2), 32-bit relative pointers (4).
 /// The format is fixed by Cargo features; recording it catches a build with other features.
@@ -226,7 +226,10 @@ pub struct GraphFile {
     pub content_off: Vec<u64>,
 }
 
-/// `postings.rkyv`: the BM25 content index. Terms are numbered by `terms.fst`.
+/// `postings.rkyv`: the BM25 content index. Term `t`'s number is its value in `terms.fst`,
+/// or, for a term added since that file was written, `terms.fst`'s length plus its place among
+/// `added_ends` (a rebuild that brings new terms keeps the previous `terms.fst` and lists them
+/// here, in sorted order, until there are enough to write the dictionary again).
 #[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
 pub struct PostingsFile {
     /// Document length in tokens per node (0: the node is not a document).
@@ -241,4 +244,8 @@ pub struct PostingsFile {
     pub post_doc: Vec<u32>,
     /// Term frequency in the document (saturating).
     pub post_tf: Vec<u16>,
+    /// The terms not in `terms.fst`, in sorted order, concatenated.
+    pub added_text: Vec<u8>,
+    /// Where each added term ends in `added_text`.
+    pub added_ends: Vec<u32>,
 }

@@ -104,6 +104,16 @@ impl FstFile {
         }
     }
 
+    /// How many keys there are.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// True when there is no key.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
     /// The value stored under `key`.
     pub fn get(&self, key: &[u8]) -> Result<Option<u64>> {
         self.run(|m| m.get(key))

@@ -29,6 +29,9 @@ pub type ArchivedGraph = Archived<GraphFile>;
 /// The archived postings.
 pub type ArchivedPostings = Archived<PostingsFile>;
 
+/// A term and its (document, term frequency) postings, see [`Index::term_postings`].
+pub type TermPostings = (Vec<u8>, Vec<(u32, u16)>);
+
 /// A mapped index file: its header was checked; the payload follows it.
 pub struct Mapped {
     map: Mmap,
@@ -461,6 +464,74 @@ impl Index {
         Ok(self.terms.get_or_init(|| m))
     }
 
+    /// The postings' number of `term`, when a document holds it: its value in `terms.fst`, or
+    /// its place among the terms added after it (see [`crate::index::format::PostingsFile`]).
+    pub fn term_number(&self, term: &[u8]) -> Result<Option<usize>> {
+        let (dict, post) = (self.terms()?, self.postings()?);
+        let n = match dict.get(term)? {
+            Some(n) => Some(n as usize),
+            None => {
+                // The added terms are sorted.
+                let n = post.added_ends.len();
+                let k = crate::search::bm25::partition_point(n, |k| added_term(post, k) < term);
+                (k < n && added_term(post, k) == term).then(|| dict.len() + k)
+            }
+        };
+        Ok(n.filter(|&t| held(post, t)))
+    }
+
+    /// The terms one edit (a character inserted, removed or replaced) from `term` that
+    /// documents hold, in order, at most `max` of them.
+    pub fn terms_one_edit_away(&self, term: &str, max: usize) -> Result<Vec<String>> {
+        let Ok(aut) = fst::automaton::Levenshtein::new_with_limit(term, 1, 10_000) else {
+            return Ok(Vec::new());
+        };
+        let (dict, post) = (self.terms()?, self.postings()?);
+        let mut near: Vec<String> = Vec::new();
+        // In key order: past the first `max` held, no key of the fst can be among the first.
+        dict.search(aut, |k, n| {
+            if k != term.as_bytes() && held(post, n as usize) {
+                near.push(String::from_utf8_lossy(k).into_owned());
+            }
+            near.len() < max
+        })?;
+        for k in 0..post.added_ends.len() {
+            let added = String::from_utf8_lossy(added_term(post, k));
+            if held(post, dict.len() + k) && one_edit_apart(term, &added) {
+                near.push(added.into_owned());
+            }
+        }
+        near.sort_unstable();
+        near.truncate(max);
+        Ok(near)
+    }
+
+    /// Every term documents hold, in order, with its (document, term frequency) postings:
+    /// what two builds of one tree must agree on, however their dictionaries number the terms.
+    pub fn term_postings(&self) -> Result<Vec<TermPostings>> {
+        let (dict, post) = (self.terms()?, self.postings()?);
+        let mut numbered: Vec<(Vec<u8>, usize)> = Vec::new();
+        dict.search(fst::automaton::AlwaysMatch, |k, n| {
+            numbered.push((k.to_vec(), n as usize));
+            true
+        })?;
+        for k in 0..post.added_ends.len() {
+            numbered.push((added_term(post, k).to_vec(), dict.len() + k));
+        }
+        numbered.sort_unstable();
+        let at = |i: usize| post.post_off.get(i).map_or(0, |x| x.to_native() as usize);
+        Ok(numbered
+            .into_iter()
+            .filter(|&(_, t)| held(post, t))
+            .map(|(term, t)| {
+                let r = at(t)..at(t + 1);
+                let docs = post.post_doc.get(r.clone()).unwrap_or_default();
+                let tfs = post.post_tf.get(r).unwrap_or_default();
+                (term, docs.iter().zip(tfs).map(|(d, f)| (d.to_native(), f.to_native())).collect())
+            })
+            .collect())
+    }
+
     fn open_fst(&self, name: &'static str, magic: &[u8; 8]) -> Result<FstFile> {
         let mapped = Mapped::open(&self.gen_dir.join(name), magic, &self.dir)?;
         FstFile::open(mapped, &self.dir, name)
@@ -762,9 +833,48 @@ pub fn collapse_ws(s: &str) -> String {
     out
 }
 
+/// The `k`th term added after `terms.fst` (empty when the postings are damaged).
+fn added_term(post: &ArchivedPostings, k: usize) -> &[u8] {
+    let end = |k: usize| post.added_ends.get(k).map_or(0, |e| e.to_native() as usize);
+    let start = if k == 0 { 0 } else { end(k - 1) };
+    post.added_text.get(start..end(k)).unwrap_or_default()
+}
+
+/// True when a document holds term number `t`.
+fn held(post: &ArchivedPostings, t: usize) -> bool {
+    match (post.post_off.get(t), post.post_off.get(t + 1)) {
+        (Some(a), Some(b)) => a.to_native() < b.to_native(),
+        _ => false,
+    }
+}
+
+/// True when `a` and `b` differ by one character inserted, removed or replaced (what a
+/// Levenshtein automaton of distance 1 matches, but for the same word).
+fn one_edit_apart(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    if long.len() - short.len() > 1 || a == b {
+        return false;
+    }
+    let head = short.iter().zip(long.iter()).take_while(|(x, y)| x == y).count();
+    let skip = usize::from(short.len() == long.len());
+    short[head + skip.min(short.len() - head)..] == long[head + 1..]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_edit_apart_is_a_levenshtein_distance_of_one() {
+        for (a, b) in [("helper", "helpr"), ("helpr", "helper"), ("helpx", "helpa"), ("ab", "b")] {
+            assert!(one_edit_apart(a, b), "{a} {b}");
+        }
+        for (a, b) in [("same", "same"), ("helper", "hlpr"), ("abcd", "abdc"), ("a", "abc")] {
+            assert!(!one_edit_apart(a, b), "{a} {b}");
+        }
+        assert!(one_edit_apart("naïve", "naive"), "characters, not bytes");
+    }
     use crate::index::format::MAGIC_CONTENT;
     use crate::index::write::StreamedFile;
     use std::io::Write;

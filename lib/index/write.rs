@@ -279,30 +279,40 @@ pub fn write_built_postings(
         None => finished,
     };
     let path = dir.join(TERMS_FILE);
-    // Carried postings read their terms from `previous`: the carrying knows whether the set
-    // changed; otherwise compare.
-    let same = |p: &&[u8]| finished.carried_terms || same_keys(p, finished.terms());
-    let mut total = match previous.filter(same) {
-        Some(payload) => write_payload(&path, MAGIC_TERMS, payload)?,
-        None => {
+    let mut total = match (finished.kept_base, previous) {
+        // Carried postings keep the previous dictionary, their new terms added after it.
+        (Some(_), Some(payload)) => write_payload(&path, MAGIC_TERMS, payload)?,
+        (Some(_), None) => {
+            return Err(Error::msg("internal error: postings keep a terms.fst that is not there"));
+        }
+        (None, Some(payload)) if same_keys(payload, finished.terms()) => {
+            write_payload(&path, MAGIC_TERMS, payload)?
+        }
+        (None, _) => {
             write_fst(&path, MAGIC_TERMS, finished.terms().enumerate().map(|(i, t)| (t, i as u64)))?
         }
     };
-    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &StreamedPostings(&finished))?;
+    let (added_text, added_ends) = finished.added_terms();
+    let streamed = StreamedPostings { finished: &finished, added_text, added_ends };
+    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &streamed)?;
     Ok(total)
 }
 
 /// `postings.rkyv` archived from packed postings: the same bytes as a [`PostingsFile`], but
 /// its two big arrays (6 bytes a posting: 380 MB for the Linux kernel) are made as they are
 /// written, a chunk at a time, never held whole.
-struct StreamedPostings<'a>(&'a Finished<'a>);
+struct StreamedPostings<'a> {
+    finished: &'a Finished<'a>,
+    added_text: Vec<u8>,
+    added_ends: Vec<u32>,
+}
 
 impl StreamedPostings<'_> {
     /// The two big columns: every posting's document, and its term frequency.
     fn columns(&self) -> (Column<'_, u32>, Column<'_, u16>) {
         (
-            Column { finished: self.0, pick: |(doc, _)| doc },
-            Column { finished: self.0, pick: |(_, tf)| tf_u16(tf) },
+            Column { finished: self.finished, pick: |(doc, _)| doc },
+            Column { finished: self.finished, pick: |(_, tf)| tf_u16(tf) },
         )
     }
 }
@@ -311,11 +321,11 @@ type VecResolver = rkyv::vec::VecResolver;
 
 impl rkyv::Archive for StreamedPostings<'_> {
     type Archived = ArchivedPostingsFile;
-    type Resolver = [VecResolver; 5];
+    type Resolver = [VecResolver; 7];
 
     fn resolve(
         &self,
-        [doc_len, avgdl, post_off, post_doc, post_tf]: Self::Resolver,
+        [doc_len, avgdl, post_off, post_doc, post_tf, added_text, added_ends]: Self::Resolver,
         out: rkyv::Place<Self::Archived>,
     ) {
         rkyv::munge::munge!(let ArchivedPostingsFile {
@@ -325,8 +335,10 @@ impl rkyv::Archive for StreamedPostings<'_> {
             post_off: out_post_off,
             post_doc: out_post_doc,
             post_tf: out_post_tf,
+            added_text: out_added_text,
+            added_ends: out_added_ends,
         } = out);
-        let f = self.0;
+        let f = self.finished;
         let (docs, tfs) = self.columns();
         f.doc_len.resolve(doc_len, out_doc_len);
         f.avgdl.resolve(avgdl, out_avgdl);
@@ -334,6 +346,8 @@ impl rkyv::Archive for StreamedPostings<'_> {
         f.post_off.resolve(post_off, out_post_off);
         docs.resolve(post_doc, out_post_doc);
         tfs.resolve(post_tf, out_post_tf);
+        self.added_text.resolve(added_text, out_added_text);
+        self.added_ends.resolve(added_ends, out_added_ends);
     }
 }
 
@@ -343,7 +357,7 @@ where
     S::Error: rkyv::rancor::Source,
 {
     fn serialize(&self, s: &mut S) -> std::result::Result<Self::Resolver, S::Error> {
-        let f = self.0;
+        let f = self.finished;
         let (docs, tfs) = self.columns();
         // In the order a derived `PostingsFile` writes its fields, for the same bytes.
         Ok([
@@ -352,6 +366,8 @@ where
             f.post_off.serialize(s)?,
             docs.serialize(s)?,
             tfs.serialize(s)?,
+            self.added_text.serialize(s)?,
+            self.added_ends.serialize(s)?,
         ])
     }
 }
@@ -851,7 +867,12 @@ mod tests {
             let done = pb.finish(&vec![0; n_docs as usize]);
             assert!(n_docs == 0 || done.len() >= n_docs as usize);
             let derived = rkyv::to_bytes::<rkyv::rancor::Error>(&done.to_file()).unwrap();
-            let streamed = rkyv::to_bytes::<rkyv::rancor::Error>(&StreamedPostings(&done)).unwrap();
+            let streamed = rkyv::to_bytes::<rkyv::rancor::Error>(&StreamedPostings {
+                finished: &done,
+                added_text: Vec::new(),
+                added_ends: Vec::new(),
+            })
+            .unwrap();
             assert_eq!(derived.as_slice(), streamed.as_slice(), "{n_docs} documents");
         }
     }

@@ -530,18 +530,93 @@ pub type CarriedList<'a> = Box<dyn FnMut(usize, &mut Vec<(u32, u32)>) + 'a>;
 /// Postings carried over from a previous generation for the files that did not change, so a
 /// rebuild counts the terms of the changed files only (see [`Finished::carrying`]).
 pub struct Carried<'a> {
-    /// The previous generation's terms in sorted order, concatenated.
-    pub text: Vec<u8>,
-    /// Where each term ends in `text`.
-    pub ends: Vec<usize>,
-    /// Appends term i's carried postings, numbered as the new nodes (postings of documents
-    /// that changed or went left out).
+    /// The previous generation's terms, which number its postings.
+    pub terms: PreviousTerms<'a>,
+    /// Appends the carried postings of the term the previous generation numbers i, numbered
+    /// as the new nodes (postings of documents that changed or went left out).
     pub list: CarriedList<'a>,
     /// (new node, length) of every carried document.
     pub doc_len: Vec<(u32, u32)>,
     /// The previous columns, when every carried document keeps its number: a term none of
     /// whose documents changed then takes its postings from them as they are.
     pub unmoved: Option<Unmoved<'a>>,
+}
+
+/// A generation's term dictionary: numbers `0..base.len()` are its `terms.fst`'s (in sorted
+/// order), the next ones its added terms (sorted among themselves; see
+/// [`crate::index::format::PostingsFile`]).
+pub struct PreviousTerms<'a> {
+    pub base: fst::Map<&'a [u8]>,
+    /// The added terms, concatenated, and where each ends.
+    pub added_text: Vec<u8>,
+    pub added_ends: Vec<usize>,
+}
+
+impl PreviousTerms<'_> {
+    /// How many terms there are.
+    pub fn len(&self) -> usize {
+        self.base.len() + self.added_ends.len()
+    }
+
+    /// True when there is no term.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `k`th added term.
+    fn added(&self, k: usize) -> &[u8] {
+        &self.added_text[Vocab::span(&self.added_ends, k as u32)]
+    }
+
+    /// The term's number.
+    fn number(&self, term: &[u8]) -> Option<usize> {
+        if let Some(n) = self.base.get(term) {
+            return Some(n as usize);
+        }
+        let n = self.added_ends.len();
+        let k = partition_point(n, |k| self.added(k) < term);
+        (k < n && self.added(k) == term).then(|| self.base.len() + k)
+    }
+
+    /// Every term and its number, in sorted order.
+    fn sorted(&self) -> Vec<(Vec<u8>, usize)> {
+        let mut base = Vec::with_capacity(self.base.len());
+        let mut stream = fst::IntoStreamer::into_stream(&self.base);
+        while let Some((term, n)) = fst::Streamer::next(&mut stream) {
+            base.push((term.to_vec(), n as usize));
+        }
+        let n = self.base.len();
+        let added = (0..self.added_ends.len()).map(|k| (self.added(k).to_vec(), n + k));
+        let mut all: Vec<(Vec<u8>, usize)> = Vec::with_capacity(self.len());
+        let mut base = base.into_iter().peekable();
+        for a in added {
+            while base.next_if(|b| b.0 < a.0).map(|b| all.push(b)).is_some() {}
+            all.push(a);
+        }
+        all.extend(base);
+        all
+    }
+}
+
+/// The first of `0..n` for which `before` is false (it must be true for a prefix only), by
+/// bisection: [`slice::partition_point`] over positions rather than a slice.
+pub fn partition_point(n: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// How many added terms a dictionary of `base` terms takes before a rebuild writes it anew:
+/// readers search the added ones by bisection, and scan them for typo fixes.
+fn max_added(base: usize) -> usize {
+    (base / 16).max(1024)
 }
 
 /// The previous generation's postings columns, numbered as the new nodes except for the
@@ -612,14 +687,18 @@ pub struct Finished<'a> {
     in_place: Vec<Option<Spliced>>,
     /// The previous generation's (documents, term frequencies) columns `in_place` points into.
     unmoved: (&'a [rkyv::rend::u32_le], &'a [rkyv::rend::u16_le]),
-    /// Made by [`Finished::carrying`] with exactly the carried terms (so the previous terms
-    /// file holds them).
-    pub carried_terms: bool,
+    /// Some(n): term numbers `0..n` are the previous generation's `terms.fst`'s, kept, and
+    /// [`Finished::terms`] gives the terms after them (its added terms); None: it gives every
+    /// term, for a new `terms.fst`.
+    pub kept_base: Option<usize>,
 }
 
 impl<'a> Finished<'a> {
     /// These postings (of the changed files) and the `carried` ones of the unchanged files, as
-    /// one: the same as if every file had been counted (terms left without postings dropped).
+    /// one: the same postings as if every file had been counted. Terms keep their previous
+    /// numbers (those of its `terms.fst` whether documents still hold them or not), and terms
+    /// new to the index are added after them, unless there are too many added terms: then
+    /// every term with postings is numbered in sorted order, as a build from scratch does.
     /// `kinds` gives each node's kind code.
     pub fn carrying(self, mut carried: Carried<'a>, kinds: &[u8]) -> Finished<'a> {
         let mut doc_len = self.doc_len;
@@ -628,56 +707,93 @@ impl<'a> Finished<'a> {
                 *slot = len;
             }
         }
+        let prev = &carried.terms;
+        // The counted terms by previous number; the new ones (in sorted order) apart.
+        let mut known: Vec<(usize, u32)> = Vec::new();
+        let mut fresh: Vec<u32> = Vec::new();
+        for &t in &self.order {
+            match prev.number(self.terms.term(t)) {
+                Some(n) => known.push((n, t)),
+                None => fresh.push(t),
+            }
+        }
+        known.sort_unstable();
+        let counted_as =
+            |n: usize| known.binary_search_by_key(&n, |k| k.0).ok().map(|i| known[i].1);
+        // Every term of the new postings in order: its text (none when it keeps a number of the
+        // previous terms.fst), its previous number, and the number it was counted under.
+        let mut texts = Vocab::default();
+        let mut slots: Vec<(bool, Option<usize>, Option<u32>)> = Vec::new();
+        let mut push = |text: Option<&[u8]>, old: Option<usize>, new: Option<u32>| {
+            texts.text.extend_from_slice(text.unwrap_or_default());
+            texts.ends.push(texts.text.len());
+            slots.push((text.is_some(), old, new.or_else(|| counted_as(old?))));
+        };
+        let base = prev.base.len();
+        let n_added = prev.added_ends.len() + fresh.len();
+        let kept_base = (n_added <= max_added(base)).then_some(base);
+        let mut fresh = fresh.into_iter().map(|t| (self.terms.term(t), t)).peekable();
+        match kept_base {
+            Some(base) => {
+                for n in 0..base {
+                    push(None, Some(n), None);
+                }
+                for k in 0..prev.added_ends.len() {
+                    let a = prev.added(k);
+                    while let Some((f, t)) = fresh.next_if(|f| f.0 < a) {
+                        push(Some(f), None, Some(t));
+                    }
+                    push(Some(a), Some(base + k), None);
+                }
+            }
+            None => {
+                for (a, n) in prev.sorted() {
+                    while let Some((f, t)) = fresh.next_if(|f| f.0 < a.as_slice()) {
+                        push(Some(f), None, Some(t));
+                    }
+                    push(Some(&a), Some(n), None);
+                }
+            }
+        }
+        for (f, t) in fresh {
+            push(Some(f), None, Some(t));
+        }
         let mut terms = Vocab::default();
         let mut lists: Vec<PostingList> = Vec::new();
         let mut in_place = Vec::new();
         let mut post_off = Vec::new();
         let mut total = 0usize;
         let (mut old, mut pairs, mut both) = (Vec::new(), Vec::new(), Vec::new());
-        let (n_old, n_new) = (carried.ends.len(), self.order.len());
-        let (mut i, mut j) = (0, 0);
-        let mut same_terms = true;
-        while i < n_old || j < n_new {
-            let old_term = (i < n_old).then(|| &carried.text[Vocab::span(&carried.ends, i as u32)]);
-            let new_term = (j < n_new).then(|| self.terms.term(self.order[j]));
-            let (term, take_old, take_new) = match (old_term, new_term) {
-                (Some(a), Some(b)) if a == b => (a, true, true),
-                (Some(a), Some(b)) if a < b => (a, true, false),
-                (Some(a), None) => (a, true, false),
-                (_, Some(b)) => (b, false, true),
-                (None, None) => break,
-            };
-            let (oi, nj) = (i, j);
-            i += usize::from(take_old);
-            j += usize::from(take_new);
+        for (i, &(has_text, old_n, new_t)) in slots.iter().enumerate() {
+            let term = &texts.text[Vocab::span(&texts.ends, i as u32)];
             pairs.clear();
-            if take_new {
-                pairs.extend(self.lists[self.order[nj] as usize].iter());
+            if let Some(t) = new_t {
+                pairs.extend(self.lists[t as usize].iter());
             }
-            // A carried term whose documents kept their numbers keeps its postings where they
-            // are, around those counted again for the changed file.
-            let kept = take_old.then(|| carried.unmoved.as_ref()?.splice(oi, &pairs)).flatten();
-            if let Some(sp) = kept {
+            let mut emit = |list: &[(u32, u32)], sp: Option<Spliced>, len: usize| {
                 terms.text.extend_from_slice(term);
                 terms.ends.push(terms.text.len());
                 post_off.push(total as u32);
-                total += (sp.head.1 + sp.tail.1) as usize + pairs.len();
-                let mut list = PostingList::default();
-                list.refill(&pairs);
-                lists.push(list);
-                in_place.resize(lists.len() - 1, None);
-                in_place.push(Some(sp));
+                total += len;
+                let mut packed = PostingList::default();
+                packed.refill(list);
+                lists.push(packed);
+                if let Some(sp) = sp {
+                    in_place.resize(lists.len() - 1, None);
+                    in_place.push(Some(sp));
+                }
+            };
+            // A carried term whose documents kept their numbers keeps its postings where they
+            // are, around those counted again for the changed file.
+            let kept = old_n.and_then(|n| carried.unmoved.as_ref()?.splice(n, &pairs));
+            if let Some(sp) = kept {
+                emit(&pairs, Some(sp), (sp.head.1 + sp.tail.1) as usize + pairs.len());
                 continue;
             }
             old.clear();
-            if take_old {
-                (carried.list)(oi, &mut old);
+            if let Some(n) = old_n {
+                (carried.list)(n, &mut old);
             }
-            if old.is_empty() && pairs.is_empty() {
-                same_terms &= !take_old; // a term gone
-                continue;
-            }
-            same_terms &= take_old; // else a new term
             // A document is either carried or counted again, never both. Each side is in
             // document order already (carried documents keep their order).
             let merged = if pairs.is_empty() {
@@ -688,13 +804,11 @@ impl<'a> Finished<'a> {
                 merge_by_doc(&old, &pairs, &mut both);
                 &both
             };
-            terms.text.extend_from_slice(term);
-            terms.ends.push(terms.text.len());
-            post_off.push(total as u32);
-            total += merged.len();
-            let mut list = PostingList::default();
-            list.refill(merged);
-            lists.push(list);
+            // A term no document holds any more goes, unless its number is kept.
+            if merged.is_empty() && has_text {
+                continue;
+            }
+            emit(merged, None, merged.len());
         }
         post_off.push(total as u32);
         if !in_place.is_empty() {
@@ -702,7 +816,7 @@ impl<'a> Finished<'a> {
         }
         let unmoved = carried.unmoved.as_ref().map_or((&[][..], &[][..]), |u| (u.docs, u.tfs));
         Finished {
-            carried_terms: same_terms,
+            kept_base,
             in_place,
             unmoved,
             order: (0..lists.len() as u32).collect(),
@@ -725,9 +839,10 @@ impl<'a> Finished<'a> {
         self.len() == 0
     }
 
-    /// The terms in order (term i is term number i).
+    /// The terms in order (term i is term number i), after the kept ones (see
+    /// [`Finished::kept_base`]).
     pub fn terms(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
-        self.order.iter().map(|&t| self.terms.term(t))
+        self.order[self.kept_base.unwrap_or(0)..].iter().map(|&t| self.terms.term(t))
     }
 
     /// Every (document, tf) pair, term by term in term order, documents ascending within a term
@@ -777,7 +892,22 @@ impl<'a> Finished<'a> {
             post_off: self.post_off.clone(),
             post_doc: self.postings().map(|p| p.0).collect(),
             post_tf: self.postings().map(|p| tf_u16(p.1)).collect(),
+            added_text: self.added_terms().0,
+            added_ends: self.added_terms().1,
         }
+    }
+
+    /// The terms added after the kept `terms.fst` (none when a new one is written), for the
+    /// postings file: concatenated, and where each ends.
+    pub fn added_terms(&self) -> (Vec<u8>, Vec<u32>) {
+        let (mut text, mut ends) = (Vec::new(), Vec::new());
+        if self.kept_base.is_some() {
+            for t in self.terms() {
+                text.extend_from_slice(t);
+                ends.push(text.len() as u32);
+            }
+        }
+        (text, ends)
     }
 }
 
@@ -854,38 +984,83 @@ mod tests {
         assert_eq!(file.post_tf, [5, u16::MAX, 2, 1]);
     }
 
-    /// Postings of documents 1 and 3 counted again, beside those carried for 0 and 2.
-    fn carry(carried: &[(&str, &[(u32, u32)])], counted: &[(&str, u32, u32)]) -> Finished<'static> {
+    /// A previous generation's dictionary: `base` in its terms.fst, `added` after it.
+    fn previous(base: &[&str], added: &[&str]) -> PreviousTerms<'static> {
+        let mut sorted = base.to_vec();
+        sorted.sort_unstable();
+        let fst = fst::Map::from_iter(sorted.iter().enumerate().map(|(i, t)| (t, i as u64)));
+        let bytes: &'static [u8] =
+            Box::leak(fst.unwrap().into_fst().into_inner().into_boxed_slice());
+        let (mut added_text, mut added_ends) = (Vec::new(), Vec::new());
+        for t in added {
+            added_text.extend_from_slice(t.as_bytes());
+            added_ends.push(added_text.len());
+        }
+        PreviousTerms { base: fst::Map::new(bytes).unwrap(), added_text, added_ends }
+    }
+
+    /// Postings of documents 1 and 3 counted again, beside those carried for 0 and 2; the
+    /// carried terms are numbered in order, `base` of them in the previous terms.fst.
+    fn carry(
+        carried: &[(&str, &[(u32, u32)])],
+        base: usize,
+        counted: &[(&str, u32, u32)],
+    ) -> Finished<'static> {
         let mut pb = PostingsBuilder::new(4);
         for &(t, doc, tf) in counted {
             let id = pb.intern(t.as_bytes());
             pb.lists[id as usize].push(doc, tf);
         }
-        let (mut text, mut ends) = (Vec::new(), Vec::new());
-        for (t, _) in carried {
-            text.extend_from_slice(t.as_bytes());
-            ends.push(text.len());
-        }
+        let names: Vec<&str> = carried.iter().map(|c| c.0).collect();
+        let terms = previous(&names[..base], &names[base..]);
         let lists: Vec<Vec<(u32, u32)>> = carried.iter().map(|(_, l)| l.to_vec()).collect();
         let list: CarriedList = Box::new(move |i, out| out.extend_from_slice(&lists[i]));
-        let c = Carried { text, ends, list, doc_len: vec![(0, 5), (2, 5)], unmoved: None };
+        let c = Carried { terms, list, doc_len: vec![(0, 5), (2, 5)], unmoved: None };
         pb.finish(&[0; 4]).carrying(c, &[0; 4])
     }
 
+    fn texts(done: &Finished) -> Vec<String> {
+        done.terms().map(|t| String::from_utf8_lossy(t).into_owned()).collect()
+    }
+
     #[test]
-    fn carried_postings_merge_in_document_order_and_know_their_terms() {
+    fn carried_postings_merge_in_document_order_and_keep_their_numbers() {
         let both: &[(u32, u32)] = &[(0, 1), (2, 4)];
         let done =
-            carry(&[("alpha", both), ("beta", &[(2, 1)])], &[("alpha", 1, 3), ("beta", 3, 2)]);
+            carry(&[("alpha", both), ("beta", &[(2, 1)])], 2, &[("alpha", 1, 3), ("beta", 3, 2)]);
         assert_eq!(done.postings().collect::<Vec<_>>(), [(0, 1), (1, 3), (2, 4), (2, 1), (3, 2)]);
-        assert!(done.carried_terms, "the same terms");
-        // A term only the counted documents have, a term no document has any more.
-        let done = carry(&[("alpha", both)], &[("gamma", 1, 1)]);
-        assert_eq!(done.terms().collect::<Vec<_>>(), [&b"alpha"[..], b"gamma"]);
-        assert!(!done.carried_terms, "a new term");
-        let done = carry(&[("alpha", both), ("beta", &[])], &[]);
-        assert_eq!(done.terms().collect::<Vec<_>>(), [&b"alpha"[..]]);
-        assert!(!done.carried_terms, "a term gone");
+        assert_eq!((done.kept_base, texts(&done)), (Some(2), vec![]), "the same terms");
+        // A term new to the index goes after the kept ones, even when it sorts before them.
+        let done = carry(&[("beta", both)], 1, &[("alpha", 1, 1)]);
+        assert_eq!((done.kept_base, texts(&done)), (Some(1), vec!["alpha".to_string()]));
+        assert_eq!(done.postings().collect::<Vec<_>>(), [(0, 1), (2, 4), (1, 1)]);
+        // A term no document holds any more keeps its number, with no postings.
+        let done = carry(&[("alpha", both), ("beta", &[])], 2, &[]);
+        assert_eq!((done.kept_base, done.post_off.as_slice()), (Some(2), &[0, 2, 2][..]));
+        // Added terms stay sorted among themselves, and go when no document holds them.
+        let carried: [(&str, &[(u32, u32)]); 4] =
+            [("alpha", both), ("delta", both), ("beta", &[(0, 2)]), ("omega", &[])];
+        let done = carry(&carried, 2, &[("gamma", 1, 1), ("zeta", 3, 1), ("beta", 3, 1)]);
+        assert_eq!(texts(&done), ["beta", "gamma", "zeta"]);
+        assert_eq!(done.post_off, [0, 2, 4, 6, 7, 8]);
+        assert_eq!(done.postings().skip(4).collect::<Vec<_>>(), [(0, 2), (3, 1), (1, 1), (3, 1)]);
+    }
+
+    #[test]
+    fn too_many_added_terms_number_every_term_again_in_order() {
+        let both: &[(u32, u32)] = &[(0, 1), (2, 4)];
+        let words: Vec<String> = (0..1100).map(|i| format!("w{i:04}")).collect();
+        let counted: Vec<(&str, u32, u32)> = words.iter().map(|w| (w.as_str(), 1, 1)).collect();
+        let carried: [(&str, &[(u32, u32)]); 3] = [("a", both), ("gone", &[]), ("x", both)];
+        let done = carry(&carried, 2, &counted);
+        assert_eq!(done.kept_base, None);
+        // What counting every file gives: every term held, in order, numbered from 0.
+        let mut want: Vec<String> = words.clone();
+        want.extend(["a".to_string(), "x".to_string()]);
+        want.sort();
+        assert_eq!(texts(&done), want);
+        assert_eq!(done.added_terms(), (vec![], vec![]));
+        assert_eq!(done.postings().take(3).collect::<Vec<_>>(), [(0, 1), (2, 4), (1, 1)]);
     }
 
     #[test]
@@ -915,11 +1090,7 @@ mod tests {
                 let id = pb.intern(t.as_bytes());
                 pb.lists[id as usize].push(doc, tf);
             }
-            let (mut text, mut ends) = (Vec::new(), Vec::new());
-            for (t, _) in &carried {
-                text.extend_from_slice(t.as_bytes());
-                ends.push(text.len());
-            }
+            let terms = previous(&["alpha", "beta", "delta", "gamma"], &[]);
             let lists: Vec<Vec<(u32, u32)>> = carried
                 .iter()
                 .map(|(_, l)| l.iter().filter(|p| p.0 != 1).copied().collect())
@@ -931,24 +1102,24 @@ mod tests {
                 off: &off,
                 dropped: std::iter::once(1..2).collect(),
             });
-            let c = Carried { text, ends, list, doc_len: vec![(0, 5), (2, 5), (3, 5)], unmoved };
+            let c = Carried { terms, list, doc_len: vec![(0, 5), (2, 5), (3, 5)], unmoved };
             let done = pb.finish(&[0; 4]).carrying(c, &[0; 4]);
-            let terms: Vec<Vec<u8>> = done.terms().map(<[u8]>::to_vec).collect();
             let mut picked = Vec::new();
             for i in 0..done.n_terms() {
                 done.extend_term(i, |p| p, &mut picked);
             }
-            // alpha, beta, epsilon, gamma in term order; document 1's old postings gone.
-            let expected = [(0, 1), (1, 3), (2, 4), (2, 1), (3, 1), (1, 1), (0, 3)];
+            // alpha, beta, delta (none left), gamma, then epsilon, added; document 1's old
+            // postings gone.
+            let expected = [(0, 1), (1, 3), (2, 4), (2, 1), (3, 1), (0, 3), (1, 1)];
             assert_eq!(picked, expected);
-            (terms, done.post_off.clone(), picked, done.in_place.iter().flatten().count())
+            (texts(&done), done.post_off.clone(), picked, done.in_place.iter().flatten().count())
         };
         let (whole, one_by_one) = (run(true), run(false));
         assert_eq!(whole.3, 3, "alpha kept around its counted posting, beta and gamma whole");
         assert_eq!(one_by_one.3, 0);
-        assert_eq!(whole.0, one_by_one.0);
-        assert_eq!((whole.1, whole.2), (one_by_one.1, one_by_one.2));
-        assert_eq!(whole.0, [&b"alpha"[..], b"beta", b"epsilon", b"gamma"].map(<[u8]>::to_vec));
+        assert_eq!(whole, (one_by_one.0.clone(), one_by_one.1.clone(), one_by_one.2.clone(), 3));
+        assert_eq!(whole.0, ["epsilon"]);
+        assert_eq!(whole.1, [0, 3, 5, 5, 6, 7]);
     }
 
     fn seg_words(ft: &FileTerms, s: usize) -> Vec<(String, u32)> {

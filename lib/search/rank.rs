@@ -480,19 +480,11 @@ fn with_typo_fixes(ix: &Index, terms: &[(String, f32)], short: bool) -> Result<V
     if !short {
         return Ok(out);
     }
-    let dict = ix.terms()?;
     for (term, weight) in terms {
-        if term.chars().count() < 5 || dict.get(term.as_bytes())?.is_some() {
+        if term.chars().count() < 5 || ix.term_number(term.as_bytes())?.is_some() {
             continue;
         }
-        let Ok(aut) = fst::automaton::Levenshtein::new_with_limit(term, 1, 10_000) else {
-            continue;
-        };
-        let mut fixes = Vec::new();
-        dict.search(aut, |k, _| {
-            fixes.push(String::from_utf8_lossy(k).into_owned());
-            fixes.len() < 3
-        })?;
+        let fixes = ix.terms_one_edit_away(term, 3)?;
         out.extend(fixes.into_iter().map(|f| (f, weight * 0.5)));
     }
     Ok(out)
@@ -503,7 +495,6 @@ pub fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)
     if terms.is_empty() {
         return Ok(Vec::new());
     }
-    let dict = ix.terms()?;
     let post = ix.postings()?;
     let n = ix.len();
     let kinds = &ix.graph().kind;
@@ -512,8 +503,7 @@ pub fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)
     // Postings ranges of the known terms.
     let mut ranges: Vec<(usize, usize, f32)> = Vec::new();
     for (term, weight) in terms {
-        let Some(t) = dict.get(term.as_bytes())? else { continue };
-        let t = t as usize;
+        let Some(t) = ix.term_number(term.as_bytes())? else { continue };
         let (Some(a), Some(b)) = (post.post_off.get(t), post.post_off.get(t + 1)) else { continue };
         let (a, b) = (a.to_native() as usize, b.to_native() as usize);
         if a <= b && b <= post.post_doc.len() && b <= post.post_tf.len() {
@@ -588,12 +578,10 @@ impl Scores {
 
 /// The query terms that contribute most to a document's BM25 score.
 pub fn top_terms(ix: &Index, terms: &[(String, f32)], node: u32, k: usize) -> Result<Vec<String>> {
-    let dict = ix.terms()?;
     let post = ix.postings()?;
     let mut found: Vec<(f32, &str)> = Vec::new();
     for (term, weight) in terms {
-        let Some(t) = dict.get(term.as_bytes())? else { continue };
-        let t = t as usize;
+        let Some(t) = ix.term_number(term.as_bytes())? else { continue };
         let (Some(a), Some(b)) = (post.post_off.get(t), post.post_off.get(t + 1)) else { continue };
         let docs = post.post_doc.get(a.to_native() as usize..b.to_native() as usize).unwrap_or(&[]);
         if docs.binary_search_by(|d| d.to_native().cmp(&node)).is_ok() {
