@@ -726,7 +726,8 @@ pub fn build_with(
                 let Some((nodes, _)) = &native else { continue };
                 let t = Instant::now();
                 let input = WriteInput { graph: nodes, files: &records, meta: meta.clone() };
-                put(&graph_nodes_out, index::write::graph_nodes(&input));
+                let previous = previous.as_ref().and_then(Previous::archived_graph);
+                put(&graph_nodes_out, index::write::graph_nodes(&input, previous));
                 job_time(timing, "graph nodes", t);
             }
             _ => break,
