@@ -929,10 +929,11 @@ fn sources_of(kept: &[Item]) -> Vec<Source<'_>> {
         .collect()
 }
 
-/// Whether the unchanged files' facts are read after the extraction, in outline
-/// ([`index::facts::load_outline`]) unless a parsed file changed what the link reads: when the
-/// build may keep the previous links (the postings are carried over, nothing keeps the facts
-/// for later, the same files as before). Otherwise each worker reads them whole as it goes.
+/// Whether the workers read the unchanged files' facts in outline
+/// ([`index::facts::load_outline`]), the rest read after the extraction only if a parsed file
+/// changed what the link reads: when the build may keep the previous links (the postings are
+/// carried over, nothing keeps the facts for later, the same files as before). Otherwise each
+/// worker reads them whole as it goes.
 struct Outlines {
     possible: bool,
     link_needed: AtomicBool,
@@ -940,12 +941,15 @@ struct Outlines {
 
 impl Item {
     /// Takes an unchanged file's facts and term counts (when `terms`) from cache entry `i` of
-    /// the previous generation, or only checks that they can be, to read them after the
-    /// extraction ([`Outlines`]). False when they cannot be read.
+    /// the previous generation, or only their outline, the rest to be read after the
+    /// extraction if the link needs it ([`Outlines`]). False when they cannot be read.
     fn reuse(&mut self, p: &Previous, i: usize, terms: bool, outlines: &Outlines) -> bool {
         if !terms && outlines.possible {
-            self.cached = p.archive(i).is_some_and(index::facts::is_valid).then_some(i);
-            return self.cached.is_some();
+            let Some(outline) = p.archive(i).and_then(index::facts::load_outline) else {
+                return false;
+            };
+            (self.facts, self.outline, self.cached) = (Some(outline), true, Some(i));
+            return true;
         }
         let Some((facts, t)) = p.facts(i, terms) else { return false };
         (self.facts, self.terms, self.cached) = (Some(facts), t, Some(i));
@@ -959,8 +963,11 @@ impl Item {
 fn read_cached_facts(kept: &mut [Item], prev: Option<&Previous>, outline: bool, jobs: usize) {
     let mut todo: Vec<&mut Item> = kept
         .iter_mut()
-        .filter(|it| it.cached.is_some() && (it.facts.is_none() || it.outline))
+        .filter(|it| it.cached.is_some() && (it.facts.is_none() || (it.outline && !outline)))
         .collect();
+    if todo.is_empty() {
+        return;
+    }
     let per = todo.len().div_ceil(jobs.max(1)).max(1);
     std::thread::scope(|s| {
         for chunk in todo.chunks_mut(per) {

@@ -246,11 +246,6 @@ pub fn load_facts(archive: &[u8]) -> Option<FileFacts> {
     rkyv::deserialize::<FileFacts, rkyv::rancor::Error>(&a.facts).ok()
 }
 
-/// Whether one file's archive is sound (what the loaders below check first).
-pub fn is_valid(archive: &[u8]) -> bool {
-    rkyv::access::<rkyv::Archived<CachedFacts>, rkyv::rancor::Error>(archive).is_ok()
-}
-
 /// One file's facts in outline: what the node and file tables and the build summary read (the
 /// definitions, line and error counts, package, `generated`), without what only the link reads
 /// (imports, calls, bindings, the value flow), which is most of the deserializing. A rebuild
