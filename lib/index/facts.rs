@@ -183,7 +183,7 @@ impl Writer {
     pub fn finish(self) -> Result<u64> {
         let Writer { dir, blob, appended, table, .. } = self;
         let file = blob.into_inner().map_err(|e| blob_error(&dir, e.into_error()))?;
-        file.sync_data().map_err(|e| blob_error(&dir, e))?;
+        crate::index::write::sync_later(dir.join(FACTS_BLOB_FILE), file);
         let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&table)
             .map_err(|e| Error::msg(format!("cannot serialize the facts table: {e}")))?;
         let mut out = StreamedFile::create(&dir.join(FACTS_FILE))?;

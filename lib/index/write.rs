@@ -121,6 +121,7 @@ impl Generation {
         if let Some(c) = self.cleaner.take() {
             let _ = c.join();
         }
+        wait_for_syncs(&self.tmp)?;
         index::sync_dir(&self.tmp);
         let dest = self.index_dir.join(&self.name);
         fs::rename(&self.tmp, &dest).map_err(|e| Error::io("cannot rename", &self.tmp, e))?;
@@ -139,6 +140,7 @@ impl Generation {
 impl Drop for Generation {
     fn drop(&mut self) {
         if !self.committed {
+            let _ = wait_for_syncs(&self.tmp);
             let _ = fs::remove_dir_all(&self.tmp);
         }
     }
@@ -483,7 +485,7 @@ impl StreamedFile {
         Error::io("cannot write", &self.path, e)
     }
 
-    /// Writes the header and syncs. Returns the file's size.
+    /// Writes the header and starts syncing ([`sync_later`]). Returns the file's size.
     pub fn finish(self, magic: &[u8; 8]) -> Result<u64> {
         use std::io::{Seek, SeekFrom};
         let path = self.path;
@@ -498,9 +500,58 @@ impl StreamedFile {
         let mut f = self.file.into_inner().map_err(|e| io(e.into_error()))?;
         f.seek(SeekFrom::Start(0)).map_err(io)?;
         f.write_all(&header.to_bytes()).map_err(io)?;
-        f.sync_all().map_err(io)?;
+        sync_later(path, f);
         Ok(HEADER_LEN as u64 + header.len)
     }
+}
+
+/// The syncs of written files still running: a thread per file waits for the disk while the
+/// build goes on (a file of Django's index takes 10 ms to sync, which stalled the thread that
+/// wrote it), and a generation's commit waits for those of its files ([`wait_for_syncs`]).
+type PendingSync = (PathBuf, std::thread::JoinHandle<std::io::Result<()>>);
+static SYNCS: std::sync::Mutex<Vec<PendingSync>> = std::sync::Mutex::new(Vec::new());
+
+/// Syncs `file` (written at `path`) to disk on a thread of its own.
+pub(crate) fn sync_later(path: PathBuf, file: fs::File) {
+    let sync = std::thread::Builder::new().spawn(move || file.sync_all());
+    // Without a thread, the sync happens when it is waited for.
+    let sync = sync.or_else(|_| {
+        let p = path.clone();
+        std::thread::Builder::new().spawn(move || fs::File::open(&p)?.sync_all())
+    });
+    match (sync, SYNCS.lock()) {
+        (Ok(handle), Ok(mut pending)) => pending.push((path, handle)),
+        (Ok(handle), Err(_)) => drop(handle.join()),
+        (Err(_), _) => {
+            let _ = fs::File::open(&path).and_then(|f| f.sync_all());
+        }
+    }
+}
+
+/// Waits for the syncs of the files under `dir` ([`sync_later`]): the first failure is the
+/// error.
+pub fn wait_for_syncs(dir: &Path) -> Result<()> {
+    let mine: Vec<PendingSync> = match SYNCS.lock() {
+        Ok(mut pending) => {
+            let (mine, rest) = std::mem::take(&mut *pending)
+                .into_iter()
+                .partition(|(path, _)| path.starts_with(dir));
+            *pending = rest;
+            mine
+        }
+        Err(_) => return Err(Error::msg("internal error: a file sync panicked")),
+    };
+    let mut first = Ok(());
+    for (path, handle) in mine {
+        let r = match handle.join() {
+            Ok(r) => r.map_err(|e| Error::io("cannot sync", &path, e)),
+            Err(_) => Err(Error::msg("internal error: a file sync panicked")),
+        };
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    first
 }
 
 impl Write for StreamedFile {
