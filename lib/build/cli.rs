@@ -219,7 +219,9 @@ debounced: a rebuild starts once the tree has been quiet for 20 ms (150 ms withi
 changes), so a git checkout of a thousand files is one rebuild. Each rebuild is incremental, \
 honours the same ignore rules and options as the first build, and is swapped in atomically, so \
 the other tools always read a whole index and never wait. When the changes were only edits of \
-files already indexed, a rebuild checks just those files instead of walking the tree. One line per rebuild goes to stderr (the generation, files \
+files already indexed, a rebuild checks just those files instead of walking the tree, and a \
+file edited again is parsed again from its previous syntax tree (those of the last 8 files \
+parsed are kept). One line per rebuild goes to stderr (the generation, files \
 changed and parsed, milliseconds) unless -q is given; a failed rebuild (a full disk, say) is \
 reported and the previous index stays in use. The index directory may be deleted meanwhile: \
 it is written anew. Only one watcher may run per index: a second one says so and exits with \

@@ -38,7 +38,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::error::{Error, Result, io_reason};
-use crate::extract::FileFacts;
+use crate::extract::{FileFacts, tree};
 use crate::graph::{self, EdgeKind, Mode, NodeKind, Source};
 use crate::history::{self, History};
 use crate::index::facts::FactsView;
@@ -311,6 +311,12 @@ struct Item {
     /// The facts are only its outline ([`Outlines`]): completed before a link.
     outline: bool,
     skip: Option<String>,
+    /// A long-running builder's last parse of the file, to parse it again from, and whether
+    /// to keep this build's (for a file it knew before: not every file of its first build).
+    before: Option<tree::ParsedBefore>,
+    keep_parse: bool,
+    /// This build's parse, to keep.
+    parsed: Option<tree::ParsedBefore>,
 }
 
 /// What a long-running builder (`cds-build --watch`) keeps between builds: every indexed
@@ -320,13 +326,21 @@ struct Item {
 /// whose content and cached archive the rebuild then reuses, exactly as without it.
 ///
 /// It also keeps the last walk: told which paths changed since ([`Memory::changed`]), a rebuild
-/// re-reads only their metadata instead of walking the tree again (see [`walk::restat`]).
+/// re-reads only their metadata instead of walking the tree again (see [`walk::restat`]); and
+/// the syntax trees of the last files it parsed again, which are likely to be edited again, to
+/// parse them from ([`tree::reparsing`]).
 #[derive(Default)]
 pub struct Memory {
     files: fxhash::FxHashMap<Vec<u8>, Remembered>,
+    /// The most recently parsed last, at most [`KEPT_PARSES`].
+    parses: Vec<(Vec<u8>, tree::ParsedBefore)>,
     walked: Option<(walk::WalkOptions, walk::Walked)>,
     changed: Option<Vec<PathBuf>>,
 }
+
+/// How many files' syntax trees a long-running builder keeps (a tree takes about ten times
+/// its file's size).
+const KEPT_PARSES: usize = 8;
 
 impl Memory {
     /// The paths changed since the last build, all of them (None: unknown, so the next build
@@ -469,6 +483,9 @@ pub fn build_with(
                 cached: None,
                 outline: false,
                 skip: None,
+                before: None,
+                keep_parse: false,
+                parsed: None,
             };
             if let (Some(mem), Some(prev)) = (memory.as_deref_mut(), previous.as_ref()) {
                 remembered(&mut item, mem, prev);
@@ -853,6 +870,14 @@ pub fn build_with(
     drop(sources);
     if let Some(mem) = memory {
         mem.files.clear();
+        for it in &mut kept {
+            // A tree not parsed from this time (the file did not change after all) is kept.
+            if let Some(p) = it.parsed.take().or_else(|| it.before.take()) {
+                mem.parses.push((it.found.rel.clone(), p));
+            }
+        }
+        let over = mem.parses.len().saturating_sub(KEPT_PARSES);
+        mem.parses.drain(..over);
         let mut kept_terms = kept_terms.into_inner().ok().flatten().map(Vec::into_iter);
         for it in &mut kept {
             let terms = match &mut kept_terms {
@@ -886,6 +911,11 @@ fn remove_partial_generations(index_dir: &Path) {
 /// then supplies its content and cached archive (see [`Memory`]).
 fn remembered(item: &mut Item, mem: &mut Memory, prev: &Previous) {
     let f = &item.found;
+    item.keep_parse = mem.files.contains_key(&f.rel);
+    if let Some(k) = mem.parses.iter().position(|(rel, _)| *rel == f.rel) {
+        item.before = Some(mem.parses.remove(k).1);
+        item.keep_parse = true;
+    }
     let Some(c) = prev.lookup(f) else { return };
     let Some(r) = mem.files.get(&f.rel) else { return };
     if !(c.size == f.size && c.mtime_ns == f.mtime_ns && r.size == f.size)
@@ -1056,7 +1086,14 @@ fn process(
         return false;
     }
     let f = &item.found;
-    let mut facts = ex.extract(f.lang, &item.content);
+    let mut facts = if item.keep_parse {
+        let (facts, parsed) =
+            tree::reparsing(item.before.take(), || ex.extract(f.lang, &item.content));
+        item.parsed = parsed;
+        facts
+    } else {
+        ex.extract(f.lang, &item.content)
+    };
     facts.shrink_to_fit();
     if outlines.possible && !outlines.link_needed.load(Ordering::Relaxed) {
         // A change the link reads: the other files' facts are needed whole from now on.

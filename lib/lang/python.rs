@@ -460,7 +460,7 @@ impl Extractor {
             src
         };
         let mut facts = FileFacts { lines: tree::count_lines(src), ..FileFacts::default() };
-        let Some(tree) = self.parser.parse(src, None) else {
+        let Some(tree) = tree::parse(&mut self.parser, src) else {
             facts.syntax_errors = 1;
             facts.py3_invalid = true;
             facts.first_error_line = 1;
