@@ -851,14 +851,26 @@ fn held(post: &ArchivedPostings, t: usize) -> bool {
 /// True when `a` and `b` differ by one character inserted, removed or replaced (what a
 /// Levenshtein automaton of distance 1 matches, but for the same word).
 fn one_edit_apart(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
-    if long.len() - short.len() > 1 || a == b {
+    // A character takes at most 4 bytes: most candidates go on their length.
+    if a.len().abs_diff(b.len()) > 4 || a == b {
         return false;
     }
-    let head = short.iter().zip(long.iter()).take_while(|(x, y)| x == y).count();
-    let skip = usize::from(short.len() == long.len());
-    short[head + skip.min(short.len() - head)..] == long[head + 1..]
+    let (na, nb) = (a.chars().count(), b.chars().count());
+    let (short, long) = if na <= nb { (a, b) } else { (b, a) };
+    if na.abs_diff(nb) > 1 {
+        return false;
+    }
+    // Past the common prefix, one character of the longer (or of both) is skipped.
+    let head: usize = short
+        .chars()
+        .zip(long.chars())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len_utf8())
+        .sum();
+    let (short, long) = (&short[head..], &long[head..]);
+    let skip = |s: &str| s.chars().next().map_or(0, char::len_utf8);
+    let short_rest = if na == nb { &short[skip(short)..] } else { short };
+    short_rest == &long[skip(long)..]
 }
 
 #[cfg(test)]
@@ -874,6 +886,10 @@ mod tests {
             assert!(!one_edit_apart(a, b), "{a} {b}");
         }
         assert!(one_edit_apart("naïve", "naive"), "characters, not bytes");
+        assert!(
+            one_edit_apart("aé", "aè") && one_edit_apart("é", "") && one_edit_apart("x", "x🦀")
+        );
+        assert!(!one_edit_apart("ab", "ba") && !one_edit_apart("éé", ""));
     }
     use crate::index::format::MAGIC_CONTENT;
     use crate::index::write::StreamedFile;
