@@ -9,6 +9,8 @@
 //!   walk.rkyv             the last walk's listing, stamped (cds-build's cache: `walk::Record`)
 //!   gen-000007/           graph.rkyv names.fst terms.fst postings.rkyv content.bin facts.rkyv
 //!                         facts.bin (the facts' archives: shared by generations, appended to)
+//!                         (terms.fst may be an earlier generation's: postings.rkyv lists the
+//!                         words added since, see `format::PostingsFile`)
 //!                         history.rkyv (only for a git work tree: see `crate::history`)
 //! ```
 //!
