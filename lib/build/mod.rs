@@ -312,7 +312,8 @@ struct Item {
     outline: bool,
     skip: Option<String>,
     /// A long-running builder's last parse of the file, to parse it again from, and whether
-    /// to keep this build's (for a file it knew before: not every file of its first build).
+    /// to keep this build's (for a file it knew before that changed, a few of them: not every
+    /// file of its first build or of a checkout).
     before: Option<tree::ParsedBefore>,
     keep_parse: bool,
     /// This build's parse, to keep.
@@ -468,6 +469,7 @@ pub fn build_with(
     phases.mark("load cache");
     // Read, reuse or extract every file, in parallel.
     let total = walked.files.len();
+    let mut to_keep = KEPT_PARSES;
     let items: Vec<Mutex<Option<Item>>> = walked
         .files
         .iter()
@@ -488,7 +490,7 @@ pub fn build_with(
                 parsed: None,
             };
             if let (Some(mem), Some(prev)) = (memory.as_deref_mut(), previous.as_ref()) {
-                remembered(&mut item, mem, prev);
+                remembered(&mut item, mem, prev, &mut to_keep);
             }
             Mutex::new(Some(item))
         })
@@ -870,9 +872,15 @@ pub fn build_with(
     drop(sources);
     if let Some(mem) = memory {
         mem.files.clear();
+        // The trees not parsed from this time (the file did not change after all) are older
+        // than this build's parses.
         for it in &mut kept {
-            // A tree not parsed from this time (the file did not change after all) is kept.
-            if let Some(p) = it.parsed.take().or_else(|| it.before.take()) {
+            if let (None, Some(p)) = (&it.parsed, it.before.take()) {
+                mem.parses.push((it.found.rel.clone(), p));
+            }
+        }
+        for it in &mut kept {
+            if let Some(p) = it.parsed.take() {
                 mem.parses.push((it.found.rel.clone(), p));
             }
         }
@@ -909,12 +917,11 @@ fn remove_partial_generations(index_dir: &Path) {
 
 /// Fills `item` from `mem` when the file is unchanged since the previous generation, which
 /// then supplies its content and cached archive (see [`Memory`]).
-fn remembered(item: &mut Item, mem: &mut Memory, prev: &Previous) {
+/// `to_keep`: how many more of the files that changed may keep their parse.
+fn remembered(item: &mut Item, mem: &mut Memory, prev: &Previous, to_keep: &mut usize) {
     let f = &item.found;
-    item.keep_parse = mem.files.contains_key(&f.rel);
     if let Some(k) = mem.parses.iter().position(|(rel, _)| *rel == f.rel) {
         item.before = Some(mem.parses.remove(k).1);
-        item.keep_parse = true;
     }
     let Some(c) = prev.lookup(f) else { return };
     let Some(r) = mem.files.get(&f.rel) else { return };
@@ -924,6 +931,10 @@ fn remembered(item: &mut Item, mem: &mut Memory, prev: &Previous) {
         || prev.content(c.index).is_none()
         || prev.archive(c.index).is_none()
     {
+        // A file known before that changed: it is parsed, and may be edited again soon (not
+        // every file of a checkout: a tree takes about ten times its file's size).
+        item.keep_parse = *to_keep > 0;
+        *to_keep = to_keep.saturating_sub(1);
         return;
     }
     let Some(r) = mem.files.remove(&f.rel) else { return };
@@ -1699,6 +1710,32 @@ mod tests {
         std::fs::write(root.join("b.py"), "def b():\n    return 1\n").unwrap();
         let s = build_with(&opts, &|_| {}, Some(&mut memory)).unwrap();
         assert_eq!((s.parsed, memory.files.len()), (1, 2));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// A long-running builder keeps the parses of a few files that changed, to parse them
+    /// again from: none from its first build, at most [`KEPT_PARSES`] from a bigger change.
+    #[test]
+    fn a_long_running_builder_keeps_a_few_parses() {
+        let (root, opts) = two_files("parses");
+        let names: Vec<String> = (0..KEPT_PARSES + 4).map(|i| format!("m{i}.py")).collect();
+        for n in &names {
+            std::fs::write(root.join(n), "def f():\n    pass\n").unwrap();
+        }
+        let mut memory = Memory::default();
+        build_with(&opts, &|_| {}, Some(&mut memory)).unwrap();
+        assert!(memory.parses.is_empty(), "the first build keeps no parse");
+        std::fs::write(root.join("b.py"), "def b():\n    return 1\n").unwrap();
+        build_with(&opts, &|_| {}, Some(&mut memory)).unwrap();
+        assert_eq!(memory.parses.iter().map(|p| p.0.as_slice()).collect::<Vec<_>>(), [b"b.py"]);
+        // A change of more files than are kept: this build's parses, the most recent, stay.
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        for n in &names {
+            std::fs::write(root.join(n), "def f():\n    return 2\n").unwrap();
+        }
+        let s = build_with(&opts, &|_| {}, Some(&mut memory)).unwrap();
+        assert_eq!((s.parsed, memory.parses.len()), (names.len(), KEPT_PARSES));
+        assert!(memory.parses.iter().all(|p| p.0.starts_with(b"m")));
         std::fs::remove_dir_all(&root).unwrap();
     }
 
