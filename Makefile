@@ -11,6 +11,7 @@
 #   make bench-kernel the Linux kernel source (Debian's linux-source-6.1), against ctags
 #   make bench-mcp    100 sequential tools/call requests to cds-mcp on the Django 4.2 index
 #   make bench-callgraph  Python's value flow on Django 4.2: cost with and without it, edges
+#   make bench-edits  one-file edits on Django 4.2 through cds-build and --watch, against BASE
 #   make install      PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -25,7 +26,7 @@ MCP_VENV := target/mcp-venv
 
 .PHONY: all build test test-deps lint fmt man completions check-generated kits test-agents demo \
 	install uninstall clean bench bench-build bench-build-langs bench-query bench-search bench-loc \
-	bench-mcp bench-kernel bench-callgraph
+	bench-mcp bench-kernel bench-callgraph bench-edits
 
 all: build
 
@@ -136,6 +137,9 @@ bench-mcp: build
 # value flow; the graph identity check; invoke edges by confidence; a sample of new edges.
 bench-callgraph: build
 	bench/callgraph.sh
+
+bench-edits: build
+	bench/edits.sh
 
 # GIT_ROOT: a directory of git mirrors (see bench/loc/README.md).
 # SPLIT: lite (default), py, multi (SWE-bench Multilingual, per-language table), or a JSONL path.

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# One-file edits on the Django 4.2 sdist, this tree's cds-build against another's, interleaved.
+#
+#   BASE=REV bench/edits.sh [CORPUS_DIR]        (make bench-edits)
+#
+# "before" is cds-build from BASE (default main), built once into the bench cache in its own
+# target directory, or the binary BEFORE_BIN names; "after" is this tree's. ROUNDS times
+# (default 3), each in turn: a cold build, then RUNS (default 9) edits of
+# django/db/models/query.py through `cds-build` and RUNS more seen by a running
+# `cds-build --watch` (write to new generation), each edit a comment that brings a word new to
+# the index (the edges are kept; the term dictionary grows). Prints the medians of each round.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+corpus=$(django_corpus "${1:-}")
+base=${BASE:-main}
+rounds=${ROUNDS:-3}
+runs=${RUNS:-9}
+work=$(mktemp -d)
+target=$corpus/django/db/models/query.py
+cp "$target" "$work/query.py.orig"
+trap 'cp "$work/query.py.orig" "$target"; rm -rf "$work"' EXIT
+
+built cds-build
+after=$bin/cds-build
+before=${BEFORE_BIN:-}
+if [ -z "$before" ]; then
+    rev=$(cd "$here" && git rev-parse "$base")
+    before=$cache/before-$rev/release/cds-build
+    if [ ! -x "$before" ]; then
+        src=$cache/src-$rev
+        rm -rf "$src" && mkdir -p "$src"
+        (cd "$here" && git archive "$rev") | tar x -C "$src"
+        (cd "$src" && CARGO_TARGET_DIR=$cache/before-$rev nice cargo build --release --bin cds-build)
+    fi
+fi
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+word() { printf '# bench edit %s benchword%s%s%s\n' "$2" "$$" "$1" "$2"; }
+
+echo "corpus: $corpus; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "before: $before"
+echo "after:  $after"
+for round in $(seq "$rounds"); do
+    for which in before after; do
+        exe=$before
+        [ "$which" = after ] && exe=$after
+        idx=$work/idx-$which
+        rm -rf "$idx"
+        cp "$work/query.py.orig" "$target"
+        "$exe" -q --index "$idx" "$corpus"
+        : > "$work/cli"
+        for i in $(seq "$runs"); do
+            word "cli$round" "$i" >> "$target"
+            start=${EPOCHREALTIME/[.,]/}
+            "$exe" -q --index "$idx" "$corpus"
+            end=${EPOCHREALTIME/[.,]/}
+            echo "$(( (end - start) / 1000 ))" >> "$work/cli"
+        done
+        watched() { word "watch$round" "$1"; }
+        # watch_latencies runs "$bin/cds-build".
+        watch_ms=$(bin=$(dirname "$exe") watch_latencies "$idx" "$corpus" "$target" "$runs" watched | median)
+        printf 'round %s %-6s cds-build %5s ms   --watch %5s ms   (load %s)\n' "$round" "$which" \
+            "$(median < "$work/cli")" "$watch_ms" "$(cut -d' ' -f1 /proc/loadavg)"
+    done
+done
