@@ -68,3 +68,21 @@ watch_latencies() {
     wait "$watcher" || true
     rm -f "$log"
 }
+
+# before_bin REV: the path of cds-build built from revision REV, built once into the bench cache
+# in its own target directory (or $BEFORE_BIN when set).
+before_bin() {
+    if [ -n "${BEFORE_BIN:-}" ]; then
+        echo "$BEFORE_BIN"
+        return
+    fi
+    local rev src
+    rev=$(cd "$here" && git rev-parse "$1")
+    if [ ! -x "$cache/before-$rev/release/cds-build" ]; then
+        src=$cache/src-$rev
+        rm -rf "$src" && mkdir -p "$src"
+        (cd "$here" && git archive "$rev") | tar x -C "$src"
+        (cd "$src" && CARGO_TARGET_DIR=$cache/before-$rev nice cargo build --release --bin cds-build) >&2
+    fi
+    echo "$cache/before-$rev/release/cds-build"
+}

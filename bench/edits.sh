@@ -22,17 +22,7 @@ trap 'cp "$work/query.py.orig" "$target"; rm -rf "$work"' EXIT
 
 built cds-build
 after=$bin/cds-build
-before=${BEFORE_BIN:-}
-if [ -z "$before" ]; then
-    rev=$(cd "$here" && git rev-parse "$base")
-    before=$cache/before-$rev/release/cds-build
-    if [ ! -x "$before" ]; then
-        src=$cache/src-$rev
-        rm -rf "$src" && mkdir -p "$src"
-        (cd "$here" && git archive "$rev") | tar x -C "$src"
-        (cd "$src" && CARGO_TARGET_DIR=$cache/before-$rev nice cargo build --release --bin cds-build)
-    fi
-fi
+before=$(before_bin "$base")
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 word() { printf '# bench edit %s benchword%s%s%s\n' "$2" "$$" "$1" "$2"; }

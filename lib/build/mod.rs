@@ -1200,7 +1200,7 @@ struct Previous {
     gen_dir: PathBuf,
     /// `graph.rkyv`, validated and checksum verified: the nodes and edges a rebuild may keep.
     graph: Option<Mapped>,
-    /// The cached files' archives: `facts.bin` (or, written before it, `facts.rkyv`).
+    /// The cached files' archives: `facts.bin`.
     facts: Mapped,
     /// Where each cached file's archive lies in the facts payload (validated once, in `load`).
     archives: Vec<std::ops::Range<usize>>,
@@ -1239,10 +1239,9 @@ impl Previous {
         let gen_dir = ix.generation_dir().to_path_buf();
         let table = Mapped::open(&gen_dir.join(format::FACTS_FILE), MAGIC_FACTS, index_dir).ok()?;
         let blob = index::facts::open_blob(&gen_dir, index_dir).ok()?;
-        let view = FactsView::new(table.payload(), blob.as_ref().map(Mapped::payload))?;
-        let share_facts = blob.as_ref().is_some_and(|b| {
-            index::facts::worth_sharing(view.live_bytes(), b.payload().len() as u64)
-        });
+        let view = FactsView::new(table.payload(), blob.payload())?;
+        let share_facts =
+            index::facts::worth_sharing(view.live_bytes(), blob.payload().len() as u64);
         let g = ix.graph();
         let content =
             Mapped::open(&gen_dir.join(format::CONTENT_FILE), format::MAGIC_CONTENT, index_dir)
@@ -1332,7 +1331,7 @@ impl Previous {
         Some(Previous {
             gen_dir,
             graph,
-            facts: blob.unwrap_or(table),
+            facts: blob,
             archives,
             share_facts,
             content,

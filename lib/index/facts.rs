@@ -15,8 +15,7 @@
 //! link to the previous generation's with the new archives appended ([`Writer`]): only builds
 //! read it (under the build lock), each generation's table names the bytes it uses, and what
 //! no table uses any more is dropped when a build writes a new `facts.bin` instead (once it is
-//! half unused, or when hard links are not available). An index written before `facts.bin`
-//! existed keeps its archives in `facts.rkyv`'s payload, before the table; it is still read.
+//! half unused, or when hard links are not available).
 
 use std::fs;
 use std::io::Write;
@@ -197,16 +196,9 @@ fn blob_error(dir: &Path, e: std::io::Error) -> Error {
     Error::io("cannot write", dir.join(FACTS_BLOB_FILE), e)
 }
 
-/// Generation directory `dir`'s `facts.bin`, mapped: None when it has none (an index written
-/// before it existed keeps its archives in `facts.rkyv`), an error when it is there but cannot
-/// be read. `index_dir` names the index in errors.
-pub fn open_blob(dir: &Path, index_dir: &Path) -> Result<Option<Mapped>> {
-    let path = dir.join(FACTS_BLOB_FILE);
-    match Mapped::open_growing(&path, MAGIC_FACTS_BLOB, index_dir) {
-        Ok(m) => Ok(Some(m)),
-        Err(_) if !path.exists() => Ok(None),
-        Err(e) => Err(e),
-    }
+/// Generation directory `dir`'s `facts.bin`, mapped. `index_dir` names the index in errors.
+pub fn open_blob(dir: &Path, index_dir: &Path) -> Result<Mapped> {
+    Mapped::open_growing(&dir.join(FACTS_BLOB_FILE), MAGIC_FACTS_BLOB, index_dir)
 }
 
 /// What the cache of generation directory `dir` holds, file by file: each entry, with its
@@ -215,7 +207,7 @@ pub fn open_blob(dir: &Path, index_dir: &Path) -> Result<Option<Mapped>> {
 pub fn contents(dir: &Path) -> Option<Vec<(FactsEntry, Vec<u8>)>> {
     let table = Mapped::open(&dir.join(FACTS_FILE), MAGIC_FACTS, dir).ok()?;
     let blob = open_blob(dir, dir).ok()?;
-    let view = FactsView::new(table.payload(), blob.as_ref().map(Mapped::payload))?;
+    let view = FactsView::new(table.payload(), blob.payload())?;
     (0..view.entries().len())
         .map(|i| {
             let mut e: FactsEntry =
@@ -272,16 +264,15 @@ pub struct FactsView<'a> {
 }
 
 impl<'a> FactsView<'a> {
-    /// Validates the table of `facts.rkyv`'s payload (the per-file archives are validated when
-    /// read): they lie in `blob`, `facts.bin`'s payload, or (an index written before it
-    /// existed) in the same payload.
-    pub fn new(payload: &'a [u8], blob: Option<&'a [u8]>) -> Option<FactsView<'a>> {
+    /// Validates the table of `facts.rkyv`'s payload (the per-file archives, in `blob`,
+    /// `facts.bin`'s payload, are validated when read).
+    pub fn new(payload: &'a [u8], blob: &'a [u8]) -> Option<FactsView<'a>> {
         let n = payload.len();
         let off = u64::from_le_bytes(payload.get(n.checked_sub(8)?..)?.try_into().ok()?) as usize;
         let table_bytes = payload.get(off..n - 8)?;
         let table =
             rkyv::access::<rkyv::Archived<FactsTable>, rkyv::rancor::Error>(table_bytes).ok()?;
-        Some(FactsView { archives: blob.unwrap_or(payload), table })
+        Some(FactsView { archives: blob, table })
     }
 
     /// The payload bytes of the archives that are in use.
@@ -341,7 +332,7 @@ mod tests {
 
     fn open(dir: &Path) -> (Mapped, Mapped) {
         let table = Mapped::open(&dir.join(FACTS_FILE), MAGIC_FACTS, dir).unwrap();
-        (table, open_blob(dir, dir).unwrap().expect("a facts.bin"))
+        (table, open_blob(dir, dir).unwrap())
     }
 
     #[test]
@@ -354,7 +345,7 @@ mod tests {
         let (one, two) = (root.join("gen-1"), root.join("gen-2"));
         write(&one, None, &[(b"a.py", &archive(&facts, &terms).unwrap())]);
         let (table, blob) = open(&one);
-        let view = FactsView::new(table.payload(), Some(blob.payload())).unwrap();
+        let view = FactsView::new(table.payload(), blob.payload()).unwrap();
         let kept = view.archive(0).unwrap();
         let len_before = fs::metadata(one.join(FACTS_BLOB_FILE)).unwrap().len();
         let empty = archive(&FileFacts::default(), &FileTerms::default()).unwrap();
@@ -367,7 +358,7 @@ mod tests {
         assert_eq!(m1.as_ref().unwrap().ino(), m2.unwrap().ino());
         assert_eq!(m1.unwrap().len(), len_before + empty.len().next_multiple_of(16) as u64);
         let (table, blob) = open(&two);
-        let view = FactsView::new(table.payload(), Some(blob.payload())).unwrap();
+        let view = FactsView::new(table.payload(), blob.payload()).unwrap();
         assert_eq!(view.entries().len(), 2);
         assert_eq!(view.entries()[1].rel.as_slice(), b"a.py");
         assert_eq!(view.entries()[1].off.to_native(), 0);
@@ -375,33 +366,14 @@ mod tests {
         assert_eq!((f, t), (facts.clone(), terms.clone()));
         assert_eq!(view.load(0).unwrap().0, FileFacts::default());
         assert!(view.verify().is_ok());
-        assert!(FactsView::new(&table.payload()[..table.payload().len() - 3], None).is_none());
+        assert!(
+            FactsView::new(&table.payload()[..table.payload().len() - 3], blob.payload()).is_none()
+        );
         // The first generation still reads as it was.
         let (table, blob) = open(&one);
-        let view = FactsView::new(table.payload(), Some(blob.payload())).unwrap();
+        let view = FactsView::new(table.payload(), blob.payload()).unwrap();
         assert_eq!(view.entries().len(), 1);
         assert_eq!(view.load(0).unwrap().0, facts);
         let _ = fs::remove_dir_all(&root);
-    }
-
-    #[test]
-    fn a_cache_written_before_facts_bin_is_still_read() {
-        // Archives, then the table, then its offset, all in facts.rkyv's payload.
-        let src = b"class A:\n    pass\n";
-        let facts = Extractor::new().extract(src);
-        let terms = crate::search::bm25::file_terms(src, &facts);
-        let a = archive(&facts, &terms).unwrap();
-        let mut payload = rkyv::util::AlignedVec::<16>::new();
-        payload.extend_from_slice(&a);
-        payload.extend_from_slice(&vec![0u8; a.len().next_multiple_of(16) - a.len()]);
-        let table_off = payload.len() as u64;
-        let entry =
-            FactsEntry { rel: b"a.py".to_vec(), off: 0, len: a.len() as u64, ..Default::default() };
-        let table =
-            rkyv::to_bytes::<rkyv::rancor::Error>(&FactsTable { files: vec![entry] }).unwrap();
-        payload.extend_from_slice(&table);
-        payload.extend_from_slice(&table_off.to_le_bytes());
-        let view = FactsView::new(&payload, None).unwrap();
-        assert_eq!(view.load(0).unwrap(), (facts, terms));
     }
 }

@@ -708,7 +708,7 @@ impl Index {
                         }
                     }
                     FACTS_FILE => {
-                        // The archives are in facts.bin (in facts.rkyv before it existed).
+                        // The archives are in facts.bin.
                         let blob = match crate::index::facts::open_blob(&self.gen_dir, &self.dir) {
                             Ok(b) => b,
                             Err(e) => {
@@ -716,8 +716,7 @@ impl Index {
                                 continue;
                             }
                         };
-                        let blob = blob.as_ref().map(Mapped::payload);
-                        match crate::index::facts::FactsView::new(m.payload(), blob) {
+                        match crate::index::facts::FactsView::new(m.payload(), blob.payload()) {
                             Some(v) => {
                                 if let Err(e) = v.verify() {
                                     problems.push(format!("{name}: {e}"));
@@ -851,26 +850,11 @@ fn held(post: &ArchivedPostings, t: usize) -> bool {
 /// True when `a` and `b` differ by one character inserted, removed or replaced (what a
 /// Levenshtein automaton of distance 1 matches, but for the same word).
 fn one_edit_apart(a: &str, b: &str) -> bool {
-    // A character takes at most 4 bytes: most candidates go on their length.
-    if a.len().abs_diff(b.len()) > 4 || a == b {
-        return false;
-    }
-    let (na, nb) = (a.chars().count(), b.chars().count());
-    let (short, long) = if na <= nb { (a, b) } else { (b, a) };
-    if na.abs_diff(nb) > 1 {
-        return false;
-    }
-    // Past the common prefix, one character of the longer (or of both) is skipped.
-    let head: usize = short
-        .chars()
-        .zip(long.chars())
-        .take_while(|(x, y)| x == y)
-        .map(|(x, _)| x.len_utf8())
-        .sum();
-    let (short, long) = (&short[head..], &long[head..]);
-    let skip = |s: &str| s.chars().next().map_or(0, char::len_utf8);
-    let short_rest = if na == nb { &short[skip(short)..] } else { short };
-    short_rest == &long[skip(long)..]
+    // Cheap tests first (readers scan thousands of added words): a character takes at most 4
+    // bytes, and one edit leaves the first or the last character of a longer word as it was.
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let ends_kept = x.len() <= 4 || y.len() <= 4 || x[0] == y[0] || x.last() == y.last();
+    x.len().abs_diff(y.len()) <= 4 && ends_kept && strsim::levenshtein(a, b) == 1
 }
 
 #[cfg(test)]

@@ -421,21 +421,17 @@ impl Record {
         probes.extend(seen.probes);
         probes.sort_by(|a, b| a.path.cmp(&b.path));
         probes.dedup_by(|a, b| a.path == b.path);
-        let keep = |rels: &[Vec<u8>]| -> Vec<Vec<u8>> {
-            rels.iter().filter(|r| !dropped(r)).cloned().collect()
+        // The recorded paths not dropped, and those found again, in order.
+        let kept_and = |rels: &[Vec<u8>], found: Vec<Vec<u8>>| -> Vec<Vec<u8>> {
+            let mut out: Vec<Vec<u8>> = rels.iter().filter(|r| !dropped(r)).cloned().collect();
+            out.extend(found);
+            out.sort_by(|a, b| path_order(a, b));
+            out.dedup();
+            out
         };
-        let mut record_sources = keep(&self.sources);
-        record_sources.extend(seen.sources);
-        record_sources.sort_by(|a, b| path_order(a, b));
-        record_sources.dedup();
-        let mut projects = keep(&self.projects);
-        projects.extend(seen.projects);
-        projects.sort_by(|a, b| path_order(a, b));
-        projects.dedup();
-        let mut vendored = keep(&self.vendored);
-        vendored.append(&mut fresh.vendored);
-        vendored.sort_by(|a, b| path_order(a, b));
-        vendored.dedup();
+        let record_sources = kept_and(&self.sources, seen.sources);
+        let projects = kept_and(&self.projects, seen.projects);
+        let vendored = kept_and(&self.vendored, std::mem::take(&mut fresh.vendored));
 
         let mut out = walked(root, &dirs, &projects, &vendored);
         for (rel, s) in self.sources.iter().zip(sources) {
