@@ -269,7 +269,10 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
     let mut defs: DefNodes = vec![Vec::new(); files.len()];
     let packages = package_dirs(files);
     let tests: Vec<bool> = files.iter().map(|f| is_test_path(f.rel, &packages)).collect();
-    let mut dir_node: HashMap<&[u8], u32> = HashMap::new();
+    let mut dir_node: fxhash::FxHashMap<&[u8], u32> = Default::default();
+    let mut quals = String::new();
+    let mut qual_at: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut test_defs: Vec<bool> = Vec::new();
     let root = g.add_node(Node {
         kind: NodeKind::Directory,
         id: b"/".to_vec(),
@@ -319,49 +322,55 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
         });
         g.add_edge(parent, file_node, EdgeKind::Contain, META_EXACT);
 
+        // Each definition's qualified name ([`FileFacts::qual_name`]: its parent's extended, a
+        // parent coming before its children), as a range of `quals`, one buffer for the file
+        // (a string per definition was most of this function's time).
+        quals.clear();
+        qual_at.clear();
+        test_defs.clear();
+        for d in &f.facts.defs {
+            let start = quals.len();
+            if let Some(p) = d.parent {
+                quals.extend_from_within(qual_at[p as usize].clone());
+                quals.push('.');
+            }
+            if let Some(o) = &d.owner {
+                quals.push_str(o);
+                quals.push('.');
+            }
+            quals.push_str(&d.name);
+            qual_at.push(start..quals.len());
+            // A Rust `mod tests` or a test namespace marks what it holds as tests.
+            test_defs.push(
+                d.parent.is_some_and(|p| test_defs[p as usize])
+                    || (d.namespace && matches!(d.name.as_str(), "tests" | "test")),
+            );
+        }
         let n_defs = f.facts.defs.len();
-        let mut by_qual: fxhash::FxHashMap<String, u32> =
+        let mut by_qual: fxhash::FxHashMap<&str, u32> =
             HashMap::with_capacity_and_hasher(n_defs, Default::default());
         let mut nodes_of_def = Vec::with_capacity(n_defs);
-        let mut test_defs: Vec<bool> = Vec::with_capacity(n_defs);
-        // Each definition's qualified name ([`FileFacts::qual_name`]), its parent's extended
-        // (a parent comes before its children).
-        let mut quals: Vec<String> = Vec::with_capacity(n_defs);
         for (di, d) in f.facts.defs.iter().enumerate() {
-            let mut qual = match d.parent {
-                Some(p) => {
-                    let mut q = quals[p as usize].clone();
-                    q.push('.');
-                    q
-                }
-                None => String::new(),
-            };
-            if let Some(o) = &d.owner {
-                qual.push_str(o);
-                qual.push('.');
-            }
-            qual.push_str(&d.name);
-            quals.push(qual.clone());
-            // A Rust `mod tests` or a test namespace marks what it holds as tests.
-            let in_test = d.parent.is_some_and(|p| test_defs[p as usize])
-                || (d.namespace && matches!(d.name.as_str(), "tests" | "test"));
-            test_defs.push(in_test);
-            if let Some(&n) = by_qual.get(&qual) {
+            let qual = &quals[qual_at[di].clone()];
+            if let Some(&n) = by_qual.get(qual) {
                 nodes_of_def.push(n);
                 continue;
             }
             // A method written outside its type (`d.owner`) sits under the type's node when the
-            // file defines the type, else under its lexical parent.
+            // file defines the type, else under its lexical parent. Its container's name is
+            // its own without `.name`.
             let lexical = d.parent.map_or(file_node, |p| nodes_of_def[p as usize]);
-            let typed =
-                d.owner.as_ref().and_then(|_| by_qual.get(&f.facts.container_qual(di as u32)));
-            let parent_node = typed.copied().unwrap_or(lexical);
+            let typed = d
+                .owner
+                .as_ref()
+                .and_then(|_| by_qual.get(&qual[..qual.len() - d.name.len() - 1]).copied());
+            let parent_node = typed.unwrap_or(lexical);
             let mut id = Vec::with_capacity(f.rel.len() + 1 + qual.len());
             id.extend_from_slice(f.rel);
             id.push(b':');
             id.extend_from_slice(qual.as_bytes());
             let mut flags = test | if d.is_async { FLAG_ASYNC } else { 0 };
-            if in_test {
+            if test_defs[di] {
                 flags |= FLAG_TEST;
             }
             if d.namespace {
