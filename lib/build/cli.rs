@@ -215,7 +215,7 @@ makes the next build read it again, even when no file changed.",
         Flag::new("watch", "Keep the index up to date as files change", watch).short('w').long_doc(
             "Build, then keep watching the repository and rebuild whenever a source file, a \
 directory or an ignore file changes, until interrupted (SIGINT or SIGTERM). Changes are \
-debounced: a rebuild starts once the tree has been quiet for 20 ms (150 ms within a burst of \
+debounced: a rebuild starts once the tree has been quiet for 10 ms (150 ms within a burst of \
 changes), so a git checkout of a thousand files is one rebuild. Each rebuild is incremental, \
 honours the same ignore rules and options as the first build, and is swapped in atomically, so \
 the other tools always read a whole index and never wait. When the changes were only edits of \

@@ -32,8 +32,8 @@ use crate::error::{Error, Result, io_reason};
 use crate::index;
 
 /// A rebuild starts once no relevant event came for this long (an editor's save is a handful of
-/// events within a millisecond or two)...
-pub const QUIET: Duration = Duration::from_millis(20);
+/// events within a millisecond or two; this wait is part of every update's latency)...
+pub const QUIET: Duration = Duration::from_millis(10);
 /// ... or for this long once a burst has brought more than [`BURST_EVENTS`] events (a checkout,
 /// a formatter run over the tree, a `cp -r`: their writes can pause that long on a busy machine,
 /// and one rebuild after them beats several during them)...
@@ -126,7 +126,13 @@ pub fn watch(
     let mut pending: Option<Burst> = None;
     let mut last_poll = Instant::now();
     while !stop.load(Ordering::Relaxed) {
-        let tick = Duration::from_millis(if pending.is_some() { 5 } else { 100 });
+        // A burst is rebuilt the moment it is due, not at the next tick.
+        let tick = match &pending {
+            Some(b) => {
+                b.due().saturating_duration_since(Instant::now()).max(Duration::from_millis(1))
+            }
+            None => Duration::from_millis(100),
+        };
         match rx.recv_timeout(tick) {
             Ok(Ok(ev)) => match filter.classify(&ev) {
                 Change::Nothing => {}
@@ -146,10 +152,7 @@ pub fn watch(
         }
         let now = Instant::now();
         let due = match &pending {
-            Some(b) => {
-                let quiet = if b.events > BURST_EVENTS { BURST_QUIET } else { QUIET };
-                now - b.last >= quiet || now - b.first >= MAX_DELAY
-            }
+            Some(b) => now >= b.due(),
             None => poll.is_some_and(|p| now - last_poll >= p),
         };
         if !due {
@@ -216,6 +219,12 @@ struct Burst {
 const MAX_BURST_PATHS: usize = 256;
 
 impl Burst {
+    /// When the burst is to be rebuilt, unless more events come.
+    fn due(&self) -> Instant {
+        let quiet = if self.events > BURST_EVENTS { BURST_QUIET } else { QUIET };
+        (self.last + quiet).min(self.first + MAX_DELAY)
+    }
+
     fn add(pending: &mut Option<Burst>, change: Change) {
         let now = Instant::now();
         let b = pending.get_or_insert_with(|| Burst {
