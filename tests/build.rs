@@ -303,6 +303,57 @@ fn a_rebuild_keeps_the_live_and_the_previous_generation_only() {
 }
 
 #[test]
+fn contents_are_shared_between_generations_and_written_anew_once_mostly_unused() {
+    use std::os::unix::fs::MetadataExt;
+    let d = Dir::new("build-content-shared");
+    let big: String =
+        (0..200).map(|i| format!("def big_{i}(x):\n    return x + {i}\n\n")).collect();
+    d.write("big.py", &big);
+    d.write("m.py", "def f():\n    return 1\n");
+    build(&d, &[]);
+    let content = |d: &Dir| {
+        let generation = std::fs::read_to_string(d.path(".cds/CURRENT")).unwrap();
+        std::fs::metadata(d.path(".cds").join(generation.trim()).join("content.bin")).unwrap()
+    };
+    let first = content(&d);
+    // One small file changed: its new content is appended to the same file, the rest stays.
+    std::thread::sleep(std::time::Duration::from_millis(15));
+    let edited = "def f():\n    return 2  # edited\n";
+    d.write("m.py", edited);
+    build(&d, &[]);
+    let second = content(&d);
+    assert_eq!(first.ino(), second.ino(), "content.bin was written anew");
+    assert_eq!(second.len(), first.len() + edited.len() as u64);
+    let ix = cds::index::read::Index::open(&d.path(".cds")).unwrap();
+    let mut stored: Vec<&[u8]> = (0..2).map(|f| ix.file_content(f).unwrap()).collect();
+    stored.sort();
+    assert_eq!(stored, [big.as_bytes(), edited.as_bytes()]);
+    assert_eq!(verify(&d).0, 0);
+    // Once most of its bytes are the big file's old versions, a build writes it anew: only
+    // what the files hold now.
+    for i in 0..3 {
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        d.write("big.py", big.replace("return x", &format!("return {i} * x")));
+        build(&d, &[]);
+    }
+    let last = content(&d);
+    assert_ne!(last.ino(), first.ino(), "content.bin was never written anew");
+    let live = std::fs::metadata(d.path("big.py")).unwrap().len() + edited.len() as u64;
+    assert!(last.len() <= 32 + 2 * live, "{} bytes for {live} live", last.len());
+    assert_eq!(verify(&d).0, 0);
+    // A damaged byte of a file's content is caught by its checksum.
+    let generation = std::fs::read_to_string(d.path(".cds/CURRENT")).unwrap();
+    let path = d.path(".cds").join(generation.trim()).join("content.bin");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let n = bytes.len();
+    bytes[n - 3] ^= 0x20;
+    std::fs::write(&path, bytes).unwrap();
+    let (code, err) = verify(&d);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("content.bin") && err.contains("checksum"), "{err}");
+}
+
+#[test]
 fn an_up_to_date_build_removes_partial_generations() {
     // A build killed after making its generation live, while removing the partial generations
     // of builds killed before it, leaves some behind; the next build finds nothing changed.

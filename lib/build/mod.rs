@@ -507,11 +507,20 @@ pub fn build_with(
     // Terms of parsed files are counted beside the link, unless holding their bytes until then
     // would cost too much memory (see `sink`).
     let defer = stream_terms && sink::defers(walked.files.iter().map(|f| f.size).sum());
-    let blob = previous
+    // The previous generation's contents and facts archives are appended to when most of
+    // their bytes are still in use (an unchanged file's stay where they are).
+    let facts_blob = previous
         .as_ref()
         .filter(|p| p.share_facts)
         .map(|p| (p.gen_dir.join(format::FACTS_BLOB_FILE), p.facts.payload()));
-    let share = blob.as_ref().map(|(path, payload)| (path.as_path(), *payload));
+    let content_blob = previous
+        .as_ref()
+        .filter(|p| p.share_content)
+        .and_then(|p| Some((p.gen_dir.join(format::CONTENT_FILE), p.content.as_ref()?.payload())));
+    let share = sink::Shared {
+        content: content_blob.as_ref().map(|(path, payload)| (path.as_path(), *payload)),
+        facts: facts_blob.as_ref().map(|(path, payload)| (path.as_path(), *payload)),
+    };
     let sink = sink::Sink::create(generation.path(), &items, memory.is_some(), defer, share)?;
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -569,6 +578,7 @@ pub fn build_with(
     phases.mark("read and extract");
     let mut streamed = sink.finish(total)?;
     let deferred = streamed.is_deferred();
+    let content_at = std::mem::take(&mut streamed.content_at);
     // A deferring sink has them only once it has counted the terms (job 0 below, which also
     // needs its list there to fill).
     let kept_terms = Mutex::new(if deferred { None } else { streamed.kept_terms.take() });
@@ -615,14 +625,23 @@ pub fn build_with(
     if phases.on {
         census(&sources);
     }
+    if content_at.len() != kept.len() {
+        return Err(Error::msg(format!(
+            "internal error: {} of {} files reached content.bin",
+            content_at.len(),
+            kept.len()
+        )));
+    }
     let records: Vec<FileRecord> = kept
         .iter()
-        .map(|it| FileRecord {
+        .zip(&content_at)
+        .map(|(it, &content_off)| FileRecord {
             rel: &it.found.rel,
             size: it.found.size,
             mtime_ns: it.found.mtime_ns,
             hash: it.hash,
             lang: it.found.lang.code(),
+            content_off,
             content_len: it.content_len,
             facts: it.facts.as_ref().expect("processed"),
             terms: it.terms.as_ref(),
@@ -1207,8 +1226,11 @@ struct Previous {
     /// Whether the next generation appends to this one's `facts.bin` (half of it or more is in
     /// use) rather than write a new one.
     share_facts: bool,
+    /// `content.bin`, and where each cached file's content lies in its payload.
     content: Option<Mapped>,
-    content_off: Vec<u64>,
+    content_at: Vec<std::ops::Range<usize>>,
+    /// Likewise for `content.bin`.
+    share_content: bool,
     /// `terms.fst`, checksum verified: copied when the term set did not change.
     terms: Option<Mapped>,
     /// `postings.rkyv`, validated: the postings of unchanged files are carried over from it
@@ -1241,17 +1263,31 @@ impl Previous {
         let blob = index::facts::open_blob(&gen_dir, index_dir).ok()?;
         let view = FactsView::new(table.payload(), blob.payload())?;
         let share_facts =
-            index::facts::worth_sharing(view.live_bytes(), blob.payload().len() as u64);
+            index::write::worth_sharing(view.live_bytes(), blob.payload().len() as u64);
         let g = ix.graph();
-        let content =
-            Mapped::open(&gen_dir.join(format::CONTENT_FILE), format::MAGIC_CONTENT, index_dir)
-                .ok();
+        let content = Mapped::open_growing(
+            &gen_dir.join(format::CONTENT_FILE),
+            format::MAGIC_CONTENT,
+            index_dir,
+        )
+        .ok();
         // The cache and the file table list the same files in the same order.
-        let content_off: Vec<u64> = if g.file_node.len() == view.entries().len() {
-            g.content_off.iter().map(|x| x.to_native()).collect()
+        let content_at: Vec<std::ops::Range<usize>> = if g.file_node.len() == view.entries().len() {
+            g.content_off
+                .iter()
+                .zip(g.content_len.iter())
+                .map(|(o, l)| {
+                    let o = o.to_native() as usize;
+                    o..o.saturating_add(l.to_native() as usize)
+                })
+                .collect()
         } else {
             Vec::new()
         };
+        let share_content = content.as_ref().is_some_and(|c| {
+            let live = content_at.iter().map(|r| r.len() as u64).sum();
+            index::write::worth_sharing(live, c.payload().len() as u64)
+        });
         let history = match ix.history() {
             Ok(Some(h)) if g.file_node.len() == view.entries().len() => {
                 let files = view.entries().iter().zip(h.age.iter().zip(h.churn.iter()));
@@ -1335,7 +1371,8 @@ impl Previous {
             archives,
             share_facts,
             content,
-            content_off,
+            content_at,
+            share_content,
             terms,
             postings,
             blocks,
@@ -1439,9 +1476,7 @@ impl Previous {
     }
 
     fn content(&self, i: usize) -> Option<&[u8]> {
-        let data = self.content.as_ref()?.payload();
-        let (a, b) = (*self.content_off.get(i)?, *self.content_off.get(i + 1)?);
-        data.get(a as usize..b as usize)
+        self.content.as_ref()?.payload().get(self.content_at.get(i)?.clone())
     }
 
     /// Cache entry `i`'s facts, and its term counts when `terms`.

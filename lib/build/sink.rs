@@ -28,7 +28,7 @@ use crate::graph::{DefNodes, NONE, Node, NodeKind};
 use crate::index::facts::{self, FactsEntry};
 use crate::index::format::{CONTENT_FILE, MAGIC_CONTENT};
 use crate::index::read::Mapped;
-use crate::index::write::StreamedFile;
+use crate::index::write::AppendedFile;
 use crate::search::bm25::{self, FileDocs, FileTerms, PostingsBuilder};
 
 /// Repositories up to this many bytes of files count their terms after the extraction
@@ -99,6 +99,16 @@ struct Deferred<'p> {
     carried: bool,
 }
 
+/// The previous generation's `content.bin` and `facts.bin`, when the new one appends to them:
+/// each file's path and its payload as mapped.
+#[derive(Default, Clone, Copy)]
+pub struct Shared<'a> {
+    /// `content.bin`.
+    pub content: Option<(&'a Path, &'a [u8])>,
+    /// `facts.bin`.
+    pub facts: Option<(&'a Path, &'a [u8])>,
+}
+
 /// The ordered writer of `content.bin` and `facts.rkyv`, shared by the workers.
 pub struct Sink<'i, 'p> {
     state: Mutex<State<'p>>,
@@ -109,7 +119,9 @@ pub struct Sink<'i, 'p> {
 struct State<'p> {
     next: usize,
     pending: BTreeMap<usize, Part<'p>>,
-    content: StreamedFile,
+    content: AppendedFile,
+    /// Where each kept file's content lies in `content.bin`'s payload, in order.
+    content_at: Vec<u64>,
     facts: facts::Writer,
     postings: Postings,
     /// Term counts kept for a long-running builder, by kept file.
@@ -159,7 +171,9 @@ impl Postings {
 /// What the sink leaves once every file is in: the streamed files to complete, and the
 /// postings.
 pub struct Finished<'p> {
-    content: StreamedFile,
+    content: AppendedFile,
+    /// Where each kept file's content lies in `content.bin`'s payload, in order.
+    pub content_at: Vec<u64>,
     facts: facts::Writer,
     /// The postings of every file handed over with its term counts.
     pub postings: Postings,
@@ -217,7 +231,7 @@ impl Finished<'_> {
     /// Completes both files (header, table, fsync). Returns the bytes written.
     pub fn write(self) -> Result<u64> {
         let Finished { content, facts, .. } = self;
-        Ok(content.finish(MAGIC_CONTENT)? + facts.finish()?)
+        Ok(content.finish()? + facts.finish()?)
     }
 }
 
@@ -225,19 +239,26 @@ impl<'i, 'p> Sink<'i, 'p> {
     /// Creates both files in the generation directory `dir`. `keep_terms`: hand every kept
     /// file's term counts back at the end (for a long-running builder).
     /// `defer`: leave term counting and the facts cache to [`Finished::count_terms`].
-    /// `share_facts`: the previous generation's `facts.bin` to append to ([`facts::Writer`]).
+    /// `share`: the previous generation's `content.bin` and `facts.bin` to append to
+    /// ([`AppendedFile`]), each as its path and its payload as mapped.
     pub fn create(
         dir: &Path,
         items: &'i [Mutex<Option<Item>>],
         keep_terms: bool,
         defer: bool,
-        share_facts: Option<(&Path, &[u8])>,
+        share: Shared,
     ) -> Result<Sink<'i, 'p>> {
         let state = State {
             next: 0,
             pending: BTreeMap::new(),
-            content: StreamedFile::create(&dir.join(CONTENT_FILE))?,
-            facts: facts::Writer::create(dir, share_facts)?,
+            content: AppendedFile::create(
+                &dir.join(CONTENT_FILE),
+                MAGIC_CONTENT,
+                share.content,
+                1,
+            )?,
+            content_at: Vec::with_capacity(items.len()),
+            facts: facts::Writer::create(dir, share.facts)?,
             postings: Postings::default(),
             kept_terms: keep_terms.then(Vec::new),
             deferred: defer.then(Vec::new),
@@ -278,8 +299,8 @@ impl<'i, 'p> Sink<'i, 'p> {
                 st.next
             )));
         }
-        let State { content, facts, postings, kept_terms, deferred, .. } = st;
-        Ok(Finished { content, facts, postings, kept_terms, deferred })
+        let State { content, content_at, facts, postings, kept_terms, deferred, .. } = st;
+        Ok(Finished { content, content_at, facts, postings, kept_terms, deferred })
     }
 }
 
@@ -289,9 +310,12 @@ impl<'p> State<'p> {
             Part::Skipped => Ok(()),
             Part::Failed(e) => Err(e),
             Part::Kept { content, archive, entry, terms, carried } => {
-                use std::io::Write;
-                self.content.write_all(content.bytes()).map_err(|e| self.content.error(e))?;
-                content.done();
+                // (Content kept in place in a shared content.bin was not read.)
+                let (at, copied) = self.content.push(content.bytes())?;
+                self.content_at.push(at);
+                if copied {
+                    content.done();
+                }
                 let mut item =
                     item.lock().map_err(|_| Error::msg("an extraction thread panicked"))?;
                 if let Some(deferred) = &mut self.deferred {

@@ -17,7 +17,6 @@
 //! no table uses any more is dropped when a build writes a new `facts.bin` instead (once it is
 //! half unused, or when hard links are not available).
 
-use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -25,12 +24,9 @@ use rkyv::{Archive, Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::extract::FileFacts;
-use crate::index::format::{
-    FACTS_BLOB_FILE, FACTS_FILE, FORMAT_VERSION, HEADER_LEN, Header, LAYOUT, MAGIC_FACTS,
-    MAGIC_FACTS_BLOB,
-};
+use crate::index::format::{FACTS_BLOB_FILE, FACTS_FILE, MAGIC_FACTS, MAGIC_FACTS_BLOB};
 use crate::index::read::Mapped;
-use crate::index::write::StreamedFile;
+use crate::index::write::{AppendedFile, StreamedFile};
 use crate::search::bm25::FileTerms;
 
 /// What is cached for one file.
@@ -88,18 +84,11 @@ pub fn archive(
 
 /// Writes a generation's facts cache: each file's archive into `facts.bin`, either appended to
 /// the previous generation's (shared through a hard link, where unchanged files' archives are
-/// kept as they are) or into a new one, and the table into `facts.rkyv`. Nothing but the table
-/// is held in memory.
+/// kept as they are: an [`AppendedFile`]) or into a new one, and the table into `facts.rkyv`.
+/// Nothing but the table is held in memory.
 pub struct Writer {
     dir: PathBuf,
-    blob: std::io::BufWriter<fs::File>,
-    /// The offset in `facts.bin`'s payload of the next archive.
-    pos: u64,
-    /// Bytes this build added to `facts.bin`.
-    appended: u64,
-    /// The previous generation's payload, mapped, when `facts.bin` is shared with it: an
-    /// archive found there is kept where it is.
-    shared: Option<(usize, usize)>,
+    blob: AppendedFile,
     table: FactsTable,
 }
 
@@ -107,82 +96,24 @@ impl Writer {
     /// Starts the cache in generation directory `dir`: appending to `share`, the previous
     /// generation's `facts.bin` (its path and its payload as mapped), when it can be linked.
     pub fn create(dir: &Path, share: Option<(&Path, &[u8])>) -> Result<Writer> {
-        let path = dir.join(FACTS_BLOB_FILE);
-        let io = |e| Error::io("cannot write", &path, e);
-        let linked = share.filter(|(from, _)| fs::hard_link(from, &path).is_ok());
-        let (file, pos, shared) = match linked {
-            Some((_, mapped)) => {
-                let file = fs::OpenOptions::new().append(true).open(&path).map_err(io)?;
-                // Past the end, bytes a killed build appended count as unused.
-                let len = file.metadata().map_err(io)?.len();
-                let pos = len.saturating_sub(HEADER_LEN as u64);
-                (file, pos, Some((mapped.as_ptr() as usize, mapped.len())))
-            }
-            None => {
-                let mut file = fs::File::create(&path).map_err(io)?;
-                let header = Header {
-                    magic: *MAGIC_FACTS_BLOB,
-                    version: FORMAT_VERSION,
-                    layout: LAYOUT,
-                    len: 0,
-                    crc: 0,
-                };
-                file.write_all(&header.to_bytes()).map_err(io)?;
-                (file, 0, None)
-            }
-        };
-        let mut w = Writer {
-            dir: dir.to_path_buf(),
-            blob: std::io::BufWriter::with_capacity(1 << 20, file),
-            pos,
-            appended: 0,
-            shared,
-            table: FactsTable::default(),
-        };
-        w.pad().map_err(io)?;
-        Ok(w)
+        let blob = AppendedFile::create(&dir.join(FACTS_BLOB_FILE), MAGIC_FACTS_BLOB, share, 16)?;
+        Ok(Writer { dir: dir.to_path_buf(), blob, table: FactsTable::default() })
     }
 
     /// Adds one file's archive (serialized by [`archive`], or the previous generation's)
     /// under `entry`, whose offsets are filled in. True when its bytes were copied, false when
     /// it was kept where it lies in the shared `facts.bin`.
     pub fn push(&mut self, mut entry: FactsEntry, archive: &[u8]) -> Result<bool> {
-        let at = archive.as_ptr() as usize;
-        if let Some((base, len)) = self.shared
-            && at >= base
-            && at + archive.len() <= base + len
-        {
-            (entry.off, entry.len) = ((at - base) as u64, archive.len() as u64);
-            self.table.files.push(entry);
-            return Ok(false);
-        }
-        (entry.off, entry.len) = (self.pos, archive.len() as u64);
-        self.blob.write_all(archive).map_err(|e| self.error(e))?;
-        self.pos += archive.len() as u64;
-        self.appended += archive.len() as u64;
+        let (off, copied) = self.blob.push(archive)?;
+        (entry.off, entry.len) = (off, archive.len() as u64);
         self.table.files.push(entry);
-        self.pad().map_err(|e| self.error(e))?;
-        Ok(true)
-    }
-
-    /// Each archive starts 16-aligned, as rkyv requires (the header is 32 bytes).
-    fn pad(&mut self) -> std::io::Result<()> {
-        let pad = ((16 - self.pos % 16) % 16) as usize;
-        self.blob.write_all(&[0u8; 16][..pad])?;
-        self.pos += pad as u64;
-        self.appended += pad as u64;
-        Ok(())
-    }
-
-    fn error(&self, e: std::io::Error) -> Error {
-        blob_error(&self.dir, e)
+        Ok(copied)
     }
 
     /// Syncs `facts.bin` and writes the table. Returns the bytes written.
     pub fn finish(self) -> Result<u64> {
-        let Writer { dir, blob, appended, table, .. } = self;
-        let file = blob.into_inner().map_err(|e| blob_error(&dir, e.into_error()))?;
-        crate::index::write::sync_later(dir.join(FACTS_BLOB_FILE), file);
+        let Writer { dir, blob, table } = self;
+        let appended = blob.finish()?;
         let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&table)
             .map_err(|e| Error::msg(format!("cannot serialize the facts table: {e}")))?;
         let mut out = StreamedFile::create(&dir.join(FACTS_FILE))?;
@@ -190,10 +121,6 @@ impl Writer {
         out.write_all(&0u64.to_le_bytes()).map_err(|e| out.error(e))?;
         Ok(appended + out.finish(MAGIC_FACTS)?)
     }
-}
-
-fn blob_error(dir: &Path, e: std::io::Error) -> Error {
-    Error::io("cannot write", dir.join(FACTS_BLOB_FILE), e)
 }
 
 /// Generation directory `dir`'s `facts.bin`, mapped. `index_dir` names the index in errors.
@@ -216,12 +143,6 @@ pub fn contents(dir: &Path) -> Option<Vec<(FactsEntry, Vec<u8>)>> {
             Some((e, view.archive(i)?.to_vec()))
         })
         .collect()
-}
-
-/// Whether a generation may append to the previous one's `facts.bin` rather than write a new
-/// one: when at least half of it is still in use (`live` of its `len` payload bytes).
-pub fn worth_sharing(live: u64, len: u64) -> bool {
-    len <= live.saturating_mul(2)
 }
 
 /// The facts and term counts of one file's archive, validated and deserialized.
@@ -312,6 +233,7 @@ impl<'a> FactsView<'a> {
 mod tests {
     use super::*;
     use crate::lang::python::Extractor;
+    use std::fs;
 
     fn scratch(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("cds-facts-{name}-{}", std::process::id()));

@@ -18,7 +18,7 @@
 use rkyv::{Archive, Deserialize, Serialize};
 
 /// Bumped whenever any file's layout or meaning changes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// rkyv layout of this build: little endian (1), aligned (2), 32-bit relative pointers (4).
 /// The format is fixed by Cargo features; recording it catches a build with other features.
@@ -222,8 +222,11 @@ pub struct GraphFile {
     pub file_errors: Vec<u32>,
     /// File table: line count.
     pub file_lines: Vec<u32>,
-    /// File table: content offsets into `content.bin`'s payload (one more than files).
+    /// File table: where the content lies in `content.bin`'s payload (generations share the
+    /// file and append to it, so a file's content need not follow the one before).
     pub content_off: Vec<u64>,
+    /// File table: the content's length.
+    pub content_len: Vec<u64>,
 }
 
 /// `postings.rkyv`: the BM25 content index. Term `t`'s number is its value in `terms.fst`,

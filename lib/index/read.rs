@@ -280,7 +280,6 @@ impl Index {
             && g.in_src.len() == g.in_kind.len()
             && g.in_src.len() == g.in_meta.len()
             && !g.multi_off.is_empty()
-            && g.file_node.len() + 1 == g.content_off.len()
             && [
                 g.file_size.len(),
                 g.file_mtime.len(),
@@ -288,6 +287,8 @@ impl Index {
                 g.file_lang.len(),
                 g.file_errors.len(),
                 g.file_lines.len(),
+                g.content_off.len(),
+                g.content_len.len(),
             ]
             .iter()
             .all(|&l| l == g.file_node.len());
@@ -604,7 +605,8 @@ impl Index {
 
     fn content_map(&self) -> Result<&Mapped> {
         if self.content.get().is_none() {
-            let m = Mapped::open(&self.gen_dir.join(CONTENT_FILE), MAGIC_CONTENT, &self.dir)?;
+            let path = self.gen_dir.join(CONTENT_FILE);
+            let m = Mapped::open_growing(&path, MAGIC_CONTENT, &self.dir)?;
             let _ = self.content.set(m);
         }
         self.content.get().ok_or_else(|| self.corrupt("content"))
@@ -612,14 +614,21 @@ impl Index {
 
     /// The stored content of file-table entry `f`.
     pub fn file_content(&self, f: u32) -> Result<&[u8]> {
-        let g = self.graph();
-        let (Some(a), Some(b)) = (g.content_off.get(f as usize), g.content_off.get(f as usize + 1))
-        else {
+        let Some(range) = self.content_range(f) else {
             return Err(self.corrupt("file table"));
         };
         let data = self.content_map()?.payload();
-        data.get(a.to_native() as usize..b.to_native() as usize)
+        data.get(range)
             .ok_or_else(|| self.corrupt("content.bin is shorter than the file table says"))
+    }
+
+    /// Where file-table entry `f`'s content lies in `content.bin`'s payload, as the file table
+    /// says; None past the table (or for a range past any address).
+    fn content_range(&self, f: u32) -> Option<std::ops::Range<usize>> {
+        let g = self.graph();
+        let (off, len) = (g.content_off.get(f as usize)?, g.content_len.get(f as usize)?);
+        let off = usize::try_from(off.to_native()).ok()?;
+        Some(off..off.checked_add(usize::try_from(len.to_native()).ok()?)?)
     }
 
     /// The byte offset of every line start of file-table entry `f`'s content (`[i]` is line
@@ -664,13 +673,12 @@ impl Index {
         self.names()?.check()?;
         self.terms()?.check()?;
         self.postings()?;
-        let len = self.content_map()?.payload().len() as u64;
-        // Every file's range, as `file_content` reads it: in order, within the file.
-        let off = &self.graph().content_off;
-        let in_order = off.windows(2).all(|w| w[0].to_native() <= w[1].to_native());
-        match off.last() {
-            Some(end) if in_order && end.to_native() <= len => Ok(()),
-            _ => Err(self.corrupt("content.bin is shorter than the file table says")),
+        let len = self.content_map()?.payload().len();
+        // Every file's range, as `file_content` reads it: within the file.
+        let files = self.graph().file_node.len() as u32;
+        match (0..files).all(|f| self.content_range(f).is_some_and(|r| r.end <= len)) {
+            true => Ok(()),
+            false => Err(self.corrupt("content.bin is shorter than the file table says")),
         }
     }
 
@@ -681,11 +689,10 @@ impl Index {
         if !self.graph.check_crc() {
             problems.push(format!("{GRAPH_FILE}: checksum mismatch"));
         }
-        let files: [(&str, &[u8; 8]); 5] = [
+        let files: [(&str, &[u8; 8]); 4] = [
             (NAMES_FILE, MAGIC_NAMES),
             (TERMS_FILE, MAGIC_TERMS),
             (POSTINGS_FILE, MAGIC_POSTINGS),
-            (CONTENT_FILE, MAGIC_CONTENT),
             (FACTS_FILE, MAGIC_FACTS),
         ];
         for (name, magic) in files {
@@ -785,12 +792,24 @@ impl Index {
         }) {
             p.push("graph: a file reference is out of range".to_string());
         }
-        if let Ok(m) = self.content_map()
-            && g.content_off.last().is_some_and(|l| l.to_native() as usize != m.payload().len())
-        {
-            p.push("content.bin: length disagrees with the file table".to_string());
-        }
+        p.extend(self.verify_content().err());
         p
+    }
+
+    /// Checks each file's content (`content.bin` is shared between generations, so its header
+    /// holds no checksum) against the CRC-32 the file table records for it.
+    fn verify_content(&self) -> std::result::Result<(), String> {
+        let data = self.content_map().map_err(|e| e.to_string())?.payload();
+        let g = self.graph();
+        for (f, hash) in g.file_hash.iter().enumerate() {
+            let Some(bytes) = self.content_range(f as u32).and_then(|r| data.get(r)) else {
+                return Err(format!("{CONTENT_FILE}: file {f} lies past its end"));
+            };
+            if crc32fast::hash(bytes) != hash.to_native() {
+                return Err(format!("{CONTENT_FILE}: file {f}: checksum mismatch"));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -31,7 +31,10 @@ pub struct FileRecord<'a> {
     pub hash: u32,
     /// Language code.
     pub lang: u8,
-    /// Length of the content (written to `content.bin` during extraction, see [`StreamedFile`]).
+    /// Where its content lies in `content.bin`'s payload (written during extraction, see
+    /// [`AppendedFile`]), and its length.
+    pub content_off: u64,
+    /// See `content_off`.
     pub content_len: u64,
     /// Extracted facts.
     pub facts: &'a FileFacts,
@@ -505,6 +508,119 @@ impl StreamedFile {
     }
 }
 
+/// A file that generations share through hard links, each appending what it adds (`facts.bin`,
+/// `content.bin`): a piece that lies in the previous generation's file is kept where it is, a
+/// new one is appended, and each generation's table names the pieces it uses. Readers map the
+/// file as it is when they open it, and appends past its end change none of those bytes. What
+/// no table uses any more is dropped when a build writes the file anew instead (see
+/// [`worth_sharing`], or when hard links are not available). The header records no length or
+/// checksum: the tables hold each piece's, and [`crate::index::read::Mapped::open_growing`]
+/// reads the file.
+pub struct AppendedFile {
+    path: PathBuf,
+    file: std::io::BufWriter<fs::File>,
+    /// The payload offset of the next piece.
+    pos: u64,
+    /// Bytes this build added.
+    appended: u64,
+    /// The previous generation's payload, mapped, when the file is shared with it.
+    shared: Option<(usize, usize)>,
+    /// Each piece starts at a multiple of this (rkyv archives need 16).
+    align: u64,
+}
+
+impl AppendedFile {
+    /// Starts `path` (with magic `magic`): linked to `share`, the previous generation's file
+    /// (its path and its payload as mapped), when it can be, else new.
+    pub fn create(
+        path: &Path,
+        magic: &[u8; 8],
+        share: Option<(&Path, &[u8])>,
+        align: u64,
+    ) -> Result<AppendedFile> {
+        let io = |e| Error::io("cannot write", path, e);
+        let linked = share.filter(|(from, _)| fs::hard_link(from, path).is_ok());
+        let (file, pos, shared) = match linked {
+            Some((_, mapped)) => {
+                let file = fs::OpenOptions::new().append(true).open(path).map_err(io)?;
+                // Past the end, bytes a killed build appended count as unused.
+                let len = file.metadata().map_err(io)?.len();
+                let pos = len.saturating_sub(HEADER_LEN as u64);
+                (file, pos, Some((mapped.as_ptr() as usize, mapped.len())))
+            }
+            None => {
+                let mut file = fs::File::create(path).map_err(io)?;
+                let header = Header {
+                    magic: *magic,
+                    version: FORMAT_VERSION,
+                    layout: LAYOUT,
+                    len: 0,
+                    crc: 0,
+                };
+                file.write_all(&header.to_bytes()).map_err(io)?;
+                (file, 0, None)
+            }
+        };
+        let mut f = AppendedFile {
+            path: path.to_path_buf(),
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            pos,
+            appended: 0,
+            shared,
+            align: align.max(1),
+        };
+        f.pad().map_err(io)?;
+        Ok(f)
+    }
+
+    /// Adds a piece: kept where it lies when it is a slice of the shared previous file, else
+    /// appended. Returns its payload offset, and true when it was copied (appended).
+    pub fn push(&mut self, piece: &[u8]) -> Result<(u64, bool)> {
+        let at = piece.as_ptr() as usize;
+        if let Some((base, len)) = self.shared
+            && at >= base
+            && at + piece.len() <= base + len
+        {
+            return Ok(((at - base) as u64, false));
+        }
+        let off = self.pos;
+        self.file.write_all(piece).map_err(|e| self.error(e))?;
+        self.pos += piece.len() as u64;
+        self.appended += piece.len() as u64;
+        self.pad().map_err(|e| self.error(e))?;
+        Ok((off, true))
+    }
+
+    fn pad(&mut self) -> std::io::Result<()> {
+        let pad = ((self.align - self.pos % self.align) % self.align) as usize;
+        self.file.write_all(&[0u8; 16][..pad.min(16)])?;
+        self.pos += pad as u64;
+        self.appended += pad as u64;
+        Ok(())
+    }
+
+    /// The error of a failed write, naming the file.
+    pub fn error(&self, e: std::io::Error) -> Error {
+        Error::io("cannot write", &self.path, e)
+    }
+
+    /// Flushes and starts syncing ([`sync_later`]). Returns the bytes this build added.
+    pub fn finish(self) -> Result<u64> {
+        let AppendedFile { path, file, appended, .. } = self;
+        let file =
+            file.into_inner().map_err(|e| Error::io("cannot write", &path, e.into_error()))?;
+        sync_later(path, file);
+        Ok(appended)
+    }
+}
+
+/// Whether a generation may append to the previous one's shared file ([`AppendedFile`]) rather
+/// than write a new one: when at least half of it is still in use (`live` of its `len` payload
+/// bytes).
+pub fn worth_sharing(live: u64, len: u64) -> bool {
+    len <= live.saturating_mul(2)
+}
+
 /// The syncs of written files still running: a thread per file waits for the disk while the
 /// build goes on (a file of Django's index takes 10 ms to sync, which stalled the thread that
 /// wrote it), and a generation's commit waits for those of its files ([`wait_for_syncs`]).
@@ -657,12 +773,8 @@ pub fn graph_nodes(input: &WriteInput, previous: Option<&ArchivedGraph>) -> Grap
             gf.file_node[node.file as usize] = i as u32;
         }
     }
-    let mut off = 0u64;
-    gf.content_off.push(0);
-    for f in input.files {
-        off += f.content_len;
-        gf.content_off.push(off);
-    }
+    gf.content_off = input.files.iter().map(|f| f.content_off).collect();
+    gf.content_len = input.files.iter().map(|f| f.content_len).collect();
     GraphNodes(gf)
 }
 
