@@ -689,7 +689,25 @@ pub fn graph_nodes(input: &WriteInput, previous: Option<&ArchivedGraph>) -> Grap
     let g = input.graph;
     let n = g.nodes.len();
     let mut gf = GraphFile { meta: input.meta.clone(), ..Default::default() };
+    // Sized up front: growing the columns (and faulting in their pages twice) took as long as
+    // filling them.
     gf.id_off.reserve(n + 1);
+    gf.id_blob.reserve(g.nodes.iter().map(|node| node.id.len()).sum());
+    (gf.kind, gf.flags) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    (gf.parent, gf.file) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for col in [
+        &mut gf.line_start,
+        &mut gf.line_head,
+        &mut gf.line_end,
+        &mut gf.byte_start,
+        &mut gf.byte_head,
+        &mut gf.byte_sig_end,
+        &mut gf.byte_end,
+        &mut gf.doc_start,
+        &mut gf.doc_end,
+    ] {
+        col.reserve(n);
+    }
     for node in &g.nodes {
         gf.kind.push(node.kind as u8);
         gf.flags.push(node.flags);

@@ -723,15 +723,19 @@ impl<'a> Finished<'a> {
             |n: usize| known.binary_search_by_key(&n, |k| k.0).ok().map(|i| known[i].1);
         // Every term of the new postings in order: its text (none when it keeps a number of the
         // previous terms.fst), its previous number, and the number it was counted under.
+        let base = prev.base.len();
+        let n_added = prev.added_ends.len() + fresh.len();
+        // Sized up front, here and below: growing these arrays a term at a time (and faulting
+        // their pages in twice) took as long as filling them.
+        let n_slots = base + n_added;
         let mut texts = Vocab::default();
-        let mut slots: Vec<(bool, Option<usize>, Option<u32>)> = Vec::new();
+        texts.ends.reserve(n_slots);
+        let mut slots: Vec<(bool, Option<usize>, Option<u32>)> = Vec::with_capacity(n_slots);
         let mut push = |text: Option<&[u8]>, old: Option<usize>, new: Option<u32>| {
             texts.text.extend_from_slice(text.unwrap_or_default());
             texts.ends.push(texts.text.len());
             slots.push((text.is_some(), old, new.or_else(|| counted_as(old?))));
         };
-        let base = prev.base.len();
-        let n_added = prev.added_ends.len() + fresh.len();
         let kept_base = (n_added <= max_added(base)).then_some(base);
         let mut fresh = fresh.into_iter().map(|t| (self.terms.term(t), t)).peekable();
         match kept_base {
@@ -760,9 +764,10 @@ impl<'a> Finished<'a> {
             push(Some(f), None, Some(t));
         }
         let mut terms = Vocab::default();
-        let mut lists: Vec<PostingList> = Vec::new();
+        terms.ends.reserve(slots.len());
+        let mut lists: Vec<PostingList> = Vec::with_capacity(slots.len());
         let mut in_place = Vec::new();
-        let mut post_off = Vec::new();
+        let mut post_off = Vec::with_capacity(slots.len() + 1);
         let mut total = 0usize;
         let (mut old, mut pairs, mut both) = (Vec::new(), Vec::new(), Vec::new());
         for (i, &(has_text, old_n, new_t)) in slots.iter().enumerate() {
@@ -780,6 +785,9 @@ impl<'a> Finished<'a> {
                 packed.refill(list);
                 lists.push(packed);
                 if let Some(sp) = sp {
+                    if in_place.is_empty() {
+                        in_place.reserve(slots.len());
+                    }
                     in_place.resize(lists.len() - 1, None);
                     in_place.push(Some(sp));
                 }
