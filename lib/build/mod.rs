@@ -670,6 +670,8 @@ pub fn build_with(
     let names_out: Mutex<Option<Result<(u64, index::write::NameTable)>>> = Mutex::new(None);
     let streamed_out: Mutex<Option<Result<u64>>> = Mutex::new(None);
     let graph_nodes_out: Mutex<Option<index::write::GraphNodes>> = Mutex::new(None);
+    // The whole graph file and the names, written by job 3 when the links are kept.
+    let graph_out: Mutex<Option<Result<(u64, u64)>>> = Mutex::new(None);
     let (counted_tx, counted_rx) = std::sync::mpsc::channel();
     let (counted_tx, counted_rx) = (Mutex::new(Some(counted_tx)), Mutex::new(counted_rx));
     let next_job = AtomicUsize::new(0);
@@ -760,13 +762,40 @@ pub fn build_with(
                 put(&streamed_out, r);
             }
             3 => {
-                // The graph file's node columns, so that only its edges are left after the link.
+                // The graph file's node columns, so that only its edges are left after the link;
+                // when the links are kept, the whole file, with the names written by job 1 (done
+                // by now but for a rare race, when the main thread writes it as usual).
                 let Some((nodes, _)) = &native else { continue };
                 let t = Instant::now();
                 let input = WriteInput { graph: nodes, files: &records, meta: meta.clone() };
                 let previous = previous.as_ref().and_then(Previous::archived_graph);
-                put(&graph_nodes_out, index::write::graph_nodes(&input, previous));
+                let columns = index::write::graph_nodes(&input, previous);
                 job_time(timing, "graph nodes", t);
+                let kept_edges = reused.and_then(Previous::archived_graph);
+                let names = match kept_edges {
+                    Some(_) => names_out.lock().ok().and_then(|mut n| n.take()),
+                    None => None,
+                };
+                match (kept_edges, names) {
+                    (Some(edges), Some(Ok((name_bytes, table)))) => {
+                        let t = Instant::now();
+                        let r = index::write::write_graph(
+                            dir,
+                            &input,
+                            Some(columns),
+                            Some(edges),
+                            table,
+                        );
+                        job_time(timing, "graph", t);
+                        put(&graph_out, r.map(|graph_bytes| (name_bytes, graph_bytes)));
+                    }
+                    (_, names) => {
+                        if let Some(n) = names {
+                            put(&names_out, n);
+                        }
+                        put(&graph_nodes_out, columns);
+                    }
+                }
             }
             _ => break,
         }
@@ -807,6 +836,7 @@ pub fn build_with(
     };
     let posting_bytes = taken(posting_out)?;
     let rest_bytes = taken(streamed_out)?;
+    let graph_written = graph_out.into_inner().ok().flatten().transpose()?;
     let names = names_out.into_inner().ok().flatten().transpose()?;
     phases.mark("link and postings");
     let g = match linked {
@@ -819,16 +849,23 @@ pub fn build_with(
         Linked::Reused => native.expect("native nodes were linked").0,
         Linked::Graph(g) => g,
     };
-    let (name_bytes, names) = match names {
-        Some(t) => t,
-        None => index::write::write_names(dir, &g.nodes)?,
-    };
-    let input = WriteInput { graph: &g, files: &records, meta };
-    let t = Instant::now();
-    let graph_nodes = graph_nodes_out.into_inner().ok().flatten();
     let kept_edges = reused.and_then(Previous::archived_graph);
-    let graph_bytes = index::write::write_graph(dir, &input, graph_nodes, kept_edges, names)?;
-    job_time(timing, "graph", t);
+    let (name_bytes, graph_bytes) = match graph_written {
+        Some(written) => written,
+        None => {
+            let (name_bytes, names) = match names {
+                Some(t) => t,
+                None => index::write::write_names(dir, &g.nodes)?,
+            };
+            let input = WriteInput { graph: &g, files: &records, meta };
+            let t = Instant::now();
+            let graph_nodes = graph_nodes_out.into_inner().ok().flatten();
+            let graph_bytes =
+                index::write::write_graph(dir, &input, graph_nodes, kept_edges, names)?;
+            job_time(timing, "graph", t);
+            (name_bytes, graph_bytes)
+        }
+    };
     let history_bytes = match history.finish() {
         Some(h) => index::write::write_history(dir, &h, &records)?,
         None => 0,
@@ -838,9 +875,10 @@ pub fn build_with(
     phases.mark("write");
 
     let read = kept.iter().filter(|it| it.prev_content.is_none()).count();
-    let removed = previous
-        .as_ref()
-        .map_or(0, |p| p.entries.iter().filter(|e| walked_rel(&kept, &e.0).is_none()).count());
+    let removed = previous.as_ref().map_or(0, |p| {
+        let now: fxhash::FxHashSet<&[u8]> = kept.iter().map(|it| &it.found.rel[..]).collect();
+        p.entries.iter().filter(|e| !now.contains(&e.0[..])).count()
+    });
     let mut s = Summary {
         index_dir,
         files: kept.len(),
@@ -1201,11 +1239,6 @@ fn archive_facts(
     crate::index::facts::archive(facts, terms).map_err(|e| {
         Error::msg(format!("cannot serialize the facts of {}: {e}", crate::id::display(rel)))
     })
-}
-
-/// The kept item of path `rel` (items are sorted by path).
-fn walked_rel<'a>(kept: &'a [Item], rel: &[u8]) -> Option<&'a Item> {
-    kept.binary_search_by(|it| walk::path_order(&it.found.rel, rel)).ok().map(|i| &kept[i])
 }
 
 /// NUL bytes in the first 8 KiB: not a source file.
