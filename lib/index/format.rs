@@ -11,6 +11,10 @@
 //! | 24..28 | CRC-32 of the payload (checked by `cds-build --verify`, not on every call) |
 //! | 28..32 | reserved, zero |
 //!
+//! (`content.bin` and `facts.bin` grow by appends and are shared between generations: their
+//! length and CRC fields are 0, and the tables that list their pieces give each piece's place;
+//! see `write::AppendedFile`.)
+//!
 //! The payload starts at byte 32, so it stays 16-aligned in a page-aligned mmap, as rkyv needs.
 //! Archives are struct-of-arrays of primitives only: validating them costs O(number of
 //! fields), so readers use rkyv's validated access on every call.

@@ -7,8 +7,9 @@
 //!   lock                  held by a running cds-build (an flock: released if it dies)
 //!   watch.lock            held by a running `cds-build --watch` (an flock; holds its pid)
 //!   walk.rkyv             the last walk's listing, stamped (cds-build's cache: `walk::Record`)
-//!   gen-000007/           graph.rkyv names.fst terms.fst postings.rkyv content.bin facts.rkyv
-//!                         facts.bin (the facts' archives: shared by generations, appended to)
+//!   gen-000007/           graph.rkyv names.fst terms.fst postings.rkyv facts.rkyv
+//!                         content.bin, facts.bin (the files' bytes, the facts' archives:
+//!                         shared by generations, appended to: `write::AppendedFile`)
 //!                         (terms.fst may be an earlier generation's: postings.rkyv lists the
 //!                         words added since, see `format::PostingsFile`)
 //!                         history.rkyv (only for a git work tree: see `crate::history`)
