@@ -1054,7 +1054,7 @@ impl Item {
     /// extraction if the link needs it ([`Outlines`]). False when they cannot be read.
     fn reuse(&mut self, p: &Previous, i: usize, terms: bool, outlines: &Outlines) -> bool {
         if !terms && outlines.possible {
-            let Some(outline) = p.archive(i).and_then(index::facts::load_outline) else {
+            let Some(outline) = p.checked(i).and_then(index::facts::load_outline) else {
                 return false;
             };
             (self.facts, self.outline, self.cached) = (Some(outline), true, Some(i));
@@ -1083,7 +1083,7 @@ fn read_cached_facts(kept: &mut [Item], prev: Option<&Previous>, outline: bool, 
             s.spawn(move || {
                 let mut ex = Extractors::default();
                 for it in chunk {
-                    let archive = prev.zip(it.cached).and_then(|(p, i)| p.archive(i));
+                    let archive = prev.zip(it.cached).and_then(|(p, i)| p.checked(i));
                     let read = match outline {
                         true => archive.and_then(index::facts::load_outline),
                         false => archive.and_then(index::facts::load_facts),
@@ -1235,6 +1235,8 @@ fn hand_over<'p>(
         lang: f.lang.code(),
         off: 0,
         len: 0,
+        // Kept with an archive kept where it lies (the writer computes a copied one's).
+        crc: prev.zip(item.cached).and_then(|(p, i)| p.archive_crcs.get(i).copied()).unwrap_or(0),
     };
     let terms = if stream_terms { item.terms.take() } else { None };
     let carried = carry && item.cached.is_some();
@@ -1267,6 +1269,8 @@ struct Previous {
     facts: Mapped,
     /// Where each cached file's archive lies in the facts payload (validated once, in `load`).
     archives: Vec<std::ops::Range<usize>>,
+    /// Each cached file's archive's CRC-32 ([`index::facts::checked`]).
+    archive_crcs: Vec<u32>,
     /// Whether the next generation appends to this one's `facts.bin` (half of it or more is in
     /// use) rather than write a new one.
     share_facts: bool,
@@ -1361,6 +1365,7 @@ impl Previous {
                 off..off.saturating_add(f.len.to_native() as usize)
             })
             .collect();
+        let archive_crcs = view.entries().iter().map(|f| f.crc.to_native()).collect();
         let options = g.meta.options.to_vec();
         // Reused byte for byte when the terms are the same, so checked whole.
         let terms = Mapped::open(&gen_dir.join(format::TERMS_FILE), format::MAGIC_TERMS, index_dir)
@@ -1413,6 +1418,7 @@ impl Previous {
             graph,
             facts: blob,
             archives,
+            archive_crcs,
             share_facts,
             content,
             content_at,
@@ -1526,7 +1532,7 @@ impl Previous {
     /// Cache entry `i`'s facts, and its term counts when `terms`.
     fn facts(&self, i: usize, terms: bool) -> Option<(FileFacts, Option<FileTerms>)> {
         use crate::index::facts::{load, load_facts};
-        let archive = self.archive(i)?;
+        let archive = self.checked(i)?;
         if terms {
             load(archive).map(|(f, t)| (f, Some(t)))
         } else {
@@ -1537,6 +1543,11 @@ impl Previous {
     /// The archive bytes of cache entry `i`, to copy into the next generation.
     fn archive(&self, i: usize) -> Option<&[u8]> {
         self.facts.payload().get(self.archives.get(i)?.clone())
+    }
+
+    /// Cache entry `i`'s archive, to read ([`index::facts::checked`]).
+    fn checked(&self, i: usize) -> Option<&rkyv::Archived<index::facts::CachedFacts>> {
+        index::facts::checked(self.archive(i)?, *self.archive_crcs.get(i)?)
     }
 
     /// The postings of the unchanged files, renumbered as `nodes`: `carried[j]` is kept file
