@@ -1793,8 +1793,6 @@ mod tests {
         (root, opts)
     }
 
-    /// A long-running builder keeps every file's facts and terms, however the terms were
-    /// counted (during the extraction, or after it as small repositories do).
     #[test]
     fn big_and_edited_files_are_extracted_first_and_every_file_once() {
         let found = |rel: &str, size: u64| crate::walk::Found {
@@ -1811,6 +1809,8 @@ mod tests {
         assert_eq!(extraction_order(&files, 1, edited), [0, 1, 2, 3]);
     }
 
+    /// A long-running builder keeps every file's facts and terms, however the terms were
+    /// counted (during the extraction, or after it as small repositories do).
     #[test]
     fn a_long_running_builder_remembers_every_file() {
         let (root, opts) = two_files("memory");

@@ -525,7 +525,7 @@ pub struct AppendedFile {
     appended: u64,
     /// The previous generation's payload, mapped, when the file is shared with it.
     shared: Option<(usize, usize)>,
-    /// Each piece starts at a multiple of this (rkyv archives need 16).
+    /// Each piece starts at a multiple of this (rkyv archives need 16; at most 16).
     align: u64,
 }
 
@@ -567,7 +567,7 @@ impl AppendedFile {
             pos,
             appended: 0,
             shared,
-            align: align.max(1),
+            align: align.clamp(1, 16),
         };
         f.pad().map_err(io)?;
         Ok(f)
@@ -593,7 +593,7 @@ impl AppendedFile {
 
     fn pad(&mut self) -> std::io::Result<()> {
         let pad = ((self.align - self.pos % self.align) % self.align) as usize;
-        self.file.write_all(&[0u8; 16][..pad.min(16)])?;
+        self.file.write_all(&[0u8; 16][..pad])?;
         self.pos += pad as u64;
         self.appended += pad as u64;
         Ok(())
