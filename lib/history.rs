@@ -110,9 +110,20 @@ fn git(root: &Path) -> Command {
 /// The commit `HEAD` names in the work tree holding `root`, or `None` (no git, not a work
 /// tree, no commit yet).
 pub fn head(root: &Path) -> Option<Vec<u8>> {
+    if !may_be_in_work_tree(root) {
+        return None;
+    }
     let out = git(root).args(["rev-parse", "--verify", "-q", "HEAD"]).output().ok()?;
     let h = out.stdout.trim_ascii();
     (out.status.success() && !h.is_empty()).then(|| h.to_vec())
+}
+
+/// Whether git could find a repository for `root`: a `.git` (a directory, or a file naming
+/// one) in it or above it, or `GIT_DIR` set. Otherwise git is not asked at all: starting it
+/// cost a rebuild of a tree outside git (an unpacked release) 5-10 ms for nothing.
+fn may_be_in_work_tree(root: &Path) -> bool {
+    std::env::var_os("GIT_DIR").is_some()
+        || root.ancestors().any(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
 }
 
 /// The history of `HEAD` (which names `head`) as seen from `root`, or `None` when git fails.
@@ -124,6 +135,19 @@ pub fn read(root: &Path, head: Vec<u8>) -> Option<History> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn git_is_asked_only_where_a_repository_may_be() {
+        let dir = std::env::temp_dir().join(format!("cds-history-nogit-{}", std::process::id()));
+        let sub = dir.join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        // (Unless a repository lies above the temporary directory, or GIT_DIR is set.)
+        let outside = !may_be_in_work_tree(&std::env::temp_dir());
+        assert!(!outside || !may_be_in_work_tree(&sub));
+        std::fs::write(dir.join(".git"), "gitdir: /elsewhere\n").unwrap();
+        assert!(may_be_in_work_tree(&sub) && may_be_in_work_tree(&dir));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn parses_commits_newest_first() {
