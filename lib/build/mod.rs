@@ -456,6 +456,10 @@ pub fn build_with(
         return Ok(s);
     }
 
+    let mut previous = previous;
+    if let Some(p) = &mut previous {
+        p.open_carried(&index_dir);
+    }
     // The history is read beside the extraction, unless the previous build read the same one
     // for every file there is now (it keeps only the files it indexed).
     let history = match (head, previous.as_ref().and_then(|p| p.history.as_ref())) {
@@ -1287,6 +1291,8 @@ struct Previous {
     /// Per cached file: its first node (the file's) and how many nodes it has (its
     /// definitions follow it).
     blocks: Vec<(u32, u32)>,
+    /// Its graph is cds's own (not LocAgent's).
+    native: bool,
     options: Vec<u8>,
     /// The history it was built with.
     history: Option<History>,
@@ -1367,55 +1373,9 @@ impl Previous {
             .collect();
         let archive_crcs = view.entries().iter().map(|f| f.crc.to_native()).collect();
         let options = g.meta.options.to_vec();
-        // Reused byte for byte when the terms are the same, so checked whole.
-        let terms = Mapped::open(&gen_dir.join(format::TERMS_FILE), format::MAGIC_TERMS, index_dir)
-            .ok()
-            .filter(Mapped::check_crc);
-        // Carried over into the next generation, so checked whole (a damaged byte would be
-        // copied on): the postings and the graph whose node numbers they use. Their pages are
-        // let go of until they are read.
-        let sound = |m: &Mapped| {
-            let ok = m.check_crc();
-            m.release_through(m.payload());
-            ok
-        };
-        // (Index::open validated these bytes; generations are never written to again.)
-        let graph = Mapped::open(&gen_dir.join(format::GRAPH_FILE), format::MAGIC_GRAPH, index_dir)
-            .ok()
-            .filter(sound);
-        let graph_sound = graph.is_some();
-        let postings =
-            Mapped::open(&gen_dir.join(format::POSTINGS_FILE), format::MAGIC_POSTINGS, index_dir)
-                .ok()
-                .filter(|m| graph_sound && sound(m))
-                .filter(|m| {
-                    rkyv::access::<crate::index::read::ArchivedPostings, rkyv::rancor::Error>(
-                        m.payload(),
-                    )
-                    .is_ok()
-                });
-        let blocks = if g.file_node.len() == view.entries().len() {
-            let file: Vec<u32> = g.file.iter().map(|x| x.to_native()).collect();
-            g.file_node
-                .iter()
-                .enumerate()
-                .map(|(i, n)| {
-                    let n = n.to_native();
-                    let len = file
-                        .get(n as usize..)
-                        .map_or(0, |rest| rest.iter().take_while(|&&f| f == i as u32).count());
-                    (n, len as u32)
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        // LocAgent's graph numbers its nodes, and counts its documents, another way.
-        let native = g.meta.mode == Mode::Native.code();
-        let postings = postings.filter(|_| native && terms.is_some() && !blocks.is_empty());
         Some(Previous {
             gen_dir,
-            graph,
+            graph: None,
             facts: blob,
             archives,
             archive_crcs,
@@ -1423,9 +1383,10 @@ impl Previous {
             content,
             content_at,
             share_content,
-            terms,
-            postings,
-            blocks,
+            terms: None,
+            postings: None,
+            blocks: Vec::new(),
+            native: g.meta.mode == Mode::Native.code(),
             options,
             history,
             entries,
@@ -1439,6 +1400,63 @@ impl Previous {
     /// but the build's options and project files, which the caller compares. An edit of
     /// comments, docstrings, messages, numbers or layout, or one that only moves code, then
     /// re-links nothing.
+    /// Opens and checks what a rebuild carries over whole (`terms.fst`, `postings.rkyv` and
+    /// the graph), once the build is known to be needed: a rebuild with nothing changed does
+    /// not check 17 MB (Django) it will not read.
+    fn open_carried(&mut self, index_dir: &Path) {
+        let gen_dir = &self.gen_dir;
+        // Reused byte for byte when the terms are the same, so checked whole.
+        let terms = Mapped::open(&gen_dir.join(format::TERMS_FILE), format::MAGIC_TERMS, index_dir)
+            .ok()
+            .filter(Mapped::check_crc);
+        // Carried over into the next generation, so checked whole (a damaged byte would be
+        // copied on): the postings and the graph whose node numbers they use. Their pages are
+        // let go of until they are read.
+        let sound = |m: &Mapped| {
+            let ok = m.check_crc();
+            m.release_through(m.payload());
+            ok
+        };
+        // (Index::open validated these bytes in `load`; generations are never written to
+        // again.)
+        self.graph =
+            Mapped::open(&gen_dir.join(format::GRAPH_FILE), format::MAGIC_GRAPH, index_dir)
+                .ok()
+                .filter(sound);
+        let graph_sound = self.graph.is_some();
+        let postings =
+            Mapped::open(&gen_dir.join(format::POSTINGS_FILE), format::MAGIC_POSTINGS, index_dir)
+                .ok()
+                .filter(|m| graph_sound && sound(m))
+                .filter(|m| {
+                    rkyv::access::<crate::index::read::ArchivedPostings, rkyv::rancor::Error>(
+                        m.payload(),
+                    )
+                    .is_ok()
+                });
+        let blocks = match self.archived_graph() {
+            Some(g) if g.file_node.len() == self.archives.len() => {
+                let file: Vec<u32> = g.file.iter().map(|x| x.to_native()).collect();
+                g.file_node
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| {
+                        let n = n.to_native();
+                        let len = file
+                            .get(n as usize..)
+                            .map_or(0, |rest| rest.iter().take_while(|&&f| f == i as u32).count());
+                        (n, len as u32)
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        // LocAgent's graph numbers its nodes, and counts its documents, another way.
+        let carry = self.native && terms.is_some() && !blocks.is_empty();
+        self.postings = postings.filter(|_| carry);
+        (self.terms, self.blocks) = (terms, blocks);
+    }
+
     fn links_unchanged(&self, kept: &[Item], nodes: &graph::Graph) -> bool {
         let Some(g) = self.archived_graph() else { return false };
         if kept.len() != self.entries.len()
