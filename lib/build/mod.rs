@@ -433,7 +433,7 @@ pub fn build_with(
     // The previous generation: its cache, and whether anything changed at all.
     let previous = if opts.force { None } else { Previous::load(&index_dir) };
     // Facts cached by other extractors are not reused: the file would index differently now.
-    let previous = previous.filter(|p| p.options.ends_with(facts_fingerprint().as_bytes()));
+    let mut previous = previous.filter(|p| p.options.ends_with(facts_fingerprint().as_bytes()));
     // The commit checked out: a new one changes the history even when no file changed.
     let head = if opts.history && opts.mode == Mode::Native { history::head(&root) } else { None };
     let previous_head = previous.as_ref().and_then(|p| p.history.as_ref()).map(|h| &h.head);
@@ -456,7 +456,6 @@ pub fn build_with(
         return Ok(s);
     }
 
-    let mut previous = previous;
     if let Some(p) = &mut previous {
         p.open_carried(&index_dir);
     }
@@ -539,14 +538,20 @@ pub fn build_with(
         opts.jobs
     }
     .clamp(1, 256);
-    // (Only a few: past that, the walk's order keeps the sink's memory bounded.)
-    let edited = |f: &walk::Found| match &previous {
-        Some(p) => p.lookup(f).is_none_or(|c| c.size != f.size || c.mtime_ns != f.mtime_ns),
-        None => false,
+    // The files a rebuild will parse (only a few: past that, the walk's order keeps the sink's
+    // memory bounded).
+    let mut edited: Vec<bool> = match &previous {
+        Some(p) => walked
+            .files
+            .iter()
+            .map(|f| p.lookup(f).is_none_or(|c| c.size != f.size || c.mtime_ns != f.mtime_ns))
+            .collect(),
+        None => Vec::new(),
     };
-    let few = previous.is_some()
-        && walked.files.iter().filter(|f| edited(f)).take(EDITED_FIRST + 1).count() <= EDITED_FIRST;
-    let order = extraction_order(&walked.files, jobs, |f| few && edited(f));
+    if edited.iter().filter(|&&e| e).count() > EDITED_FIRST {
+        edited.clear();
+    }
+    let order = extraction_order(&walked.files, jobs, &edited);
     let locagent = opts.mode == Mode::LocAgent;
     let outlines = Outlines {
         possible: carry
@@ -1769,17 +1774,16 @@ pub fn summary_line(s: &Summary) -> String {
 /// that order, which keeps memory bounded), except that files big enough to leave a thread
 /// parsing alone at the end (over an eighth of a thread's share of the bytes) go first, biggest
 /// first. googletest's three 200-260 KB sources: -12% wall. On big trees no file is that big
-/// and the order is the walk's. `edited` files (a rebuild's few files whose size or mtime
-/// changed: they are parsed, the others only read from the previous generation) go first too:
-/// Django's `query.py` took 26 ms to parse after the other worker had begun its share.
-fn extraction_order(
-    files: &[crate::walk::Found],
-    jobs: usize,
-    edited: impl Fn(&crate::walk::Found) -> bool,
-) -> Vec<usize> {
+/// and the order is the walk's. Files marked `edited` (a rebuild's few files whose size or
+/// mtime changed: they are parsed, the others only read from the previous generation; empty:
+/// none) go first too: Django's `query.py` took 26 ms to parse after the other worker had
+/// begun its share.
+fn extraction_order(files: &[crate::walk::Found], jobs: usize, edited: &[bool]) -> Vec<usize> {
     let total: u64 = files.iter().map(|f| f.size).sum();
     let big = total / (jobs as u64 * 8).max(1);
-    let early: Vec<bool> = files.iter().map(|f| f.size > big || edited(f)).collect();
+    let early: Vec<bool> = (0..files.len())
+        .map(|i| files[i].size > big || edited.get(i).copied().unwrap_or(false))
+        .collect();
     let mut first: Vec<usize> = (0..files.len()).filter(|&i| early[i]).collect();
     if first.is_empty() || jobs < 2 {
         return (0..files.len()).collect();
@@ -1821,10 +1825,10 @@ mod tests {
             lang: crate::lang::Lang::Python,
         };
         let files = [found("a.py", 10), found("big.py", 900), found("b.py", 20), found("c.py", 30)];
-        let edited = |f: &crate::walk::Found| f.rel == b"b.py";
-        assert_eq!(extraction_order(&files, 2, edited), [1, 2, 0, 3]);
-        assert_eq!(extraction_order(&files, 2, |_| false), [1, 0, 2, 3]);
-        assert_eq!(extraction_order(&files, 1, edited), [0, 1, 2, 3]);
+        let edited = [false, false, true, false];
+        assert_eq!(extraction_order(&files, 2, &edited), [1, 2, 0, 3]);
+        assert_eq!(extraction_order(&files, 2, &[]), [1, 0, 2, 3]);
+        assert_eq!(extraction_order(&files, 1, &edited), [0, 1, 2, 3]);
     }
 
     /// A long-running builder keeps every file's facts and terms, however the terms were

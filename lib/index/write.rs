@@ -695,17 +695,7 @@ pub fn graph_nodes(input: &WriteInput, previous: Option<&ArchivedGraph>) -> Grap
     gf.id_blob.reserve(g.nodes.iter().map(|node| node.id.len()).sum());
     (gf.kind, gf.flags) = (Vec::with_capacity(n), Vec::with_capacity(n));
     (gf.parent, gf.file) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for col in [
-        &mut gf.line_start,
-        &mut gf.line_head,
-        &mut gf.line_end,
-        &mut gf.byte_start,
-        &mut gf.byte_head,
-        &mut gf.byte_sig_end,
-        &mut gf.byte_end,
-        &mut gf.doc_start,
-        &mut gf.doc_end,
-    ] {
+    for col in span_columns(&mut gf) {
         col.reserve(n);
     }
     for node in &g.nodes {
@@ -743,17 +733,7 @@ pub fn graph_nodes(input: &WriteInput, previous: Option<&ArchivedGraph>) -> Grap
                 gf.doc_end.push(0);
             }
             _ => {
-                for col in [
-                    &mut gf.line_start,
-                    &mut gf.line_head,
-                    &mut gf.line_end,
-                    &mut gf.byte_start,
-                    &mut gf.byte_head,
-                    &mut gf.byte_sig_end,
-                    &mut gf.byte_end,
-                    &mut gf.doc_start,
-                    &mut gf.doc_end,
-                ] {
+                for col in span_columns(&mut gf) {
                     col.push(0);
                 }
             }
@@ -794,6 +774,21 @@ pub fn graph_nodes(input: &WriteInput, previous: Option<&ArchivedGraph>) -> Grap
     gf.content_off = input.files.iter().map(|f| f.content_off).collect();
     gf.content_len = input.files.iter().map(|f| f.content_len).collect();
     GraphNodes(gf)
+}
+
+/// The graph file's per-node line, byte and docstring span columns.
+fn span_columns(gf: &mut GraphFile) -> [&mut Vec<u32>; 9] {
+    [
+        &mut gf.line_start,
+        &mut gf.line_head,
+        &mut gf.line_end,
+        &mut gf.byte_start,
+        &mut gf.byte_head,
+        &mut gf.byte_sig_end,
+        &mut gf.byte_end,
+        &mut gf.doc_start,
+        &mut gf.doc_end,
+    ]
 }
 
 /// [`graph_nodes`]'s part of a graph file.
