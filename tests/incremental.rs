@@ -196,6 +196,14 @@ fn incremental_builds_equal_cold_builds() {
     for dir in ["pkg", "pkg/sub", "lib", "lib/deep", "lib/deep/er"] {
         d.write(&format!("{dir}/__init__.py"), "");
     }
+    // Files no edit touches, with flags a rebuild that does not read them again must keep:
+    // a syntax error, and generated code (long lines).
+    d.write("pkg/broken.py", "def ok():\n    pass\n\ndef broken(:\n    pass\n");
+    let table = (0..40).map(|i| format!("{i}: {}", "7, ".repeat(40))).collect::<Vec<_>>();
+    d.write(
+        "pkg/table_pb2.py",
+        format!("TABLE = {{{}}}\n\ndef lookup(k):\n    return TABLE[k]\n", table.join(", ")),
+    );
     let cold = Dir::new("incremental-cold");
     let cold_ix = cold.path("idx").to_string_lossy().into_owned();
     d.cmd("cds-build").arg("-q").ok();
@@ -240,7 +248,17 @@ fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) -> bool {
     // Edge counts by kind and confidence (the graph dump below has no confidence).
     let counts = |s: &str| {
         let v: serde_json::Value = serde_json::from_str(s.trim()).unwrap();
-        ["files", "nodes", "entities", "edges", "ambiguous", "guessed"].map(|k| v[k].clone())
+        [
+            "files",
+            "nodes",
+            "entities",
+            "edges",
+            "ambiguous",
+            "guessed",
+            "syntax_errors",
+            "generated",
+        ]
+        .map(|k| v[k].clone())
     };
     assert_eq!(counts(&a), counts(&b), "{what}");
     let inc = d.cmd("cds-fmt").args(["--graph"]).ok();
@@ -273,6 +291,30 @@ fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) -> bool {
         cds::index::read::Index::open(&d.path(".cds")).unwrap(),
         cds::index::read::Index::open(std::path::Path::new(cold_ix)).unwrap(),
     );
+    // Every node's spans and flags and the file table, which the dump above leaves out (a
+    // rebuild that carries the nodes copies them for the files it does not read again).
+    let columns = |ix: &cds::index::read::Index| {
+        let g = ix.graph();
+        let col = |c: &rkyv::vec::ArchivedVec<rkyv::rend::u32_le>| -> Vec<u32> {
+            c.iter().map(|x| x.to_native()).collect()
+        };
+        let spans = [
+            &g.line_start,
+            &g.line_head,
+            &g.line_end,
+            &g.byte_start,
+            &g.byte_head,
+            &g.byte_sig_end,
+            &g.byte_end,
+            &g.doc_start,
+            &g.doc_end,
+            &g.file_lines,
+            &g.file_errors,
+        ]
+        .map(col);
+        (spans, g.flags.to_vec())
+    };
+    assert!(columns(&inc_ix) == columns(&cold_ix_), "{what}: spans or file tables differ");
     // Each file's content (content.bin is shared between generations: an incremental build
     // appends what changed, so the bytes lie elsewhere).
     let files = inc_ix.graph().file_node.len() as u32;

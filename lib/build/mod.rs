@@ -617,35 +617,34 @@ pub fn build_with(
         }
     }
 
-    if outlines.possible {
+    // The link is skipped when it would give the previous generation's edges.
+    let same_setup = previous.as_ref().is_some_and(|p| p.options == options);
+    let dir = generation.path();
+    let t_nodes = Instant::now();
+    // The previous generation's nodes and links, when they are this build's: then the files
+    // not parsed again are not read at all (see `Outlines`).
+    let same = match &previous {
+        Some(p) if same_setup && opts.mode == Mode::Native && p.same_facts(&kept) => Some(p),
+        _ => None,
+    };
+    let carried = same.and_then(|p| {
+        let facts: Vec<Option<&FileFacts>> = kept.iter().map(|it| it.facts.as_ref()).collect();
+        p.carried_nodes(&facts)
+    });
+    #[cfg(debug_assertions)]
+    if let (Some((nodes, defs)), Some(p)) = (&carried, same) {
+        check_carried_nodes(nodes, defs, &kept, p);
+    }
+    let reused = carried.is_some().then_some(same).flatten();
+    if carried.is_none() && outlines.possible {
         let t = Instant::now();
         let outline = !outlines.link_needed.load(Ordering::Relaxed);
         read_cached_facts(&mut kept, previous.as_ref(), outline, jobs);
         job_time(phases.on, if outline { "facts read in outline" } else { "facts read" }, t);
     }
-    let sources = sources_of(&kept);
-    // The link is skipped when it would give the previous generation's edges.
-    let same_setup = previous.as_ref().is_some_and(|p| p.options == options);
-    let dir = generation.path();
-    let t_nodes = Instant::now();
-    // The previous generation's nodes and links, when they are this build's.
-    let same = match &previous {
-        Some(p) if same_setup && opts.mode == Mode::Native && p.same_facts(&kept) => Some(p),
-        _ => None,
-    };
-    let carried = same.and_then(|p| p.carried_nodes(&sources));
-    #[cfg(debug_assertions)]
-    if let Some((nodes, defs)) = &carried {
-        let (built, built_defs) = graph::native_nodes(&sources);
-        assert!(nodes.nodes == built.nodes && nodes.edges == built.edges && *defs == built_defs);
-    }
-    let reused = match (&carried, same) {
-        (Some(_), Some(p)) => Some(p),
-        _ => None,
-    };
     let native = match carried {
         Some(nodes) => Some(nodes),
-        None => (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources)),
+        None => (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources_of(&kept))),
     };
     job_time(phases.on, if reused.is_some() { "nodes carried" } else { "nodes" }, t_nodes);
     // (Nodes built anew may still be the previous ones, when `carried_nodes` did not fit.)
@@ -653,15 +652,19 @@ pub fn build_with(
         (Some((nodes, _)), Some(p)) if p.same_nodes(nodes) => Some(p),
         _ => None,
     });
-    let sources = if reused.is_none() && kept.iter().any(|it| it.outline) {
-        let t = Instant::now();
-        read_cached_facts(&mut kept, previous.as_ref(), false, jobs);
-        job_time(phases.on, "facts read whole", t);
-        sources_of(&kept)
-    } else {
-        sources
+    // What the link reads: every file's facts, whole (none when it is skipped).
+    let sources = match reused {
+        Some(_) => Vec::new(),
+        None => {
+            if kept.iter().any(|it| it.outline) {
+                let t = Instant::now();
+                read_cached_facts(&mut kept, previous.as_ref(), false, jobs);
+                job_time(phases.on, "facts read whole", t);
+            }
+            sources_of(&kept)
+        }
     };
-    if phases.on {
+    if phases.on && !sources.is_empty() {
         census(&sources);
     }
     if content_at.len() != kept.len() {
@@ -682,7 +685,7 @@ pub fn build_with(
             lang: it.found.lang.code(),
             content_off,
             content_len: it.content_len,
-            facts: it.facts.as_ref().expect("processed"),
+            facts: it.facts.as_ref(),
             terms: it.terms.as_ref(),
         })
         .collect();
@@ -932,9 +935,21 @@ pub fn build_with(
     };
     s.entities =
         g.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Class | NodeKind::Function)).count();
-    s.syntax_errors =
-        kept.iter().filter(|it| it.facts.as_ref().is_some_and(|f| f.syntax_errors > 0)).count();
-    s.generated = kept.iter().filter(|it| it.facts.as_ref().is_some_and(|f| f.generated)).count();
+    // A file not read again has the flags its facts gave its node.
+    let mut file_flags = vec![0u8; kept.len()];
+    for n in g.nodes.iter().filter(|n| n.kind == NodeKind::File) {
+        if let Some(slot) = file_flags.get_mut(n.file as usize) {
+            *slot = n.flags;
+        }
+    }
+    let flagged = |flag: u8, has: fn(&FileFacts) -> bool| {
+        kept.iter()
+            .zip(&file_flags)
+            .filter(|(it, f)| it.facts.as_ref().map_or(**f & flag != 0, has))
+            .count()
+    };
+    s.syntax_errors = flagged(graph::FLAG_SYNTAX_ERROR, |f| f.syntax_errors > 0);
+    s.generated = flagged(graph::FLAG_GENERATED, |f| f.generated);
     let file_lang: Vec<u8> = kept.iter().map(|it| it.found.lang.code()).collect();
     s.languages = crate::lang::count_languages(
         &file_lang,
@@ -1066,11 +1081,13 @@ fn sources_of(kept: &[Item]) -> Vec<Source<'_>> {
         .collect()
 }
 
-/// Whether the workers read the unchanged files' facts in outline
-/// ([`index::facts::load_outline`]), the rest read after the extraction only if a parsed file
-/// changed what the link reads: when the build may keep the previous links (the postings are
-/// carried over, nothing keeps the facts for later, the same files as before). Otherwise each
-/// worker reads them whole as it goes.
+/// Whether the workers leave the unchanged files' facts unread, to be read after the extraction
+/// only if the build needs them: when the build may keep the previous links (the postings are
+/// carried over, nothing keeps the facts for later, the same files as before). A build whose
+/// parsed files changed nothing but positions carries the nodes and reads none of them
+/// ([`Previous::carried_nodes`]); otherwise they are read in outline
+/// ([`index::facts::load_outline`]), and whole if a parsed file changed what the link reads.
+/// Otherwise each worker reads them whole as it goes.
 struct Outlines {
     possible: bool,
     link_needed: AtomicBool,
@@ -1078,14 +1095,12 @@ struct Outlines {
 
 impl Item {
     /// Takes an unchanged file's facts and term counts (when `terms`) from cache entry `i` of
-    /// the previous generation, or only their outline, the rest to be read after the
-    /// extraction if the link needs it ([`Outlines`]). False when they cannot be read.
+    /// the previous generation, or nothing yet, to be read after the extraction if the build
+    /// needs them ([`Outlines`]). False when they cannot be read.
     fn reuse(&mut self, p: &Previous, i: usize, terms: bool, outlines: &Outlines) -> bool {
         if !terms && outlines.possible {
-            let Some(outline) = p.checked(i).and_then(index::facts::load_outline) else {
-                return false;
-            };
-            (self.facts, self.outline, self.cached) = (Some(outline), true, Some(i));
+            // Read after the extraction, in outline or whole, only when the build needs them.
+            self.cached = Some(i);
             return true;
         }
         let Some((facts, t)) = p.facts(i, terms) else { return false };
@@ -1522,11 +1537,18 @@ impl Previous {
             })
     }
 
-    /// What [`graph::native_nodes`] makes of `sources`, read from this generation's graph
-    /// instead, for sources with its nodes ([`Previous::same_facts`]): a copy of its node
-    /// columns, each file's definitions matched to its nodes in order. A third of the time
-    /// of building them anew (Django: 4 against 12 ms). None when the graph does not fit.
-    fn carried_nodes(&self, sources: &[Source]) -> Option<(graph::Graph, graph::DefNodes)> {
+    /// What [`graph::native_nodes`] makes of the files, read from this generation's graph
+    /// instead, for files with its nodes ([`Previous::same_facts`]): a copy of its node
+    /// columns, each file's definitions matched to its nodes in order. A third of the time of
+    /// building them anew (Django: 4 against 12 ms). `facts`: each file's, where they were
+    /// read; a file whose facts were not read gets no [`graph::DefNodes`] row and its
+    /// definitions' nodes no `def` (a build that carries the nodes reads neither for it: it
+    /// links nothing, carries its postings and copies its spans). None when the graph does not
+    /// fit the facts.
+    fn carried_nodes(
+        &self,
+        facts: &[Option<&FileFacts>],
+    ) -> Option<(graph::Graph, graph::DefNodes)> {
         let g = self.archived_graph()?;
         let n = g.kind.len();
         let mut nodes = Vec::with_capacity(n);
@@ -1542,12 +1564,16 @@ impl Previous {
         }
         // A file's definitions follow its node, one node per qualified name: the first
         // definition of that name's (a later one, a property's setter, shares it).
-        let mut defs: graph::DefNodes = Vec::with_capacity(sources.len());
-        for (fi, src) in sources.iter().enumerate() {
+        let mut defs: graph::DefNodes = Vec::with_capacity(facts.len());
+        for (fi, f) in facts.iter().enumerate() {
+            let Some(f) = f else {
+                defs.push(Vec::new());
+                continue;
+            };
             let file_node = g.file_node.get(fi)?.to_native() as usize;
             let first = file_node + 1;
             let count = nodes.get(first..)?.iter().take_while(|d| d.file == fi as u32).count();
-            let n_defs = src.facts.defs.len();
+            let n_defs = f.defs.len();
             let mut of_def = Vec::with_capacity(n_defs);
             if count == n_defs {
                 for di in 0..n_defs {
@@ -1558,7 +1584,7 @@ impl Previous {
                 let mut by_qual: fxhash::FxHashMap<String, u32> = Default::default();
                 let mut next = first;
                 for di in 0..n_defs {
-                    let qual = src.facts.qual_name(di as u32);
+                    let qual = f.qual_name(di as u32);
                     let node = match by_qual.get(&qual) {
                         Some(&node) => node,
                         None if next < first + count => {
@@ -1786,6 +1812,46 @@ impl Previous {
 }
 
 /// The bytes of a slice of rkyv's little-endian numbers (to let go of their mapped pages).
+/// Debug builds: `nodes` and `defs`, carried from `prev`, are what building them anew from
+/// every file's facts (those not read taken from `prev`) gives, but for what
+/// [`Previous::carried_nodes`] leaves out for the files not read.
+#[cfg(debug_assertions)]
+fn check_carried_nodes(
+    nodes: &graph::Graph,
+    defs: &graph::DefNodes,
+    kept: &[Item],
+    prev: &Previous,
+) {
+    let read: Vec<FileFacts> = kept
+        .iter()
+        .map(|it| match &it.facts {
+            Some(f) => f.clone(),
+            None => it
+                .cached
+                .and_then(|i| prev.checked(i))
+                .and_then(index::facts::load_outline)
+                .expect("a carried file's cached facts"),
+        })
+        .collect();
+    let sources: Vec<Source> = kept
+        .iter()
+        .zip(&read)
+        .map(|(it, facts)| Source { rel: &it.found.rel, facts, lang: it.found.lang })
+        .collect();
+    let (built, built_defs) = graph::native_nodes(&sources);
+    assert_eq!(nodes.edges, built.edges);
+    assert_eq!(nodes.nodes.len(), built.nodes.len());
+    for (a, b) in nodes.nodes.iter().zip(&built.nodes) {
+        let unread = a.file != graph::NONE && kept[a.file as usize].facts.is_none();
+        let def = if unread { graph::NONE } else { b.def };
+        assert_eq!(a, &graph::Node { def, ..b.clone() });
+    }
+    for (fi, it) in kept.iter().enumerate() {
+        let expected: &[u32] = if it.facts.is_none() { &[] } else { &built_defs[fi] };
+        assert_eq!(defs[fi], expected);
+    }
+}
+
 /// Node `n`'s ID in an archived graph, read with `get`: a damaged column gives None, never a
 /// panic.
 fn archived_id(g: &crate::index::read::ArchivedGraph, n: usize) -> Option<&[u8]> {

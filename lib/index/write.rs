@@ -36,8 +36,10 @@ pub struct FileRecord<'a> {
     pub content_off: u64,
     /// See `content_off`.
     pub content_len: u64,
-    /// Extracted facts.
-    pub facts: &'a FileFacts,
+    /// Extracted facts; None for a file not read again, whose nodes, spans and file-table
+    /// entry a build that carries the previous generation's nodes copies from its graph (see
+    /// [`graph_nodes`]).
+    pub facts: Option<&'a FileFacts>,
     /// Term counts, unless they were already added to the postings as the file was extracted.
     pub terms: Option<&'a FileTerms>,
 }
@@ -208,8 +210,11 @@ pub fn write_postings(
     files: &[FileRecord],
 ) -> Result<u64> {
     let mut pb = PostingsBuilder::new(nodes.len());
-    let mut def_nodes: Vec<Vec<u32>> =
-        files.iter().map(|f| vec![NONE; f.facts.defs.len()]).collect();
+    let facts: Vec<&FileFacts> = files
+        .iter()
+        .map(|f| f.facts.ok_or_else(|| Error::msg("internal error: a file's facts were not read")))
+        .collect::<Result<_>>()?;
+    let mut def_nodes: Vec<Vec<u32>> = facts.iter().map(|f| vec![NONE; f.defs.len()]).collect();
     let mut file_nodes = vec![NONE; files.len()];
     for (n, node) in nodes.iter().enumerate() {
         if node.file == NONE {
@@ -226,7 +231,7 @@ pub fn write_postings(
         }
     }
     // Definitions merged into one node (same qualified name) share that node.
-    for (fi, f) in files.iter().enumerate() {
+    for (fi, f) in facts.iter().enumerate() {
         let nodes = &mut def_nodes[fi];
         // (Rare: most files have no repeated qualified name, and building the map allocates a
         // string per definition.)
@@ -236,12 +241,12 @@ pub fn write_postings(
         let mut by_qual: HashMap<String, u32> = HashMap::default();
         for (d, &n) in nodes.iter().enumerate() {
             if n != NONE {
-                by_qual.insert(f.facts.qual_name(d as u32), n);
+                by_qual.insert(f.qual_name(d as u32), n);
             }
         }
         for (d, slot) in nodes.iter_mut().enumerate() {
             if *slot == NONE
-                && let Some(&n) = by_qual.get(&f.facts.qual_name(d as u32))
+                && let Some(&n) = by_qual.get(&f.qual_name(d as u32))
             {
                 *slot = n;
             }
@@ -256,7 +261,7 @@ pub fn write_postings(
         let Some(terms) = f.terms else { continue };
         pb.add_file(FileDocs {
             terms,
-            facts: f.facts,
+            facts: facts[fi],
             file_node: file_nodes[fi],
             def_node: &def_nodes[fi],
             id_of: &id_of,
@@ -698,7 +703,10 @@ pub fn graph_nodes(input: &WriteInput, previous: Option<&ArchivedGraph>) -> Grap
     for col in span_columns(&mut gf) {
         col.reserve(n);
     }
-    for node in &g.nodes {
+    // A file not read again has the previous generation's nodes, numbered alike: its nodes'
+    // spans are copied from there.
+    let carried = previous.filter(|p| p.kind.len() == n);
+    for (i, node) in g.nodes.iter().enumerate() {
         gf.kind.push(node.kind as u8);
         gf.flags.push(node.flags);
         gf.id_off.push(gf.id_blob.len() as u32);
@@ -706,7 +714,14 @@ pub fn graph_nodes(input: &WriteInput, previous: Option<&ArchivedGraph>) -> Grap
         gf.parent.push(node.parent);
         gf.file.push(node.file);
         let file = (node.file != NONE).then(|| &input.files[node.file as usize]);
-        let def = file.and_then(|f| f.facts.defs.get(node.def as usize));
+        if let (Some(f), Some(p)) = (file, carried)
+            && f.facts.is_none()
+        {
+            copy_spans(&mut gf, p, i);
+            continue;
+        }
+        let facts = file.and_then(|f| f.facts);
+        let def = facts.and_then(|f| f.defs.get(node.def as usize));
         match (file, def) {
             (Some(_), Some(d)) => {
                 gf.line_start.push(d.line_start);
@@ -721,7 +736,7 @@ pub fn graph_nodes(input: &WriteInput, previous: Option<&ArchivedGraph>) -> Grap
                 gf.doc_end.push(de);
             }
             (Some(f), None) => {
-                let lines = f.facts.lines.max(1);
+                let lines = facts.map_or(0, |x| x.lines).max(1);
                 gf.line_start.push(1);
                 gf.line_head.push(1);
                 gf.line_end.push(lines);
@@ -757,13 +772,21 @@ pub fn graph_nodes(input: &WriteInput, previous: Option<&ArchivedGraph>) -> Grap
         }
     };
 
-    for f in input.files {
+    for (fi, f) in input.files.iter().enumerate() {
         gf.file_size.push(f.size);
         gf.file_mtime.push(f.mtime_ns);
         gf.file_hash.push(f.hash);
         gf.file_lang.push(f.lang);
-        gf.file_errors.push(f.facts.syntax_errors);
-        gf.file_lines.push(f.facts.lines);
+        let (errors, lines) = match (f.facts, carried) {
+            (Some(facts), _) => (facts.syntax_errors, facts.lines),
+            (None, Some(p)) => (
+                p.file_errors.get(fi).map_or(0, |x| x.to_native()),
+                p.file_lines.get(fi).map_or(0, |x| x.to_native()),
+            ),
+            (None, None) => (0, 0),
+        };
+        gf.file_errors.push(errors);
+        gf.file_lines.push(lines);
     }
     gf.file_node = vec![NONE; input.files.len()];
     for (i, node) in g.nodes.iter().enumerate() {
@@ -774,6 +797,26 @@ pub fn graph_nodes(input: &WriteInput, previous: Option<&ArchivedGraph>) -> Grap
     gf.content_off = input.files.iter().map(|f| f.content_off).collect();
     gf.content_len = input.files.iter().map(|f| f.content_len).collect();
     GraphNodes(gf)
+}
+
+/// Appends node `n`'s spans in `previous` to `gf`'s span columns.
+fn copy_spans(gf: &mut GraphFile, previous: &ArchivedGraph, n: usize) {
+    let get =
+        |col: &rkyv::vec::ArchivedVec<rkyv::rend::u32_le>| col.get(n).map_or(0, |x| x.to_native());
+    let spans = [
+        get(&previous.line_start),
+        get(&previous.line_head),
+        get(&previous.line_end),
+        get(&previous.byte_start),
+        get(&previous.byte_head),
+        get(&previous.byte_sig_end),
+        get(&previous.byte_end),
+        get(&previous.doc_start),
+        get(&previous.doc_end),
+    ];
+    for (col, v) in span_columns(gf).into_iter().zip(spans) {
+        col.push(v);
+    }
 }
 
 /// The graph file's per-node line, byte and docstring span columns.
