@@ -69,6 +69,17 @@ pub struct BuildOptions {
     pub history: bool,
 }
 
+impl BuildOptions {
+    /// How many worker threads: `jobs`, or one per core.
+    fn threads(&self) -> usize {
+        match self.jobs {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+        .clamp(1, 256)
+    }
+}
+
 impl Default for BuildOptions {
     fn default() -> Self {
         BuildOptions {
@@ -448,6 +459,11 @@ pub fn build_with(
         // of builds killed before it) leaves them behind; the lock held here is what any
         // build writing one would hold.
         remove_partial_generations(&index_dir);
+        // A long-running builder starting on an up-to-date index learns every file now, so
+        // that its first rebuild is as quick as the later ones.
+        if let Some(mem) = memory.as_deref_mut().filter(|m| m.files.is_empty()) {
+            prev.remember_all(mem, opts.threads());
+        }
         let mut s = summarize(&ix);
         s.index_dir = index_dir;
         s.up_to_date = true;
@@ -532,12 +548,7 @@ pub fn build_with(
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let parsed = AtomicUsize::new(0);
-    let jobs = if opts.jobs == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        opts.jobs
-    }
-    .clamp(1, 256);
+    let jobs = opts.threads();
     // The files a rebuild will parse (only a few: past that, the walk's order keeps the sink's
     // memory bounded).
     let mut edited: Vec<bool> = match &previous {
@@ -1648,6 +1659,34 @@ impl Previous {
         Some(unsafe { rkyv::access_unchecked::<crate::index::read::ArchivedGraph>(m.payload()) })
     }
 
+    /// Fills `mem` with every file's facts and term counts, read on `jobs` threads; a file whose
+    /// cached facts cannot be read is left out (a rebuild reads it from the previous
+    /// generation as usual).
+    fn remember_all(&self, mem: &mut Memory, jobs: usize) {
+        let per = self.entries.len().div_ceil(jobs).max(1);
+        let read: Vec<Vec<(Vec<u8>, Remembered)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .entries
+                .chunks(per)
+                .map(|chunk| {
+                    s.spawn(move || {
+                        chunk
+                            .iter()
+                            .filter_map(|(rel, size, mtime_ns, hash, i, _)| {
+                                let (facts, terms) = self.facts(*i, true)?;
+                                let (size, mtime_ns, hash) = (*size, *mtime_ns, *hash);
+                                let r = Remembered { size, mtime_ns, hash, facts, terms: terms? };
+                                Some((rel.clone(), r))
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+        });
+        mem.files.extend(read.into_iter().flatten());
+    }
+
     fn same_files(&self, files: &[walk::Found]) -> bool {
         files.len() == self.entries.len() && files.iter().all(|f| self.unchanged(f))
     }
@@ -2037,6 +2076,16 @@ mod tests {
         std::fs::write(root.join("b.py"), "def b():\n    return 1\n").unwrap();
         let s = build_with(&opts, &|_| {}, Some(&mut memory)).unwrap();
         assert_eq!((s.parsed, memory.files.len()), (1, 2));
+        // One that starts on an index already up to date learns every file from it.
+        let mut fresh = Memory::default();
+        let s = build_with(&opts, &|_| {}, Some(&mut fresh)).unwrap();
+        assert!(s.up_to_date);
+        assert_eq!(fresh.files.len(), 2);
+        for (rel, r) in &memory.files {
+            let f = &fresh.files[rel];
+            assert_eq!((f.size, f.mtime_ns, f.hash), (r.size, r.mtime_ns, r.hash));
+            assert!(f.facts == r.facts && f.terms == r.terms);
+        }
         std::fs::remove_dir_all(&root).unwrap();
     }
 
