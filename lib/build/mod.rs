@@ -18,9 +18,11 @@
 //!   ([`bm25::Carried`]), instead of counted again. The new generation's `content.bin` and
 //!   `facts.bin` are the previous ones with the read files' bytes and the parsed files'
 //!   archives appended (hard links; each rewritten once half of it is unused).
-//! * When every parsed file has the facts it had but for positions, linking would give the
-//!   previous edges: they are kept, with `names.fst`, and the unchanged files' facts are read
-//!   only in outline ([`Outlines`]). Otherwise the whole repository is linked again.
+//! * When every parsed file has the facts it had but for positions, the previous generation's
+//!   nodes and edges are this build's: the nodes are copied from its graph
+//!   ([`Previous::carried_nodes`]), the edges kept, with `names.fst`, and the unchanged files'
+//!   facts are not read at all: their spans and file-table entries are copied too
+//!   ([`Outlines`]). Otherwise the whole repository is linked again.
 //!
 //! The previous generation's mapped pages are let go of as they are copied, so a rebuild needs
 //! no more memory than a cold build. When nothing changed at all the build stops after the
