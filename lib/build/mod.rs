@@ -323,6 +323,9 @@ struct Item {
     cached: Option<usize>,
     /// The facts are only its outline ([`Outlines`]): completed before a link.
     outline: bool,
+    /// Parsed again: whether its facts are the previous generation's but for positions, where
+    /// the worker compared them ([`Outlines`]).
+    same_but_positions: Option<bool>,
     skip: Option<String>,
     /// A long-running builder's last parse of the file, to parse it again from, and whether
     /// to keep this build's (for a file it knew before that changed, a few of them: not every
@@ -509,6 +512,7 @@ pub fn build_with(
                 terms: None,
                 cached: None,
                 outline: false,
+                same_but_positions: None,
                 skip: None,
                 before: None,
                 keep_parse: false,
@@ -637,6 +641,7 @@ pub fn build_with(
     // The previous generation's nodes and links, when they are this build's: then the files
     // not parsed again are not read at all (see `Outlines`).
     let same = match &previous {
+        _ if outlines.link_needed.load(Ordering::Relaxed) => None,
         Some(p) if same_setup && opts.mode == Mode::Native && p.same_facts(&kept) => Some(p),
         _ => None,
     };
@@ -1233,9 +1238,11 @@ fn process(
     if outlines.possible && !outlines.link_needed.load(Ordering::Relaxed) {
         // A change the link reads: the other files' facts are needed whole from now on.
         let old = prev.and_then(|p| p.facts(p.lookup(f)?.index, false));
-        if !old.is_some_and(|(old, _)| facts.same_but_positions(&old)) {
+        let same = old.is_some_and(|(old, _)| facts.same_but_positions(&old));
+        if !same {
             outlines.link_needed.store(true, Ordering::Relaxed);
         }
+        item.same_but_positions = Some(same);
     }
     if !defer {
         item.terms = Some(bm25::file_terms(&item.content, &facts));
@@ -1529,6 +1536,9 @@ impl Previous {
             }
             if it.cached == Some(i) {
                 return true;
+            }
+            if let Some(same) = it.same_but_positions {
+                return same;
             }
             let (Some(new), Some((old, _))) = (&it.facts, self.facts(i, false)) else {
                 return false;
