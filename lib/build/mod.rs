@@ -660,11 +660,19 @@ pub fn build_with(
         read_cached_facts(&mut kept, previous.as_ref(), outline, jobs);
         job_time(phases.on, if outline { "facts read in outline" } else { "facts read" }, t);
     }
+    if carried.is_some() {
+        job_time(phases.on, "nodes carried", t_nodes);
+    }
+    let t_nodes = Instant::now();
     let native = match carried {
         Some(nodes) => Some(nodes),
-        None => (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources_of(&kept))),
+        None => {
+            let nodes =
+                (opts.mode == Mode::Native).then(|| graph::native_nodes(&sources_of(&kept)));
+            job_time(phases.on, "nodes", t_nodes);
+            nodes
+        }
     };
-    job_time(phases.on, if reused.is_some() { "nodes carried" } else { "nodes" }, t_nodes);
     // (Nodes built anew may still be the previous ones, when `carried_nodes` did not fit.)
     let reused = reused.or(match (&native, same) {
         (Some((nodes, _)), Some(p)) if p.same_nodes(nodes) => Some(p),
