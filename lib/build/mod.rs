@@ -1571,7 +1571,7 @@ impl Previous {
     /// What [`graph::native_nodes`] makes of the files, read from this generation's graph
     /// instead, for files with its nodes ([`Previous::same_facts`]): a copy of its node
     /// columns, each file's definitions matched to its nodes in order. A third of the time of
-    /// building them anew (Django: 4 against 12 ms). `facts`: each file's, where they were
+    /// building them anew (Django: 6 against 12-15 ms). `facts`: each file's, where they were
     /// read; a file whose facts were not read gets no [`graph::DefNodes`] row and its
     /// definitions' nodes no `def` (a build that carries the nodes reads neither for it: it
     /// links nothing, carries its postings and copies its spans). None when the graph does not

@@ -706,6 +706,10 @@ pub fn graph_nodes(input: &WriteInput, previous: Option<&ArchivedGraph>) -> Grap
     // A file not read again has the previous generation's nodes, numbered alike: its nodes'
     // spans are copied from there.
     let carried = previous.filter(|p| p.kind.len() == n);
+    debug_assert!(
+        carried.is_some() || input.files.iter().all(|f| f.facts.is_some()),
+        "files not read again need the previous generation's nodes"
+    );
     for (i, node) in g.nodes.iter().enumerate() {
         gf.kind.push(node.kind as u8);
         gf.flags.push(node.flags);
