@@ -653,14 +653,14 @@ pub fn build_with(
     if let (Some((nodes, defs)), Some(p)) = (&carried, same) {
         check_carried_nodes(nodes, defs, &kept, p);
     }
-    let reused = carried.is_some().then_some(same).flatten();
-    if carried.is_none() && outlines.possible {
+    let nodes_carried = carried.is_some();
+    if !nodes_carried && outlines.possible {
         let t = Instant::now();
         let outline = !outlines.link_needed.load(Ordering::Relaxed);
         read_cached_facts(&mut kept, previous.as_ref(), outline, jobs);
         job_time(phases.on, if outline { "facts read in outline" } else { "facts read" }, t);
     }
-    if carried.is_some() {
+    if nodes_carried {
         job_time(phases.on, "nodes carried", t_nodes);
     }
     let t_nodes = Instant::now();
@@ -674,10 +674,8 @@ pub fn build_with(
         }
     };
     // (Nodes built anew may still be the previous ones, when `carried_nodes` did not fit.)
-    let reused = reused.or(match (&native, same) {
-        (Some((nodes, _)), Some(p)) if p.same_nodes(nodes) => Some(p),
-        _ => None,
-    });
+    let reused = same
+        .filter(|p| nodes_carried || native.as_ref().is_some_and(|(nodes, _)| p.same_nodes(nodes)));
     // What the link reads: every file's facts, whole (none when it is skipped).
     let sources = match reused {
         Some(_) => Vec::new(),
@@ -1460,13 +1458,6 @@ impl Previous {
         })
     }
 
-    /// Whether linking the new generation's files, `kept`, with `nodes` (its graph before
-    /// linking) gives the previous generation's edges: the same files in the same order and
-    /// languages, each re-parsed one with the facts it had but for positions
-    /// ([`FileFacts::same_but_positions`]), and the same nodes. Linking reads nothing else
-    /// but the build's options and project files, which the caller compares. An edit of
-    /// comments, docstrings, messages, numbers or layout, or one that only moves code, then
-    /// re-links nothing.
     /// Opens and checks what a rebuild carries over whole (`terms.fst`, `postings.rkyv` and
     /// the graph), once the build is known to be needed: a rebuild with nothing changed does
     /// not check 17 MB (Django) it will not read.
@@ -1528,7 +1519,9 @@ impl Previous {
     /// parsed again has the facts it had but for positions ([`FileFacts::same_but_positions`]):
     /// then the graph's nodes and the links are this generation's (the nodes depend on the file
     /// list, the definitions' names, kinds and nesting, and the file flags; the links on the
-    /// facts but positions).
+    /// facts but positions, and the build's options and project files, which the caller
+    /// compares). An edit of comments, docstrings, messages, numbers or layout, or one that
+    /// only moves code, then re-links nothing.
     fn same_facts(&self, kept: &[Item]) -> bool {
         let Some(g) = self.archived_graph() else { return false };
         if kept.len() != self.entries.len()
@@ -1601,9 +1594,12 @@ impl Previous {
                 defs.push(Vec::new());
                 continue;
             };
-            let file_node = g.file_node.get(fi)?.to_native() as usize;
-            let first = file_node + 1;
-            let count = nodes.get(first..)?.iter().take_while(|d| d.file == fi as u32).count();
+            // (`blocks`: each file's node and how many nodes it has, its own included.)
+            let &(file_node, len) = self.blocks.get(fi)?;
+            let (first, count) = (file_node as usize + 1, len.checked_sub(1)? as usize);
+            if nodes.get(first..first + count)?.iter().any(|d| d.file != fi as u32) {
+                return None;
+            }
             let n_defs = f.defs.len();
             let mut of_def = Vec::with_capacity(n_defs);
             if count == n_defs {
