@@ -1123,7 +1123,12 @@ impl Item {
     /// needs them ([`Outlines`]). False when they cannot be read.
     fn reuse(&mut self, p: &Previous, i: usize, terms: bool, outlines: &Outlines) -> bool {
         if !terms && outlines.possible {
-            // Read after the extraction, in outline or whole, only when the build needs them.
+            // Read after the extraction, in outline or whole, only when the build needs them
+            // (and otherwise copied as they are: a damaged table whose entry points past the
+            // archives has the file extracted again).
+            if p.archive(i).is_none() {
+                return false;
+            }
             self.cached = Some(i);
             return true;
         }
@@ -1866,10 +1871,10 @@ impl Previous {
     }
 }
 
-/// The bytes of a slice of rkyv's little-endian numbers (to let go of their mapped pages).
 /// Debug builds: `nodes` and `defs`, carried from `prev`, are what building them anew from
 /// every file's facts (those not read taken from `prev`) gives, but for what
-/// [`Previous::carried_nodes`] leaves out for the files not read.
+/// [`Previous::carried_nodes`] leaves out for the files not read. Nothing is checked when a
+/// file's cached facts cannot be read (a damaged cache, which the build does not read either).
 #[cfg(debug_assertions)]
 fn check_carried_nodes(
     nodes: &graph::Graph,
@@ -1877,17 +1882,14 @@ fn check_carried_nodes(
     kept: &[Item],
     prev: &Previous,
 ) {
-    let read: Vec<FileFacts> = kept
+    let read: Option<Vec<FileFacts>> = kept
         .iter()
         .map(|it| match &it.facts {
-            Some(f) => f.clone(),
-            None => it
-                .cached
-                .and_then(|i| prev.checked(i))
-                .and_then(index::facts::load_outline)
-                .expect("a carried file's cached facts"),
+            Some(f) => Some(f.clone()),
+            None => it.cached.and_then(|i| prev.checked(i)).and_then(index::facts::load_outline),
         })
         .collect();
+    let Some(read) = read else { return };
     let sources: Vec<Source> = kept
         .iter()
         .zip(&read)
@@ -1914,6 +1916,7 @@ fn archived_id(g: &crate::index::read::ArchivedGraph, n: usize) -> Option<&[u8]>
     g.id_blob.get(a as usize..b as usize)
 }
 
+/// The bytes of a slice of rkyv's little-endian numbers (to let go of their mapped pages).
 fn as_bytes<T: Copy>(s: &[T]) -> &[u8] {
     // SAFETY: used with rkyv's `u32_le` and `u16_le`: plain bytes without padding, so every
     // byte of the slice is initialized; u8 needs no alignment.
