@@ -10,7 +10,8 @@
 //!   tree-sitter and `queries/` (matched by one tree walk, `lang::matcher`);
 //! * [`graph`]: facts of all files -> the linked graph (cds's resolution in `graph::link`,
 //!   LocAgent v2.3's in `graph::compat`);
-//! * [`index`]: the on-disk index: columns in rkyv archives, fst maps, BM25 postings, contents,
+//! * [`index`]: the on-disk index: columns in rkyv archives, fst maps, BM25 postings (a base,
+//!   and the changed documents' postings in a delta over it after a small rebuild), contents,
 //!   written atomically as generations and read by memory-mapping (the fst maps behind a guard
 //!   that turns a damaged file into an error, not a crash);
 //! * [`build`]: the `cds-build` pipeline tying the above together, incrementally and in

@@ -225,6 +225,12 @@ fn mutated_indexes_never_crash_a_reader() {
     d.git(&["init", "-q"]).git(&["add", "-A"]).git(&["commit", "-qm", "demo"]);
     d.cmd("cds-build").arg("-q").ok();
     assert!(index_has(&d.path(".cds"), "history.rkyv"));
+    // A comment edited, so the live generation's postings are a delta over the first one's
+    // (linked into it), and both are damaged in turn.
+    let cart = std::fs::read_to_string(d.path("shop/cart.py")).unwrap();
+    d.write("shop/cart.py", format!("# the cart's total, discounted\n{cart}"));
+    d.cmd("cds-build").arg("-q").ok();
+    assert!(index_has(&d.path(".cds"), "postings-delta.rkyv"));
     let index = d.path(".cds");
     let generation = std::fs::read_to_string(index.join("CURRENT")).unwrap().trim().to_string();
     let gen_dir = index.join(&generation);

@@ -208,7 +208,7 @@ fn incremental_builds_equal_cold_builds() {
     let cold_ix = cold.path("idx").to_string_lossy().into_owned();
     d.cmd("cds-build").arg("-q").ok();
     let mut log = Vec::new();
-    let mut kept_links = 0;
+    let (mut kept_links, mut deltas) = (0, 0);
     for step in 0..edits {
         let e = edit(&d, &mut rng, step);
         log.push(e.what);
@@ -225,11 +225,74 @@ fn incremental_builds_equal_cold_builds() {
             assert!(!relinked, "step {step} (seed {seed}) re-linked: {log:#?}");
             kept_links += 1;
         }
+        deltas += usize::from(generation_has(&d, "postings-delta.rkyv"));
     }
-    // The default sequence has edits of every kind, those that keep the links included.
+    // The default sequence has edits of every kind, those that keep the links (and write the
+    // postings as a delta) included.
     if std::env::var_os("CDS_EDIT_SEED").is_none() && edits >= 16 {
         assert!(kept_links > 0, "no edit kept the links: {log:#?}");
+        assert!(deltas > 0, "no rebuild wrote a postings delta: {log:#?}");
     }
+}
+
+/// Whether the live generation of `d`'s index has `file`.
+fn generation_has(d: &Dir, file: &str) -> bool {
+    let ix = d.path(".cds");
+    let current = std::fs::read_to_string(ix.join("CURRENT")).unwrap();
+    ix.join(current.trim()).join(file).exists()
+}
+
+/// A rebuild that keeps every unchanged document's number writes the changed documents'
+/// postings as a delta over the previous generation's (linked, not copied); deltas add up over
+/// rebuilds, and one that renumbers documents, or whose delta would grow too big, writes the
+/// postings whole again. Each generation answers as a cold build's does.
+#[test]
+fn postings_deltas_add_up_and_are_written_whole_again() {
+    let d = Dir::new("incremental-delta");
+    let module = |i: usize, comment: &str| {
+        format!(
+            "# {comment}\ndef helper_{i}(x):\n    return x + {i}\n\nclass Thing{i}:\n    def run(self):\n        return helper_{i}(1)\n"
+        )
+    };
+    for i in 0..5 {
+        d.write(&format!("pkg/m{i}.py"), module(i, &format!("module {i}")));
+    }
+    d.cmd("cds-build").arg("-q").ok();
+    let cold = Dir::new("incremental-delta-cold");
+    let cold_ix = cold.path("idx").to_string_lossy().into_owned();
+    let queries = ["helper", "Thing3 run", "zebra", "quokka", "zebr", "module"];
+    let step = |rel: &str, text: String, what: &str, delta: bool| {
+        d.write(rel, text);
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        same_as_cold(&d, &cold_ix, &queries, what);
+        assert_eq!(generation_has(&d, "postings-delta.rkyv"), delta, "{what}: delta or not");
+        let verify = d.cmd("cds-build").arg("--verify").output();
+        assert!(verify.status.success(), "{what}: {}", String::from_utf8_lossy(&verify.stderr));
+    };
+    step("pkg/m1.py", module(1, "zebra crossing"), "a comment edited", true);
+    // The base is the first generation's postings, linked into this one.
+    let ix = d.path(".cds");
+    let current = std::fs::read_to_string(ix.join("CURRENT")).unwrap();
+    let base = ix.join(current.trim()).join("postings.rkyv");
+    use std::os::unix::fs::MetadataExt;
+    assert!(std::fs::metadata(&base).unwrap().nlink() >= 2, "the base is linked, not copied");
+    step("pkg/m3.py", module(3, "quokka"), "another file's comment", true);
+    step("pkg/m1.py", module(1, "module 1 again"), "the first file again, a word gone", true);
+    step("pkg/m4.py", module(4, "quokka zebra"), "the last file's comment", true);
+    // A definition added in the middle renumbers the documents after it.
+    step(
+        "pkg/m2.py",
+        format!("{}\ndef added():\n    return 1\n", module(2, "module 2")),
+        "a definition added",
+        false,
+    );
+    step("pkg/m0.py", module(0, "zebra"), "a delta over the new base", true);
+    // Past the size a delta may take, the postings are written whole.
+    d.write("pkg/m3.py", module(3, "quokka again"));
+    std::thread::sleep(std::time::Duration::from_millis(15));
+    d.cmd("cds-build").arg("-q").env("CDS_DELTA_POSTINGS", "0").ok();
+    assert!(!generation_has(&d, "postings-delta.rkyv"), "a delta too big is not written");
+    step("pkg/m3.py", module(3, "quokka zebra"), "after compaction", true);
 }
 
 /// Builds `d` incrementally and `cold_ix` from scratch, and checks that the two agree: counts,
@@ -331,9 +394,9 @@ fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) -> bool {
     );
     let lengths = |ix: &cds::index::read::Index| {
         let p = ix.postings().unwrap();
-        let doc_len: Vec<u32> = p.doc_len.iter().map(|x| x.to_native()).collect();
-        let avgdl: Vec<f32> = p.avgdl.iter().map(|x| x.to_native()).collect();
-        (doc_len, avgdl, p.n_docs.to_native())
+        let doc_len: Vec<u32> = p.doc_lens().iter().map(|x| x.to_native()).collect();
+        let avgdl: Vec<f32> = (0..4).map(|k| p.avgdl(k)).collect();
+        (doc_len, avgdl, p.n_docs())
     };
     assert!(lengths(&inc_ix) == lengths(&cold_ix_), "{what}: document lengths differ");
     // The facts cache file by file: an incremental build appends to the previous one's.
@@ -513,7 +576,7 @@ fn the_term_dictionary_grows_and_is_written_again_as_a_cold_build_would() {
     let cold_ix = cold.path("idx").to_string_lossy().into_owned();
     let added = |d: &Dir| {
         let ix = cds::index::read::Index::open(&d.path(".cds")).unwrap();
-        ix.postings().unwrap().added_ends.len()
+        ix.postings().unwrap().n_added()
     };
     // `helpx` is a typo one edit from `help`, `helpa`, `helpb` and `helpc`, of which a search
     // takes the first three the index holds.

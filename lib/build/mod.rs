@@ -779,7 +779,9 @@ pub fn build_with(
                     p
                 };
                 let t = Instant::now();
-                let prev_terms = previous.as_ref().and_then(|p| p.terms.as_ref());
+                let prev_terms = previous
+                    .as_ref()
+                    .and_then(|p| Some((p.gen_dir.as_path(), p.terms.as_ref()?.payload())));
                 let map = postings.map(&nodes.nodes, defs);
                 let mut pb = postings.builder;
                 pb.renumber(&map, nodes.nodes.len());
@@ -791,13 +793,7 @@ pub fn build_with(
                     None => Ok(None),
                 }
                 .and_then(|carried| {
-                    index::write::write_built_postings(
-                        dir,
-                        pb,
-                        &nodes.nodes,
-                        prev_terms.map(|m| m.payload()),
-                        carried,
-                    )
+                    index::write::write_built_postings(dir, pb, &nodes.nodes, prev_terms, carried)
                 });
                 job_time(timing, "postings", t);
                 put(&posting_out, r);
@@ -1355,9 +1351,9 @@ struct Previous {
     share_content: bool,
     /// `terms.fst`, checksum verified: copied when the term set did not change.
     terms: Option<Mapped>,
-    /// `postings.rkyv`, validated: the postings of unchanged files are carried over from it
-    /// (with `terms`, whose numbering it uses, and `blocks`).
-    postings: Option<Mapped>,
+    /// `postings.rkyv` and its delta, if any, validated: the postings of unchanged files are
+    /// carried over from them (with `terms`, whose numbering they use, and `blocks`).
+    postings: Option<(Mapped, Option<Mapped>)>,
     /// Per cached file: its first node (the file's) and how many nodes it has (its
     /// definitions follow it).
     blocks: Vec<(u32, u32)>,
@@ -1487,16 +1483,9 @@ impl Previous {
                 .ok()
                 .filter(sound);
         let graph_sound = self.graph.is_some();
-        let postings =
-            Mapped::open(&gen_dir.join(format::POSTINGS_FILE), format::MAGIC_POSTINGS, index_dir)
-                .ok()
-                .filter(|m| graph_sound && sound(m))
-                .filter(|m| {
-                    rkyv::access::<crate::index::read::ArchivedPostings, rkyv::rancor::Error>(
-                        m.payload(),
-                    )
-                    .is_ok()
-                });
+        let postings = index::read::open_postings(gen_dir, index_dir)
+            .ok()
+            .filter(|(m, d)| graph_sound && sound(m) && d.as_ref().is_none_or(Mapped::check_crc));
         let blocks = match self.archived_graph() {
             Some(g) if g.file_node.len() == self.archives.len() => {
                 let file: Vec<u32> = g.file.iter().map(|x| x.to_native()).collect();
@@ -1761,17 +1750,27 @@ impl Previous {
         nodes: &[graph::Node],
         carried: &[Option<usize>],
     ) -> Result<Option<bm25::Carried<'_>>> {
-        let (Some(postings), Some(terms)) = (&self.postings, &self.terms) else { return Ok(None) };
+        let (Some((postings, delta)), Some(terms)) = (&self.postings, &self.terms) else {
+            return Ok(None);
+        };
         let mismatch = || {
             Error::msg(
                 "the previous index generation's postings do not match its graph: run \
                  cds-build --force",
             )
         };
-        // SAFETY: validated by `rkyv::access` in `load`; the mapped bytes are immutable.
-        let p = unsafe {
-            rkyv::access_unchecked::<crate::index::read::ArchivedPostings>(postings.payload())
+        // SAFETY: validated by `open_postings` in `open_carried`; the mapped bytes are
+        // immutable.
+        let (base, delta_archive) = unsafe {
+            (
+                rkyv::access_unchecked::<crate::index::read::ArchivedPostings>(postings.payload()),
+                delta.as_ref().map(|d| {
+                    rkyv::access_unchecked::<crate::index::read::ArchivedPostingsDelta>(d.payload())
+                }),
+            )
         };
+        let view = index::postings::Postings::new(base, delta_archive);
+        let old_lens = view.doc_lens();
         let mut new_start = vec![graph::NONE; carried.len()];
         for (n, node) in nodes.iter().enumerate() {
             if node.kind == NodeKind::File && (node.file as usize) < carried.len() {
@@ -1780,10 +1779,12 @@ impl Previous {
         }
         // Old node -> new node: a file's nodes are its node and its definitions' after it, the
         // same number of them for the same facts, in the same order in both generations.
-        let mut map = vec![graph::NONE; p.doc_len.len()];
+        let mut map = vec![graph::NONE; old_lens.len()];
+        let mut old_used = vec![false; self.blocks.len()];
         for (j, &c) in carried.iter().enumerate() {
             let Some(i) = c else { continue };
             let (old, len) = *self.blocks.get(i).ok_or_else(mismatch)?;
+            old_used[i] = true;
             let new = new_start[j];
             let new_len = nodes
                 .get(new as usize..)
@@ -1799,65 +1800,104 @@ impl Previous {
         }
         let doc_len = map
             .iter()
-            .zip(p.doc_len.iter())
+            .zip(old_lens.iter())
             .filter(|&(&n, len)| n != graph::NONE && len.to_native() > 0)
             .map(|(&n, len)| (n, len.to_native()))
             .collect();
-        let base = fst::Map::new(terms.payload()).map_err(|_| mismatch())?;
-        let added_ends: Vec<usize> = p.added_ends.iter().map(|e| e.to_native() as usize).collect();
-        let in_order = added_ends.windows(2).all(|w| w[0] <= w[1]);
-        if !in_order || added_ends.last().is_some_and(|&e| e > p.added_text.len()) {
+        let dict = fst::Map::new(terms.payload()).map_err(|_| mismatch())?;
+        if dict.len() != view.fst_terms() {
             return Err(mismatch());
         }
-        let terms = bm25::PreviousTerms { base, added_text: p.added_text.to_vec(), added_ends };
-        if terms.len() + 1 != p.post_off.len() {
-            return Err(mismatch());
+        // The added terms in sorted order, with their numbers.
+        let mut added: Vec<(&[u8], usize)> =
+            (0..view.n_added()).map(|k| (view.added(k), view.fst_terms() + k)).collect();
+        added.sort_unstable();
+        let mut added_text = Vec::new();
+        let mut added_ends = Vec::with_capacity(added.len());
+        for &(a, _) in &added {
+            added_text.extend_from_slice(a);
+            added_ends.push(added_text.len());
         }
-        // When every carried document keeps its number (a rebuild that kept its links), a
-        // term none of whose documents changed takes its postings whole, without decoding
-        // them; up to a size whose pages may stay mapped until they are written.
+        let added_numbers = added.iter().map(|a| a.1).collect();
+        let base_dict = fst::Map::new(terms.payload()).map_err(|_| mismatch())?;
+        let terms = bm25::PreviousTerms { base: base_dict, added_text, added_ends, added_numbers };
+        // When every carried document keeps its number (a rebuild that kept its links), the
+        // postings may be written as a delta over the previous ones, and otherwise a term none
+        // of whose documents changed takes its postings whole, without decoding them; up to a
+        // size whose pages may stay mapped until they are written.
         let unmoved = map.iter().enumerate().all(|(k, &n)| n == graph::NONE || n == k as u32);
-        let unmoved =
-            (unmoved && postings.payload().len() as u64 <= sink::DEFER_BYTES).then(|| {
-                // Runs of documents with postings that are not carried; documents without any
-                // (directories) join the run they are in, so the runs are few.
-                let mut dropped: Vec<std::ops::Range<u32>> = Vec::new();
-                for (k, len) in p.doc_len.iter().enumerate().take(map.len()) {
-                    let (gone, empty) = (map[k] == graph::NONE, len.to_native() == 0);
-                    let k = k as u32;
-                    match dropped.last_mut() {
-                        Some(r) if r.end == k && (gone || empty) => r.end = k + 1,
-                        _ if gone && !empty => dropped.push(k..k + 1),
-                        _ => {}
-                    }
-                }
-                bm25::Unmoved {
-                    docs: p.post_doc.as_slice(),
-                    tfs: p.post_tf.as_slice(),
-                    off: p.post_off.as_slice(),
-                    dropped,
-                }
-            });
-        // The old postings are read front to back: their pages are let go of as they are
-        // (unless terms taken whole read them again when written).
-        let (docs, tfs) = (p.post_doc.as_slice(), p.post_tf.as_slice());
-        let mut released = if unmoved.is_some() { usize::MAX } else { 0 };
-        let list = move |t: usize, out: &mut Vec<(u32, u32)>| {
-            let at = |i: usize| p.post_off.get(i).map_or(0, |x| x.to_native() as usize);
-            let end = at(t + 1).min(docs.len()).min(tfs.len());
-            for k in at(t).min(end)..end {
-                let n = map.get(docs[k].to_native() as usize).copied().unwrap_or(graph::NONE);
-                if n != graph::NONE {
-                    out.push((n, u32::from(tfs[k].to_native())));
+        let layer = unmoved.then(|| {
+            // The documents of the files counted again, and of the files gone.
+            let mut changed: Vec<std::ops::Range<u32>> = Vec::new();
+            for (n, node) in nodes.iter().enumerate() {
+                let counted = carried.get(node.file as usize).is_some_and(Option::is_none);
+                let n = n as u32;
+                match changed.last_mut() {
+                    Some(r) if r.end == n && counted => r.end = n + 1,
+                    _ if counted => changed.push(n..n + 1),
+                    _ => {}
                 }
             }
+            for (&(old, len), _) in self.blocks.iter().zip(&old_used).filter(|(_, u)| !**u) {
+                changed.push(old..old + len);
+            }
+            bm25::Layer { prev: view, dict, base_crc: postings.header_crc(), changed }
+        });
+        let unmoved =
+            (unmoved && !view.has_delta() && postings.payload().len() as u64 <= sink::DEFER_BYTES)
+                .then(|| {
+                    // Runs of documents with postings that are not carried; documents without any
+                    // (directories) join the run they are in, so the runs are few.
+                    let mut dropped: Vec<std::ops::Range<u32>> = Vec::new();
+                    for (k, len) in old_lens.iter().enumerate().take(map.len()) {
+                        let (gone, empty) = (map[k] == graph::NONE, len.to_native() == 0);
+                        let k = k as u32;
+                        match dropped.last_mut() {
+                            Some(r) if r.end == k && (gone || empty) => r.end = k + 1,
+                            _ if gone && !empty => dropped.push(k..k + 1),
+                            _ => {}
+                        }
+                    }
+                    bm25::Unmoved {
+                        docs: base.post_doc.as_slice(),
+                        tfs: base.post_tf.as_slice(),
+                        off: base.post_off.as_slice(),
+                        dropped,
+                    }
+                });
+        if terms.len() != view.n_terms() {
+            return Err(mismatch());
+        }
+        // The old postings are read front to back: their pages are let go of as they are
+        // (unless terms taken whole read them again when written).
+        let (docs, tfs) = (base.post_doc.as_slice(), base.post_tf.as_slice());
+        let mut released = if unmoved.is_some() { usize::MAX } else { 0 };
+        let list = move |t: usize, out: &mut Vec<(u32, u32)>| {
+            let carry = |n: u32| map.get(n as usize).copied().unwrap_or(graph::NONE);
+            let at = |i: usize| base.post_off.get(i).map_or(0, |x| x.to_native() as usize);
+            let end = at(t + 1).min(docs.len()).min(tfs.len());
+            if view.has_delta() {
+                view.for_each(t, |d, tf| {
+                    if carry(d) != graph::NONE {
+                        out.push((carry(d), tf));
+                    }
+                });
+            } else {
+                for k in at(t).min(end)..end {
+                    let n = carry(docs[k].to_native());
+                    if n != graph::NONE {
+                        out.push((n, u32::from(tfs[k].to_native())));
+                    }
+                }
+            }
+            // (A term past the base's, one of the delta's, leaves `end` at 0.)
             if end >= released.saturating_add(1 << 20) {
                 postings.release_through(as_bytes(&docs[released..end]));
                 postings.release_through(as_bytes(&tfs[released..end]));
                 released = end;
             }
         };
-        Ok(Some(bm25::Carried { terms, list: Box::new(list), doc_len, unmoved }))
+        Ok(Some(bm25::Carried { terms, list: Box::new(list), doc_len, unmoved, layer }))
     }
 
     /// File `i`'s content, to copy into the next generation.

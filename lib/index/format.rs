@@ -4,8 +4,8 @@
 //!
 //! | bytes | field |
 //! | --- | --- |
-//! | 0..8 | magic (`CDSGRAPH`, `CDSNAMES`, `CDSTERMS`, `CDSPOSTS`, `CDSTEXT\0`, `CDSFACTS`, `CDSHISTO`) |
-//! | 8..12 | format version (u32 LE), [`FORMAT_VERSION`] |
+//! | 0..8 | magic (`CDSGRAPH`, `CDSNAMES`, `CDSTERMS`, `CDSPOSTS`, `CDSPDELT`, `CDSTEXT\0`, `CDSFACTS`, `CDSHISTO`) |
+//! | 8..12 | format version (u32 LE), [`FORMAT_VERSION`] (readers take [`MIN_READ_VERSION`] on) |
 //! | 12..16 | layout flags (u32 LE), [`LAYOUT`]: rkyv's endianness, alignment, pointer width |
 //! | 16..24 | payload length (u64 LE), the bytes after the header |
 //! | 24..28 | CRC-32 of the payload (checked by `cds-build --verify`, not on every call) |
@@ -22,7 +22,12 @@
 use rkyv::{Archive, Deserialize, Serialize};
 
 /// Bumped whenever any file's layout or meaning changes.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
+
+/// The oldest version readers take: version 5 added `postings-delta.rkyv` and changed nothing
+/// else, so a version 4 generation reads as one without a delta (and version 4 readers refuse
+/// a version 5 index, whose delta they would not see).
+pub const MIN_READ_VERSION: u32 = 4;
 
 /// rkyv layout of this build: little endian (1), aligned (2), 32-bit relative pointers (4).
 /// The format is fixed by Cargo features; recording it catches a build with other features.
@@ -39,6 +44,8 @@ pub const MAGIC_NAMES: &[u8; 8] = b"CDSNAMES";
 pub const MAGIC_TERMS: &[u8; 8] = b"CDSTERMS";
 /// Magic of `postings.rkyv`.
 pub const MAGIC_POSTINGS: &[u8; 8] = b"CDSPOSTS";
+/// Magic of `postings-delta.rkyv`.
+pub const MAGIC_POSTINGS_DELTA: &[u8; 8] = b"CDSPDELT";
 /// Magic of `content.bin`.
 pub const MAGIC_CONTENT: &[u8; 8] = b"CDSTEXT\0";
 /// Magic of `facts.rkyv` (the builder's cache).
@@ -57,6 +64,8 @@ pub const NAMES_FILE: &str = "names.fst";
 pub const TERMS_FILE: &str = "terms.fst";
 /// See [`GRAPH_FILE`].
 pub const POSTINGS_FILE: &str = "postings.rkyv";
+/// See [`GRAPH_FILE`] (optional: see [`PostingsDelta`]).
+pub const POSTINGS_DELTA_FILE: &str = "postings-delta.rkyv";
 /// See [`GRAPH_FILE`].
 pub const CONTENT_FILE: &str = "content.bin";
 /// See [`GRAPH_FILE`].
@@ -255,4 +264,41 @@ pub struct PostingsFile {
     pub added_text: Vec<u8>,
     /// Where each added term ends in `added_text`.
     pub added_ends: Vec<u32>,
+}
+
+/// `postings-delta.rkyv`: what a rebuild that kept every unchanged document's number writes
+/// instead of the whole postings, over the previous generation's `postings.rkyv` (its base,
+/// hard-linked into the new generation): the postings of the documents of the files that
+/// changed since the base was written, and the document statistics whole. A reader takes a
+/// term's base postings but for the documents in `replaced`, and the delta's for those. A
+/// rebuild whose delta would grow past a fraction of its base, or that renumbers documents,
+/// writes the postings whole again (and no delta).
+#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
+pub struct PostingsDelta {
+    /// The CRC-32 in the base's header: a delta is never read over another base.
+    pub base_crc: u32,
+    /// Document length per node, as [`PostingsFile::doc_len`] (replacing the base's).
+    pub doc_len: Vec<u32>,
+    /// See [`PostingsFile::avgdl`] (replacing the base's).
+    pub avgdl: Vec<f32>,
+    /// See [`PostingsFile::n_docs`] (replacing the base's).
+    pub n_docs: u32,
+    /// The documents whose postings are here, not in the base: sorted, disjoint ranges, as
+    /// (start, end) pairs flattened.
+    pub replaced: Vec<u32>,
+    /// The term numbers with postings here, ascending; term `terms[i]`'s postings are
+    /// `off[i]..off[i + 1]` of `doc` / `tf`.
+    pub terms: Vec<u32>,
+    pub off: Vec<u32>,
+    /// Documents, ascending within a term; all in `replaced`.
+    pub doc: Vec<u32>,
+    /// Term frequencies (saturating).
+    pub tf: Vec<u16>,
+    /// Terms in neither `terms.fst` nor the base's added terms, numbered after the base's
+    /// terms in this order (each rebuild appends its new ones), concatenated.
+    pub added_text: Vec<u8>,
+    /// Where each of them ends in `added_text`.
+    pub added_ends: Vec<u32>,
+    /// Their positions in `added_ends` in sorted order of the terms (for lookups by bisection).
+    pub added_order: Vec<u32>,
 }

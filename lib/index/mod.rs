@@ -12,6 +12,10 @@
 //!                         shared by generations, appended to: `write::AppendedFile`)
 //!                         (terms.fst may be an earlier generation's: postings.rkyv lists the
 //!                         words added since, see `format::PostingsFile`)
+//!                         postings-delta.rkyv (only after a rebuild that kept every unchanged
+//!                         document's number: postings.rkyv is then an earlier generation's,
+//!                         hard-linked, and this holds the changed documents' postings, see
+//!                         `format::PostingsDelta`)
 //!                         history.rkyv (only for a git work tree: see `crate::history`)
 //! ```
 //!
@@ -24,6 +28,7 @@
 pub mod facts;
 pub mod format;
 pub mod fst_file;
+pub mod postings;
 pub mod read;
 pub mod write;
 

@@ -22,12 +22,15 @@ use crate::graph::{EdgeKind, NONE, NodeKind};
 use crate::index::current_generation;
 use crate::index::format::*;
 use crate::index::fst_file::FstFile;
+use crate::index::postings::Postings;
 use crate::index::write::MULTI_TAG;
 
 /// The archived graph columns.
 pub type ArchivedGraph = Archived<GraphFile>;
 /// The archived postings.
 pub type ArchivedPostings = Archived<PostingsFile>;
+/// The archived postings delta.
+pub type ArchivedPostingsDelta = Archived<PostingsDelta>;
 
 /// A term and its (document, term frequency) postings, see [`Index::term_postings`].
 pub type TermPostings = (Vec<u8>, Vec<(u32, u16)>);
@@ -86,7 +89,7 @@ impl Mapped {
                 IndexProblem::Foreign(format!("{} has no cds header", file_name(path))),
             ));
         }
-        if h.version < FORMAT_VERSION {
+        if h.version < MIN_READ_VERSION {
             return Err(Error::index(index_dir, IndexProblem::Older));
         }
         if h.version > FORMAT_VERSION {
@@ -155,9 +158,35 @@ impl Mapped {
         self.release_through(&self.map[done..end]);
     }
 
+    /// The CRC-32 its header records for the payload.
+    pub fn header_crc(&self) -> u32 {
+        Header::parse(&self.map).map_or(0, |h| h.crc)
+    }
+
     /// Checks the payload's CRC.
     pub fn check_crc(&self) -> bool {
         Header::parse(&self.map).is_some_and(|h| crc32fast::hash(self.payload()) == h.crc)
+    }
+}
+
+/// Maps and validates a generation's postings: `postings.rkyv` and, when there is one, the
+/// `postings-delta.rkyv` over it (which must name that base).
+pub fn open_postings(gen_dir: &Path, index_dir: &Path) -> Result<(Mapped, Option<Mapped>)> {
+    let corrupt = |what: &str| Error::index(index_dir, IndexProblem::Corrupt(what.to_string()));
+    let base = Mapped::open(&gen_dir.join(POSTINGS_FILE), MAGIC_POSTINGS, index_dir)?;
+    if rkyv::access::<ArchivedPostings, rkyv::rancor::Error>(base.payload()).is_err() {
+        return Err(corrupt("postings.rkyv failed validation"));
+    }
+    let path = gen_dir.join(POSTINGS_DELTA_FILE);
+    let delta = match Mapped::open(&path, MAGIC_POSTINGS_DELTA, index_dir) {
+        Ok(d) => d,
+        Err(_) if !path.exists() => return Ok((base, None)),
+        Err(e) => return Err(e),
+    };
+    match rkyv::access::<ArchivedPostingsDelta, rkyv::rancor::Error>(delta.payload()) {
+        Ok(d) if d.base_crc.to_native() == base.header_crc() => Ok((base, Some(delta))),
+        Ok(_) => Err(corrupt("postings-delta.rkyv belongs to another postings.rkyv")),
+        Err(_) => Err(corrupt("postings-delta.rkyv failed validation")),
     }
 }
 
@@ -175,7 +204,8 @@ pub struct Index {
     graph: Mapped,
     names: OnceCell<FstFile>,
     terms: OnceCell<FstFile>,
-    postings: OnceCell<Mapped>,
+    /// `postings.rkyv`, and `postings-delta.rkyv` when the generation has one.
+    postings: OnceCell<(Mapped, Option<Mapped>)>,
     content: OnceCell<Mapped>,
     history: OnceCell<Option<Mapped>>,
     /// Line-start offsets of the files shown so far (see [`Index::line_starts`]).
@@ -466,19 +496,15 @@ impl Index {
     }
 
     /// The postings' number of `term`, when a document holds it: its value in `terms.fst`, or
-    /// its place among the terms added after it (see [`crate::index::format::PostingsFile`]).
+    /// its place among the terms added after it (see [`crate::index::format::PostingsFile`]
+    /// and [`crate::index::format::PostingsDelta`]).
     pub fn term_number(&self, term: &[u8]) -> Result<Option<usize>> {
         let (dict, post) = (self.terms()?, self.postings()?);
         let n = match dict.get(term)? {
             Some(n) => Some(n as usize),
-            None => {
-                // The added terms are sorted.
-                let n = post.added_ends.len();
-                let k = crate::search::bm25::partition_point(n, |k| added_term(post, k) < term);
-                (k < n && added_term(post, k) == term).then(|| dict.len() + k)
-            }
+            None => post.find_added(term),
         };
-        Ok(n.filter(|&t| held(post, t)))
+        Ok(n.filter(|&t| post.held(t)))
     }
 
     /// The terms one edit (a character inserted, removed or replaced) from `term` that
@@ -491,18 +517,19 @@ impl Index {
         let mut near: Vec<String> = Vec::new();
         // In key order: past the first `max` held, no key of the fst can be among the first.
         dict.search(aut, |k, n| {
-            if k != term.as_bytes() && held(post, n as usize) {
+            if k != term.as_bytes() && post.held(n as usize) {
                 near.push(String::from_utf8_lossy(k).into_owned());
             }
             near.len() < max
         })?;
-        for k in 0..post.added_ends.len() {
-            let added = String::from_utf8_lossy(added_term(post, k));
-            if held(post, dict.len() + k) && one_edit_apart(term, &added) {
+        for k in 0..post.n_added() {
+            let added = String::from_utf8_lossy(post.added(k));
+            if one_edit_apart(term, &added) && post.held(post.fst_terms() + k) {
                 near.push(added.into_owned());
             }
         }
         near.sort_unstable();
+        near.dedup();
         near.truncate(max);
         Ok(near)
     }
@@ -516,19 +543,16 @@ impl Index {
             numbered.push((k.to_vec(), n as usize));
             true
         })?;
-        for k in 0..post.added_ends.len() {
-            numbered.push((added_term(post, k).to_vec(), dict.len() + k));
+        for k in 0..post.n_added() {
+            numbered.push((post.added(k).to_vec(), post.fst_terms() + k));
         }
         numbered.sort_unstable();
-        let at = |i: usize| post.post_off.get(i).map_or(0, |x| x.to_native() as usize);
         Ok(numbered
             .into_iter()
-            .filter(|&(_, t)| held(post, t))
+            .filter(|&(_, t)| post.held(t))
             .map(|(term, t)| {
-                let r = at(t)..at(t + 1);
-                let docs = post.post_doc.get(r.clone()).unwrap_or_default();
-                let tfs = post.post_tf.get(r).unwrap_or_default();
-                (term, docs.iter().zip(tfs).map(|(d, f)| (d.to_native(), f.to_native())).collect())
+                let list = post.list(t);
+                (term, list.into_iter().map(|(d, f)| (d, crate::search::bm25::tf_u16(f))).collect())
             })
             .collect())
     }
@@ -565,18 +589,19 @@ impl Index {
         Ok(out)
     }
 
-    /// The BM25 postings.
-    pub fn postings(&self) -> Result<&ArchivedPostings> {
+    /// The BM25 postings: `postings.rkyv`, and its delta when the generation has one.
+    pub fn postings(&self) -> Result<Postings<'_>> {
         if self.postings.get().is_none() {
-            let m = Mapped::open(&self.gen_dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &self.dir)?;
-            if rkyv::access::<ArchivedPostings, rkyv::rancor::Error>(m.payload()).is_err() {
-                return Err(self.corrupt("postings.rkyv failed validation"));
-            }
-            let _ = self.postings.set(m);
+            let opened = open_postings(&self.gen_dir, &self.dir)?;
+            let _ = self.postings.set(opened);
         }
-        let m = self.postings.get().ok_or_else(|| self.corrupt("postings"))?;
-        // SAFETY: validated above when mapped; immutable bytes.
-        Ok(unsafe { rkyv::access_unchecked::<ArchivedPostings>(m.payload()) })
+        let (base, delta) = self.postings.get().ok_or_else(|| self.corrupt("postings"))?;
+        // SAFETY: validated by `open_postings`; immutable bytes.
+        let base = unsafe { rkyv::access_unchecked::<ArchivedPostings>(base.payload()) };
+        let delta = delta
+            .as_ref()
+            .map(|d| unsafe { rkyv::access_unchecked::<ArchivedPostingsDelta>(d.payload()) });
+        Ok(Postings::new(base, delta))
     }
 
     /// The repository's history per file (see [`crate::history`]), if the build read one: a
@@ -737,6 +762,22 @@ impl Index {
                 Err(e) => problems.push(e.to_string()),
             }
         }
+        let delta = self.gen_dir.join(POSTINGS_DELTA_FILE);
+        if delta.exists() {
+            match Mapped::open(&delta, MAGIC_POSTINGS_DELTA, &self.dir) {
+                Ok(m) if !m.check_crc() => {
+                    problems.push(format!("{POSTINGS_DELTA_FILE}: checksum mismatch"))
+                }
+                Ok(_) => match self.postings() {
+                    Ok(p) if !p.sound() => {
+                        problems.push(format!("{POSTINGS_DELTA_FILE}: offsets out of order"))
+                    }
+                    Ok(_) => {}
+                    Err(e) => problems.push(e.to_string()),
+                },
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
         let history = self.gen_dir.join(HISTORY_FILE);
         if history.exists() {
             match Mapped::open(&history, MAGIC_HISTORY, &self.dir) {
@@ -849,21 +890,6 @@ pub fn collapse_ws(s: &str) -> String {
         }
     }
     out
-}
-
-/// The `k`th term added after `terms.fst` (empty when the postings are damaged).
-fn added_term(post: &ArchivedPostings, k: usize) -> &[u8] {
-    let end = |k: usize| post.added_ends.get(k).map_or(0, |e| e.to_native() as usize);
-    let start = if k == 0 { 0 } else { end(k - 1) };
-    post.added_text.get(start..end(k)).unwrap_or_default()
-}
-
-/// True when a document holds term number `t`.
-fn held(post: &ArchivedPostings, t: usize) -> bool {
-    match (post.post_off.get(t), post.post_off.get(t + 1)) {
-        (Some(a), Some(b)) => a.to_native() < b.to_native(),
-        _ => false,
-    }
 }
 
 /// True when `a` and `b` differ by one character inserted, removed or replaced (what a

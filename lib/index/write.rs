@@ -279,11 +279,30 @@ pub fn write_built_postings(
     dir: &Path,
     pb: PostingsBuilder,
     nodes: &[crate::graph::Node],
-    previous: Option<&[u8]>,
+    previous: Option<(&Path, &[u8])>,
     carried: Option<crate::search::bm25::Carried>,
 ) -> Result<u64> {
     let kinds: Vec<u8> = nodes.iter().map(|n| n.kind as u8).collect();
     let finished = pb.finish(&kinds);
+    // A delta over the previous postings when it is small (and their base and dictionary
+    // linked, not written again).
+    let layered = carried.as_ref().and_then(|c| Some((c.layer.as_ref()?, &c.doc_len)));
+    if let (Some((layer, lens)), Some((prev_dir, terms))) = (layered, previous)
+        && let Some(delta) = finished.delta(layer, lens, &kinds)
+    {
+        let mut total = link_or_write(&prev_dir.join(TERMS_FILE), &dir.join(TERMS_FILE), || {
+            write_payload(&dir.join(TERMS_FILE), MAGIC_TERMS, terms)
+        })?;
+        let (from, to) = (prev_dir.join(POSTINGS_FILE), dir.join(POSTINGS_FILE));
+        total += link_or_write(&from, &to, || {
+            // The same payload, so the same CRC in its header: the delta's base.
+            let bytes = fs::read(&from).map_err(|e| Error::io("cannot read", &from, e))?;
+            write_payload(&to, MAGIC_POSTINGS, bytes.get(HEADER_LEN..).unwrap_or_default())
+        })?;
+        total += write_rkyv(&dir.join(POSTINGS_DELTA_FILE), MAGIC_POSTINGS_DELTA, &delta)?;
+        return Ok(total);
+    }
+    let previous = previous.map(|(_, terms)| terms);
     let finished = match carried {
         Some(c) => finished.carrying(c, &kinds),
         None => finished,
@@ -306,6 +325,15 @@ pub fn write_built_postings(
     let streamed = StreamedPostings { finished: &finished, added_text, added_ends };
     total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &streamed)?;
     Ok(total)
+}
+
+/// Links `from` (a file of the previous generation) to `to`, or where the file system has no
+/// hard links, writes it with `write`; the bytes it takes.
+fn link_or_write(from: &Path, to: &Path, write: impl FnOnce() -> Result<u64>) -> Result<u64> {
+    match fs::hard_link(from, to) {
+        Ok(()) => fs::metadata(to).map(|m| m.len()).map_err(|e| Error::io("cannot read", to, e)),
+        Err(_) => write(),
+    }
 }
 
 /// `postings.rkyv` archived from packed postings: the same bytes as a [`PostingsFile`], but

@@ -510,6 +510,36 @@ fn merge_by_doc(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
     out.extend_from_slice(&b[j..]);
 }
 
+/// `doc_len` with the (document, length) pairs of `carried` set in it.
+fn with_lengths(mut doc_len: Vec<u32>, carried: &[(u32, u32)]) -> Vec<u32> {
+    for &(n, len) in carried {
+        if let Some(slot) = doc_len.get_mut(n as usize) {
+            *slot = len;
+        }
+    }
+    doc_len
+}
+
+/// Whether `doc` lies in one of `ranges` (sorted, disjoint).
+fn within(ranges: &[std::ops::Range<u32>], doc: u32) -> bool {
+    let i = ranges.partition_point(|r| r.end <= doc);
+    ranges.get(i).is_some_and(|r| r.start <= doc)
+}
+
+/// Sorted ranges merged where they overlap or touch.
+fn merged_ranges(mut ranges: Vec<std::ops::Range<u32>>) -> Vec<std::ops::Range<u32>> {
+    ranges.retain(|r| r.start < r.end);
+    ranges.sort_unstable_by_key(|r| r.start);
+    let mut out: Vec<std::ops::Range<u32>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
 /// Average document length per node kind: files and functions differ by orders of magnitude.
 fn avgdl(doc_len: &[u32], kinds: &[u8]) -> Vec<f32> {
     let mut sum = [0f64; 4];
@@ -540,16 +570,45 @@ pub struct Carried<'a> {
     /// The previous columns, when every carried document keeps its number: a term none of
     /// whose documents changed then takes its postings from them as they are.
     pub unmoved: Option<Unmoved<'a>>,
+    /// When every carried document keeps its number: what writing a delta over the previous
+    /// postings takes instead of all of them (see [`Finished::delta`]).
+    pub layer: Option<Layer<'a>>,
 }
 
+/// The previous generation's postings, for a delta over them (see [`Finished::delta`]).
+pub struct Layer<'a> {
+    /// Its postings as readers see them (its base and its delta, if any).
+    pub prev: crate::index::postings::Postings<'a>,
+    /// Its `terms.fst`.
+    pub dict: fst::Map<&'a [u8]>,
+    /// The CRC in its base's header.
+    pub base_crc: u32,
+    /// The documents of the files counted again or gone, in either generation (they number
+    /// the same documents alike), as sorted, disjoint ranges.
+    pub changed: Vec<std::ops::Range<u32>>,
+}
+
+/// Most postings a delta holds: past a sixteenth of its base's (at least 64K), a rebuild
+/// writes the postings whole again. `CDS_DELTA_POSTINGS` sets another bound (tests).
+fn max_delta_postings(base: usize) -> usize {
+    let set = std::env::var("CDS_DELTA_POSTINGS").ok().and_then(|v| v.parse().ok());
+    set.unwrap_or((base / 16).max(1 << 16))
+}
+
+/// Most replaced ranges a delta holds (readers skip each in every term they read).
+const MAX_DELTA_RANGES: usize = 1024;
+
 /// A generation's term dictionary: numbers `0..base.len()` are its `terms.fst`'s (in sorted
-/// order), the next ones its added terms (sorted among themselves; see
-/// [`crate::index::format::PostingsFile`]).
+/// order), the next ones its added terms (see [`crate::index::format::PostingsFile`] and
+/// [`crate::index::format::PostingsDelta`]).
 pub struct PreviousTerms<'a> {
     pub base: fst::Map<&'a [u8]>,
-    /// The added terms, concatenated, and where each ends.
+    /// The added terms in sorted order, concatenated, and where each ends.
     pub added_text: Vec<u8>,
     pub added_ends: Vec<usize>,
+    /// The added terms' numbers (`base.len() + k` for the `k`th, unless a delta added some
+    /// out of order; see [`crate::index::format::PostingsDelta`]).
+    pub added_numbers: Vec<usize>,
 }
 
 impl PreviousTerms<'_> {
@@ -575,7 +634,12 @@ impl PreviousTerms<'_> {
         }
         let n = self.added_ends.len();
         let k = partition_point(n, |k| self.added(k) < term);
-        (k < n && self.added(k) == term).then(|| self.base.len() + k)
+        (k < n && self.added(k) == term).then(|| self.added_number(k))
+    }
+
+    /// The `k`th added term's number.
+    fn added_number(&self, k: usize) -> usize {
+        self.added_numbers.get(k).copied().unwrap_or(self.base.len() + k)
     }
 
     /// Every term and its number, in sorted order.
@@ -585,8 +649,8 @@ impl PreviousTerms<'_> {
         while let Some((term, n)) = fst::Streamer::next(&mut stream) {
             base.push((term.to_vec(), n as usize));
         }
-        let n = self.base.len();
-        let added = (0..self.added_ends.len()).map(|k| (self.added(k).to_vec(), n + k));
+        let added =
+            (0..self.added_ends.len()).map(|k| (self.added(k).to_vec(), self.added_number(k)));
         let mut all: Vec<(Vec<u8>, usize)> = Vec::with_capacity(self.len());
         let mut base = base.into_iter().peekable();
         for a in added {
@@ -702,12 +766,7 @@ impl<'a> Finished<'a> {
     /// every term with postings is numbered in sorted order, as a build from scratch does.
     /// `kinds` gives each node's kind code.
     pub fn carrying(self, mut carried: Carried<'a>, kinds: &[u8]) -> Finished<'a> {
-        let mut doc_len = self.doc_len;
-        for &(n, len) in &carried.doc_len {
-            if let Some(slot) = doc_len.get_mut(n as usize) {
-                *slot = len;
-            }
-        }
+        let doc_len = with_lengths(self.doc_len, &carried.doc_len);
         let prev = &carried.terms;
         // The counted terms by previous number; the new ones (in sorted order) apart.
         let mut known: Vec<(usize, u32)> = Vec::new();
@@ -748,7 +807,7 @@ impl<'a> Finished<'a> {
                     while let Some((f, t)) = fresh.next_if(|f| f.0 < a) {
                         push(Some(f), None, Some(t));
                     }
-                    push(Some(a), Some(base + k), None);
+                    push(Some(a), Some(prev.added_number(k)), None);
                 }
             }
             None => {
@@ -836,6 +895,95 @@ impl<'a> Finished<'a> {
             post_off,
             lists,
         }
+    }
+
+    /// These postings (of the changed files: [`Layer::changed`]) as a delta over the previous
+    /// generation's, which readers merge into the same postings as if every file had been
+    /// counted (see [`crate::index::format::PostingsDelta`]). `carried` gives the length of
+    /// every document carried over. None when the delta would grow past
+    /// [`max_delta_postings`] or [`MAX_DELTA_RANGES`], or bring more added terms than a
+    /// dictionary takes ([`max_added`]): the postings are then written whole.
+    pub fn delta(
+        &self,
+        layer: &Layer,
+        carried: &[(u32, u32)],
+        kinds: &[u8],
+    ) -> Option<crate::index::format::PostingsDelta> {
+        let prev = &layer.prev;
+        let replaced = merged_ranges(
+            prev.replaced_ranges().into_iter().chain(layer.changed.iter().cloned()).collect(),
+        );
+        if replaced.len() > MAX_DELTA_RANGES {
+            return None;
+        }
+        // (term number, document, tf): the previous delta's for documents carried over, and
+        // those counted now, which all lie in the changed ranges.
+        let mut postings: Vec<(u32, u32, u32)> = Vec::new();
+        for (t, list) in prev.delta_terms() {
+            let kept = list.into_iter().filter(|&(d, _)| !within(&layer.changed, d));
+            postings.extend(kept.map(|(d, tf)| (t as u32, d, tf)));
+        }
+        let mut added_text = Vec::new();
+        let mut added_ends = Vec::new();
+        for a in prev.delta_added() {
+            added_text.extend_from_slice(a);
+            added_ends.push(added_text.len() as u32);
+        }
+        let mut fresh = 0;
+        for i in 0..self.n_terms() {
+            let term = self.terms.term(self.order[i]);
+            let t = match layer.dict.get(term) {
+                Some(t) => t as usize,
+                None => match prev.find_added(term) {
+                    Some(t) => t,
+                    None => {
+                        added_text.extend_from_slice(term);
+                        added_ends.push(added_text.len() as u32);
+                        fresh += 1;
+                        prev.n_terms() + fresh - 1
+                    }
+                },
+            };
+            let mut list = Vec::new();
+            self.extend_term(i, |p| p, &mut list);
+            postings.extend(list.into_iter().map(|(d, tf)| (t as u32, d, tf)));
+        }
+        let base_postings = prev.base_postings();
+        if prev.n_added() + fresh > max_added(prev.fst_terms())
+            || postings.len() > max_delta_postings(base_postings)
+        {
+            return None;
+        }
+        postings.sort_unstable();
+        let mut delta = crate::index::format::PostingsDelta {
+            base_crc: layer.base_crc,
+            replaced: replaced.iter().flat_map(|r| [r.start, r.end]).collect(),
+            ..Default::default()
+        };
+        for &(t, d, tf) in &postings {
+            if delta.terms.last() != Some(&t) {
+                delta.terms.push(t);
+                delta.off.push(delta.doc.len() as u32);
+            }
+            delta.doc.push(d);
+            delta.tf.push(tf_u16(tf));
+        }
+        delta.off.push(delta.doc.len() as u32);
+        let mut order: Vec<u32> = (0..added_ends.len() as u32).collect();
+        let term = |k: u32| {
+            let k = k as usize;
+            let start = if k == 0 { 0 } else { added_ends[k - 1] as usize };
+            &added_text[start..added_ends[k] as usize]
+        };
+        order.sort_unstable_by(|&a, &b| term(a).cmp(term(b)));
+        delta.added_order = order;
+        delta.added_text = added_text;
+        delta.added_ends = added_ends;
+        let doc_len = with_lengths(self.doc_len.clone(), carried);
+        delta.n_docs = doc_len.iter().filter(|&&l| l > 0).count() as u32;
+        delta.avgdl = avgdl(&doc_len, kinds);
+        delta.doc_len = doc_len;
+        Some(delta)
     }
 
     /// How many postings there are.
@@ -1005,7 +1153,8 @@ mod tests {
             added_text.extend_from_slice(t.as_bytes());
             added_ends.push(added_text.len());
         }
-        PreviousTerms { base: fst::Map::new(bytes).unwrap(), added_text, added_ends }
+        let added_numbers = (0..added.len()).map(|k| base.len() + k).collect();
+        PreviousTerms { base: fst::Map::new(bytes).unwrap(), added_text, added_ends, added_numbers }
     }
 
     /// Postings of documents 1 and 3 counted again, beside those carried for 0 and 2; the
@@ -1024,7 +1173,7 @@ mod tests {
         let terms = previous(&names[..base], &names[base..]);
         let lists: Vec<Vec<(u32, u32)>> = carried.iter().map(|(_, l)| l.to_vec()).collect();
         let list: CarriedList = Box::new(move |i, out| out.extend_from_slice(&lists[i]));
-        let c = Carried { terms, list, doc_len: vec![(0, 5), (2, 5)], unmoved: None };
+        let c = Carried { terms, list, doc_len: vec![(0, 5), (2, 5)], unmoved: None, layer: None };
         pb.finish(&[0; 4]).carrying(c, &[0; 4])
     }
 
@@ -1111,7 +1260,13 @@ mod tests {
                 off: &off,
                 dropped: std::iter::once(1..2).collect(),
             });
-            let c = Carried { terms, list, doc_len: vec![(0, 5), (2, 5), (3, 5)], unmoved };
+            let c = Carried {
+                terms,
+                list,
+                doc_len: vec![(0, 5), (2, 5), (3, 5)],
+                unmoved,
+                layer: None,
+            };
             let done = pb.finish(&[0; 4]).carrying(c, &[0; 4]);
             let mut picked = Vec::new();
             for i in 0..done.n_terms() {

@@ -498,40 +498,33 @@ pub fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)
     let post = ix.postings()?;
     let n = ix.len();
     let kinds = &ix.graph().kind;
-    let avgdl: Vec<f32> = post.avgdl.iter().map(|x| x.to_native()).collect();
-    let n_docs = post.n_docs.to_native();
-    // Postings ranges of the known terms.
-    let mut ranges: Vec<(usize, usize, f32)> = Vec::new();
+    let n_docs = post.n_docs();
+    // The known terms: number, how many documents hold it, weight.
+    let mut known: Vec<(usize, usize, f32)> = Vec::new();
     for (term, weight) in terms {
         let Some(t) = ix.term_number(term.as_bytes())? else { continue };
-        let (Some(a), Some(b)) = (post.post_off.get(t), post.post_off.get(t + 1)) else { continue };
-        let (a, b) = (a.to_native() as usize, b.to_native() as usize);
-        if a <= b && b <= post.post_doc.len() && b <= post.post_tf.len() {
-            ranges.push((a, b, *weight));
-        }
+        known.push((t, post.df(t), *weight));
     }
     // Terms in more than an eighth of all documents (`self`, `django`, `get`) carry little and
     // cost most (every posting is a page touched): skip them when a rarer term is there.
     let common = (n_docs / 8).max(64) as usize;
-    let any_rare = ranges.iter().any(|&(a, b, _)| b - a <= common);
-    ranges.retain(|&(a, b, _)| !any_rare || b - a <= common);
+    let any_rare = known.iter().any(|&(_, df, _)| df <= common);
+    known.retain(|&(_, df, _)| !any_rare || df <= common);
     // Scores add up per document: in a map when few documents match (a dense array over a
     // big index's nodes would cost a zeroed page per match), else in an array.
-    let total: usize = ranges.iter().map(|&(a, b, _)| b - a).sum();
+    let total: usize = known.iter().map(|&(_, df, _)| df).sum();
     let mut acc = Scores::new(n, total);
-    for (a, b, weight) in ranges {
-        let idf = bm25::idf(n_docs, (b - a) as u32);
-        for i in a..b {
-            let doc = post.post_doc[i].to_native() as usize;
+    for (t, df, weight) in known {
+        let idf = bm25::idf(n_docs, df as u32);
+        post.for_each(t, |doc, tf| {
+            let doc = doc as usize;
             if doc >= n {
-                continue;
+                return;
             }
-            let tf = post.post_tf[i].to_native() as u32;
-            let dl = post.doc_len.get(doc).map_or(0, |x| x.to_native());
+            let dl = post.doc_len(doc);
             let k = kinds.get(doc).copied().unwrap_or(0) as usize;
-            let avg = avgdl.get(k).copied().unwrap_or(1.0);
-            acc.add(doc as u32, weight * idf * bm25::tf_weight(tf, dl, avg));
-        }
+            acc.add(doc as u32, weight * idf * bm25::tf_weight(tf, dl, post.avgdl(k)));
+        });
     }
     Ok(acc.into_vec())
 }
@@ -582,10 +575,8 @@ pub fn top_terms(ix: &Index, terms: &[(String, f32)], node: u32, k: usize) -> Re
     let mut found: Vec<(f32, &str)> = Vec::new();
     for (term, weight) in terms {
         let Some(t) = ix.term_number(term.as_bytes())? else { continue };
-        let (Some(a), Some(b)) = (post.post_off.get(t), post.post_off.get(t + 1)) else { continue };
-        let docs = post.post_doc.get(a.to_native() as usize..b.to_native() as usize).unwrap_or(&[]);
-        if docs.binary_search_by(|d| d.to_native().cmp(&node)).is_ok() {
-            found.push((*weight * bm25::idf(post.n_docs.to_native(), docs.len() as u32), term));
+        if post.holds(t, node) {
+            found.push((*weight * bm25::idf(post.n_docs(), post.df(t) as u32), term));
         }
     }
     found.sort_by(|a, b| b.0.total_cmp(&a.0));

@@ -1,0 +1,379 @@
+//! The BM25 postings as readers see them: `postings.rkyv`, and over it the
+//! `postings-delta.rkyv` a rebuild that kept every unchanged document's number wrote (see
+//! [`crate::index::format::PostingsDelta`]). Every accessor tolerates damaged bytes that passed
+//! validation (offsets out of order, unsorted ranges): wrong answers, never a panic.
+
+use rkyv::rend::{u16_le, u32_le};
+
+use crate::index::read::{ArchivedPostings, ArchivedPostingsDelta};
+
+/// A generation's postings: the base and, when it has one, its delta.
+#[derive(Clone, Copy)]
+pub struct Postings<'a> {
+    base: &'a ArchivedPostings,
+    delta: Option<&'a ArchivedPostingsDelta>,
+}
+
+/// Calls `f` for postings `lo..hi` of the columns (`lo <= hi <=` both lengths).
+fn emit(docs: &[u32_le], tfs: &[u16_le], lo: usize, hi: usize, f: &mut impl FnMut(u32, u32)) {
+    for (d, tf) in docs[lo..hi].iter().zip(&tfs[lo..hi]) {
+        f(d.to_native(), u32::from(tf.to_native()));
+    }
+}
+
+/// A slice of rkyv's numbers, clamped to the column's bounds.
+fn slice<T>(col: &[T], a: usize, b: usize) -> &[T] {
+    let b = b.min(col.len());
+    col.get(a.min(b)..b).unwrap_or_default()
+}
+
+/// The `k`th of the terms concatenated in `text` and ending at `ends`.
+fn nth_term<'t>(text: &'t [u8], ends: &[u32_le], k: usize) -> &'t [u8] {
+    let end = |k: usize| ends.get(k).map_or(0, |e| e.to_native() as usize);
+    let start = if k == 0 { 0 } else { end(k - 1) };
+    text.get(start..end(k)).unwrap_or_default()
+}
+
+impl<'a> Postings<'a> {
+    /// The view of `base`, and of `delta` over it.
+    pub fn new(base: &'a ArchivedPostings, delta: Option<&'a ArchivedPostingsDelta>) -> Self {
+        Postings { base, delta }
+    }
+
+    /// Whether a delta is read over the base.
+    pub fn has_delta(&self) -> bool {
+        self.delta.is_some()
+    }
+
+    /// The number of documents.
+    pub fn n_docs(&self) -> u32 {
+        self.delta.map_or(self.base.n_docs, |d| d.n_docs).to_native()
+    }
+
+    /// The average document length of nodes of kind `kind`.
+    pub fn avgdl(&self, kind: usize) -> f32 {
+        let col = self.delta.map_or(&self.base.avgdl, |d| &d.avgdl);
+        col.get(kind).map_or(1.0, |x| x.to_native())
+    }
+
+    /// Every node's document length (0: not a document).
+    pub fn doc_lens(&self) -> &'a [u32_le] {
+        self.delta.map_or(&self.base.doc_len, |d| &d.doc_len).as_slice()
+    }
+
+    /// Node `doc`'s document length.
+    pub fn doc_len(&self, doc: usize) -> u32 {
+        self.doc_lens().get(doc).map_or(0, |x| x.to_native())
+    }
+
+    /// How many postings the base holds.
+    pub fn base_postings(&self) -> usize {
+        self.base.post_doc.len()
+    }
+
+    /// The base's terms: those of `terms.fst`, then its added ones.
+    fn base_terms(&self) -> usize {
+        self.base.post_off.len().saturating_sub(1)
+    }
+
+    /// How many terms `terms.fst` holds (the first term numbers).
+    pub fn fst_terms(&self) -> usize {
+        self.base_terms().saturating_sub(self.base.added_ends.len())
+    }
+
+    /// How many terms there are: `terms.fst`'s, the base's added ones, the delta's added ones.
+    pub fn n_terms(&self) -> usize {
+        self.base_terms() + self.delta.map_or(0, |d| d.added_ends.len())
+    }
+
+    /// How many terms are not in `terms.fst` (numbered `fst_terms()..n_terms()`).
+    pub fn n_added(&self) -> usize {
+        self.n_terms() - self.fst_terms()
+    }
+
+    /// The `k`th term not in `terms.fst` (term number `fst_terms() + k`).
+    pub fn added(&self, k: usize) -> &'a [u8] {
+        let base = &self.base;
+        match k.checked_sub(base.added_ends.len()) {
+            None => nth_term(&base.added_text, &base.added_ends, k),
+            Some(k) => self.delta.map_or(&[][..], |d| nth_term(&d.added_text, &d.added_ends, k)),
+        }
+    }
+
+    /// The number of `term` when it is not in `terms.fst` (the base's added terms are sorted;
+    /// the delta's are found through their sorted order).
+    pub fn find_added(&self, term: &[u8]) -> Option<usize> {
+        let base = &self.base;
+        let n = base.added_ends.len();
+        let at = |k: usize| nth_term(&base.added_text, &base.added_ends, k);
+        let k = crate::search::bm25::partition_point(n, |k| at(k) < term);
+        if k < n && at(k) == term {
+            return Some(self.fst_terms() + k);
+        }
+        let d = self.delta?;
+        let order = d.added_order.as_slice();
+        let at = |i: usize| {
+            let k = order.get(i).map_or(usize::MAX, |k| k.to_native() as usize);
+            (k, nth_term(&d.added_text, &d.added_ends, k))
+        };
+        let i = crate::search::bm25::partition_point(order.len(), |i| at(i).1 < term);
+        let (k, found) = at(i);
+        (i < order.len() && found == term).then(|| self.base_terms() + k)
+    }
+
+    /// Term `t`'s postings in the base (all of them, those of replaced documents too).
+    fn base_list(&self, t: usize) -> (&'a [u32_le], &'a [u16_le]) {
+        let b = self.base;
+        if t >= self.base_terms() {
+            return (&[], &[]);
+        }
+        let at = |i: usize| b.post_off.get(i).map_or(0, |x| x.to_native() as usize);
+        let (lo, hi) = (at(t), at(t + 1).max(at(t)));
+        (slice(&b.post_doc, lo, hi), slice(&b.post_tf, lo, hi))
+    }
+
+    /// Term `t`'s postings in the delta.
+    fn delta_list(&self, t: usize) -> (&'a [u32_le], &'a [u16_le]) {
+        let Some(d) = self.delta else { return (&[], &[]) };
+        let Ok(i) = d.terms.binary_search_by(|x| (x.to_native() as usize).cmp(&t)) else {
+            return (&[], &[]);
+        };
+        let at = |i: usize| d.off.get(i).map_or(0, |x| x.to_native() as usize);
+        let (lo, hi) = (at(i), at(i + 1).max(at(i)));
+        (slice(&d.doc, lo, hi), slice(&d.tf, lo, hi))
+    }
+
+    /// The delta's replaced documents, as ranges.
+    fn replaced(&self) -> impl Iterator<Item = std::ops::Range<u32>> + 'a {
+        let flat = self.delta.map_or(&[][..], |d| d.replaced.as_slice());
+        flat.chunks_exact(2).map(|r| r[0].to_native()..r[1].to_native())
+    }
+
+    /// How many documents hold term `t`.
+    pub fn df(&self, t: usize) -> usize {
+        let (docs, _) = self.base_list(t);
+        let Some(_) = self.delta else { return docs.len() };
+        let at = |d: u32| docs.partition_point(|x| x.to_native() < d);
+        let gone: usize = self.replaced().map(|r| at(r.end).saturating_sub(at(r.start))).sum();
+        docs.len().saturating_sub(gone) + self.delta_list(t).0.len()
+    }
+
+    /// Whether a document holds term `t`.
+    pub fn held(&self, t: usize) -> bool {
+        self.df(t) > 0
+    }
+
+    /// Calls `f(document, tf)` for each of term `t`'s postings, documents ascending.
+    pub fn for_each(&self, t: usize, mut f: impl FnMut(u32, u32)) {
+        let (docs, tfs) = self.base_list(t);
+        let n = docs.len().min(tfs.len());
+        if self.delta.is_none() {
+            emit(docs, tfs, 0, n, &mut f);
+            return;
+        }
+        let (ddocs, dtfs) = self.delta_list(t);
+        let dn = ddocs.len().min(dtfs.len());
+        let (mut i, mut j) = (0, 0);
+        for r in self.replaced() {
+            // The base's postings before the range, the delta's in it; then past it.
+            let start = docs.partition_point(|x| x.to_native() < r.start).max(i);
+            emit(docs, tfs, i, start.min(n), &mut f);
+            while j < dn && ddocs[j].to_native() < r.end {
+                f(ddocs[j].to_native(), u32::from(dtfs[j].to_native()));
+                j += 1;
+            }
+            i = docs.partition_point(|x| x.to_native() < r.end).max(start).min(n);
+        }
+        emit(docs, tfs, i, n, &mut f);
+    }
+
+    /// Whether document `doc` holds term `t`.
+    pub fn holds(&self, t: usize, doc: u32) -> bool {
+        let replaced = self.delta.is_some_and(|d| {
+            let flat = d.replaced.as_slice();
+            let i = flat.partition_point(|x| x.to_native() <= doc);
+            // Inside a range: after its start (an odd count of bounds at or below `doc`).
+            i % 2 == 1
+        });
+        let (docs, _) = if replaced { self.delta_list(t) } else { self.base_list(t) };
+        docs.binary_search_by(|d| d.to_native().cmp(&doc)).is_ok()
+    }
+
+    /// Term `t`'s postings, documents ascending.
+    pub fn list(&self, t: usize) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        self.for_each(t, |d, tf| out.push((d, tf)));
+        out
+    }
+
+    /// The delta's term numbers and, for each, its postings (documents ascending).
+    pub fn delta_terms(&self) -> impl Iterator<Item = (usize, Vec<(u32, u32)>)> + 'a {
+        let me = *self;
+        let terms = self.delta.map_or(&[][..], |d| d.terms.as_slice());
+        terms.iter().map(move |t| {
+            let t = t.to_native() as usize;
+            let (docs, tfs) = me.delta_list(t);
+            (
+                t,
+                docs.iter()
+                    .zip(tfs)
+                    .map(|(d, f)| (d.to_native(), u32::from(f.to_native())))
+                    .collect(),
+            )
+        })
+    }
+
+    /// The delta's replaced ranges (none without a delta).
+    pub fn replaced_ranges(&self) -> Vec<std::ops::Range<u32>> {
+        self.replaced().collect()
+    }
+
+    /// Whether the delta's columns are in order (what `cds-build --verify` checks): terms and
+    /// replaced ranges ascending, offsets monotone and within the columns, the added terms'
+    /// order a permutation.
+    pub fn sound(&self) -> bool {
+        let Some(d) = self.delta else { return true };
+        let ascending = |c: &[u32_le]| c.windows(2).all(|w| w[0].to_native() < w[1].to_native());
+        let monotone = |c: &[u32_le]| c.windows(2).all(|w| w[0].to_native() <= w[1].to_native());
+        let mut order: Vec<u32> = d.added_order.iter().map(|k| k.to_native()).collect();
+        order.sort_unstable();
+        d.off.len() == d.terms.len() + 1
+            && ascending(&d.terms)
+            && monotone(&d.replaced)
+            && d.replaced.len() % 2 == 0
+            && monotone(&d.off)
+            && d.off.last().is_some_and(|l| l.to_native() as usize == d.doc.len())
+            && d.doc.len() == d.tf.len()
+            && monotone(&d.added_ends)
+            && order.iter().enumerate().all(|(i, &k)| k as usize == i)
+            && order.len() == d.added_ends.len()
+    }
+
+    /// The delta's added terms, in the order they are numbered.
+    pub fn delta_added(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let d = self.delta;
+        let n = d.map_or(0, |d| d.added_ends.len());
+        (0..n).map(move |k| d.map_or(&[][..], |d| nth_term(&d.added_text, &d.added_ends, k)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::format::{PostingsDelta, PostingsFile};
+
+    fn archived<T>(v: &T) -> rkyv::util::AlignedVec
+    where
+        T: for<'a> rkyv::Serialize<
+                rkyv::api::high::HighSerializer<
+                    rkyv::util::AlignedVec,
+                    rkyv::ser::allocator::ArenaHandle<'a>,
+                    rkyv::rancor::Error,
+                >,
+            >,
+    {
+        rkyv::to_bytes::<rkyv::rancor::Error>(v).unwrap()
+    }
+
+    /// Two terms in terms.fst (0: "alpha", 1: "beta") and one added ("gamma", 2) over six
+    /// documents.
+    fn base() -> PostingsFile {
+        PostingsFile {
+            doc_len: vec![3, 3, 3, 3, 3, 3],
+            avgdl: vec![3.0; 4],
+            n_docs: 6,
+            post_off: vec![0, 4, 6, 7],
+            post_doc: vec![0, 2, 3, 5, 1, 4, 2],
+            post_tf: vec![1, 2, 3, 4, 5, 6, 7],
+            added_text: b"gamma".to_vec(),
+            added_ends: vec![5],
+        }
+    }
+
+    #[test]
+    fn a_delta_replaces_the_postings_of_its_documents() {
+        let base_bytes = archived(&base());
+        let delta = PostingsDelta {
+            base_crc: 0,
+            doc_len: vec![3, 3, 9, 3, 0, 3],
+            avgdl: vec![4.0; 4],
+            n_docs: 5,
+            // Documents 2 and 4 changed (4 is gone).
+            replaced: vec![2, 3, 4, 5],
+            // alpha in 2 again (another tf), beta no more in 4, gamma gone from 2, and a
+            // new term "delta" (3) in 2.
+            terms: vec![0, 3],
+            off: vec![0, 1, 2],
+            doc: vec![2, 2],
+            tf: vec![9, 1],
+            added_text: b"delta".to_vec(),
+            added_ends: vec![5],
+            added_order: vec![0],
+        };
+        let delta_bytes = archived(&delta);
+        let b = rkyv::access::<ArchivedPostings, rkyv::rancor::Error>(&base_bytes).unwrap();
+        let d = rkyv::access::<ArchivedPostingsDelta, rkyv::rancor::Error>(&delta_bytes).unwrap();
+        let without = Postings::new(b, None);
+        assert_eq!(without.list(0), [(0, 1), (2, 2), (3, 3), (5, 4)]);
+        assert_eq!((without.n_terms(), without.fst_terms(), without.n_added()), (3, 2, 1));
+        let p = Postings::new(b, Some(d));
+        assert!(p.sound());
+        assert_eq!(p.list(0), [(0, 1), (2, 9), (3, 3), (5, 4)]);
+        assert_eq!(p.list(1), [(1, 5)]);
+        assert_eq!((p.list(2), p.held(2)), (vec![], false));
+        assert_eq!(p.list(3), [(2, 1)]);
+        assert_eq!([p.df(0), p.df(1), p.df(2), p.df(3)], [4, 1, 0, 1]);
+        assert_eq!((p.n_terms(), p.fst_terms(), p.n_added()), (4, 2, 2));
+        assert_eq!((p.added(0), p.added(1)), (&b"gamma"[..], &b"delta"[..]));
+        assert_eq!(p.find_added(b"gamma"), Some(2));
+        assert_eq!(p.find_added(b"delta"), Some(3));
+        assert_eq!(p.find_added(b"beta"), None);
+        assert_eq!((p.n_docs(), p.doc_len(2), p.avgdl(1)), (5, 9, 4.0));
+        for t in 0..5 {
+            for doc in 0..7 {
+                let listed = p.list(t).iter().any(|x| x.0 == doc);
+                assert_eq!(p.holds(t, doc), listed, "term {t}, document {doc}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_damaged_delta_gives_wrong_postings_never_a_panic() {
+        let base_bytes = archived(&base());
+        let b = rkyv::access::<ArchivedPostings, rkyv::rancor::Error>(&base_bytes).unwrap();
+        let damaged = [
+            // Ranges backwards and odd, offsets past the columns and backwards, an order
+            // pointing nowhere.
+            PostingsDelta {
+                replaced: vec![5, 1, 9],
+                terms: vec![3, 0],
+                off: vec![7, 1, 99],
+                doc: vec![1],
+                tf: vec![],
+                added_ends: vec![40, 2],
+                added_order: vec![7, 0],
+                ..Default::default()
+            },
+            PostingsDelta {
+                replaced: vec![u32::MAX, 0],
+                terms: vec![u32::MAX],
+                off: vec![],
+                added_order: vec![u32::MAX],
+                ..Default::default()
+            },
+        ];
+        for delta in damaged {
+            let bytes = archived(&delta);
+            let d = rkyv::access::<ArchivedPostingsDelta, rkyv::rancor::Error>(&bytes).unwrap();
+            let p = Postings::new(b, Some(d));
+            assert!(!p.sound());
+            for t in 0..p.n_terms() + 3 {
+                let _ = (p.list(t), p.df(t), p.held(t));
+            }
+            for k in 0..p.n_added() + 2 {
+                let _ = p.added(k);
+            }
+            let _ = (p.find_added(b"zzz"), p.find_added(b""), p.doc_len(99), p.avgdl(99));
+        }
+    }
+}
