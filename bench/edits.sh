@@ -5,10 +5,11 @@
 #
 # "before" is cds-build from BASE (default main), built once into the bench cache in its own
 # target directory, or the binary BEFORE_BIN names; "after" is this tree's. ROUNDS times
-# (default 3), each in turn: a cold build, then RUNS (default 9) edits of
-# django/db/models/query.py through `cds-build` and RUNS more seen by a running
-# `cds-build --watch` (write to new generation), each edit a comment that brings a word new to
-# the index (the edges are kept; the term dictionary grows). Prints the medians of each round.
+# (default 3): a cold build by each, then RUNS (default 9) edits of django/db/models/query.py
+# through `cds-build`, the two binaries in turn edit by edit, then RUNS more seen by each one's
+# running `cds-build --watch` (write to new generation), each edit a comment that brings a word
+# new to the index (the edges are kept; the term dictionary grows). Prints the medians of each
+# round.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 corpus=$(django_corpus "${1:-}")
@@ -30,26 +31,32 @@ word() { printf '# bench edit %s benchword%s%s%s\n' "$2" "$$" "$1" "$2"; }
 echo "corpus: $corpus; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "before: $before"
 echo "after:  $after"
+exe_of() { if [ "$1" = after ]; then echo "$after"; else echo "$before"; fi; }
 for round in $(seq "$rounds"); do
+    cp "$work/query.py.orig" "$target"
     for which in before after; do
-        exe=$before
-        [ "$which" = after ] && exe=$after
-        idx=$work/idx-$which
-        rm -rf "$idx"
-        cp "$work/query.py.orig" "$target"
-        "$exe" -q --index "$idx" "$corpus"
-        : > "$work/cli"
-        for i in $(seq "$runs"); do
-            word "cli$round" "$i" >> "$target"
+        rm -rf "$work/idx-$which"
+        "$(exe_of "$which")" -q --index "$work/idx-$which" "$corpus"
+        : > "$work/cli-$which"
+    done
+    # Through cds-build: the two binaries in turn, edit by edit, each on its own index (the
+    # machine drifts more between rounds than some of the differences measured).
+    for i in $(seq "$runs"); do
+        for which in before after; do
+            word "cli$round$which" "$i" >> "$target"
             start=${EPOCHREALTIME/[.,]/}
-            "$exe" -q --index "$idx" "$corpus"
+            "$(exe_of "$which")" -q --index "$work/idx-$which" "$corpus"
             end=${EPOCHREALTIME/[.,]/}
-            echo "$(( (end - start) / 1000 ))" >> "$work/cli"
+            echo "$(( (end - start) / 1000 ))" >> "$work/cli-$which"
         done
+    done
+    for which in before after; do
+        exe=$(exe_of "$which")
         watched() { word "watch$round" "$1"; }
         # watch_latencies runs "$bin/cds-build".
-        watch_ms=$(bin=$(dirname "$exe") watch_latencies "$idx" "$corpus" "$target" "$runs" watched | median)
+        watch_ms=$(bin=$(dirname "$exe") watch_latencies "$work/idx-$which" "$corpus" "$target" \
+            "$runs" watched | median)
         printf 'round %s %-6s cds-build %5s ms   --watch %5s ms   (load %s)\n' "$round" "$which" \
-            "$(median < "$work/cli")" "$watch_ms" "$(cut -d' ' -f1 /proc/loadavg)"
+            "$(median < "$work/cli-$which")" "$watch_ms" "$(cut -d' ' -f1 /proc/loadavg)"
     done
 done
