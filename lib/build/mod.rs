@@ -1819,8 +1819,8 @@ impl Previous {
             added_ends.push(added_text.len());
         }
         let added_numbers = added.iter().map(|a| a.1).collect();
-        let base_dict = fst::Map::new(terms.payload()).map_err(|_| mismatch())?;
-        let terms = bm25::PreviousTerms { base: base_dict, added_text, added_ends, added_numbers };
+        let terms =
+            bm25::PreviousTerms { base: dict.clone(), added_text, added_ends, added_numbers };
         // When every carried document keeps its number (a rebuild that kept its links), the
         // postings may be written as a delta over the previous ones, and otherwise a term none
         // of whose documents changed takes its postings whole, without decoding them; up to a

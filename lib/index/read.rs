@@ -177,12 +177,12 @@ pub fn open_postings(gen_dir: &Path, index_dir: &Path) -> Result<(Mapped, Option
     if rkyv::access::<ArchivedPostings, rkyv::rancor::Error>(base.payload()).is_err() {
         return Err(corrupt("postings.rkyv failed validation"));
     }
+    // Most generations have none: one `stat`, not a failed open and its error.
     let path = gen_dir.join(POSTINGS_DELTA_FILE);
-    let delta = match Mapped::open(&path, MAGIC_POSTINGS_DELTA, index_dir) {
-        Ok(d) => d,
-        Err(_) if !path.exists() => return Ok((base, None)),
-        Err(e) => return Err(e),
-    };
+    if !path.exists() {
+        return Ok((base, None));
+    }
+    let delta = Mapped::open(&path, MAGIC_POSTINGS_DELTA, index_dir)?;
     match rkyv::access::<ArchivedPostingsDelta, rkyv::rancor::Error>(delta.payload()) {
         Ok(d) if d.base_crc.to_native() == base.header_crc() => Ok((base, Some(delta))),
         Ok(_) => Err(corrupt("postings-delta.rkyv belongs to another postings.rkyv")),

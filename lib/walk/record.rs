@@ -58,8 +58,8 @@ impl Stamp {
         Stamp {
             ino: md.ino(),
             size: md.size(),
-            mtime_ns: md.mtime().saturating_mul(1_000_000_000).saturating_add(md.mtime_nsec()),
-            ctime_ns: md.ctime().saturating_mul(1_000_000_000).saturating_add(md.ctime_nsec()),
+            mtime_ns: nanos(md.mtime(), md.mtime_nsec()),
+            ctime_ns: nanos(md.ctime(), md.ctime_nsec()),
         }
     }
 
@@ -606,12 +606,11 @@ impl At {
 
     /// What [`Stamp::from_metadata`] makes of the same status.
     fn stamp(st: &rustix::fs::Stat) -> Stamp {
-        let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
         Stamp {
             ino: st.st_ino as u64,
             size: st.st_size as u64,
-            mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
-            ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+            mtime_ns: nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime_ns: nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
         }
     }
 
@@ -623,8 +622,13 @@ impl At {
     /// What [`super::mtime_ns`] makes of the same status (0 before 1970).
     fn mtime_ns(st: &rustix::fs::Stat) -> i64 {
         let (s, n) = (st.st_mtime as i64, st.st_mtime_nsec as i64);
-        if s < 0 { 0 } else { s.saturating_mul(1_000_000_000).saturating_add(n) }
+        if s < 0 { 0 } else { nanos(s, n) }
     }
+}
+
+/// A time stamp's seconds and nanoseconds as nanoseconds.
+fn nanos(secs: i64, nsec: i64) -> i64 {
+    secs.saturating_mul(1_000_000_000).saturating_add(nsec)
 }
 
 fn set_rel(abs: &mut PathBuf, root: &Path, rel: &[u8]) {
