@@ -20,6 +20,8 @@
 //! containers, decorators and implicit calls (`__init__`, properties, `with`, `for`, operators).
 //! Edges only it finds carry [`META_FLOW`] (or `META_FLOW + n` for one of n); where it knows the
 //! receiver of a call the rules below could only guess, its answer replaces the guess.
+//! The flow runs on one thread while the rules alone link every file on another (each with a
+//! [`Linker`] of its own over the shared scope [`Tables`]); the two are merged at the end.
 //!
 //! What cannot be proven is not linked, with one exception: a method called on a receiver of
 //! unknown type is linked to the candidates visible from the caller (classes in the same file
@@ -30,6 +32,7 @@
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use smallvec::{SmallVec, smallvec};
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use crate::extract::{
     BindValue, Callee, DefKind, Expr, FlowStmt, Import, NO_EXPR, PyExpr, STAR_ARG,
@@ -182,20 +185,61 @@ pub fn edges(
     defs: &DefNodes,
     projects: &[ProjectFile],
 ) -> Vec<crate::graph::Edge> {
-    let mut out: Vec<crate::graph::Edge> = Vec::new();
-    if files.iter().any(|f| f.lang == Lang::Python) {
-        let t = std::time::Instant::now();
-        let lx = Linker::new(g, files, defs);
-        if std::env::var_os("CDS_FLOW_DEBUG").is_some() {
-            eprintln!("link: scopes {:?}", t.elapsed());
-        }
-        out.extend(lx.run().into_iter().map(|(src, dst, kind, meta)| crate::graph::Edge {
-            src,
-            dst,
-            kind,
-            meta,
-        }));
+    let python = files.iter().any(|f| f.lang == Lang::Python);
+    let debug = std::env::var_os("CDS_FLOW_DEBUG").is_some();
+    let started = std::time::Instant::now();
+    // The scope tables are built once; the value flow, the long part of a link, then runs
+    // beside what the scope rules alone find (which it does not read), each thread with a
+    // linker of its own (their caches are their own; both are pure functions of the facts).
+    let tables = python.then(|| Arc::new(Tables::new(g, files, defs)));
+    if debug {
+        eprintln!("link: scopes {:?}", started.elapsed());
     }
+    std::thread::scope(|s| {
+        let for_names = tables.clone();
+        let by_names = s.spawn(move || {
+            let names = for_names.map(|t| {
+                let lx = Linker::new(t);
+                let names: Vec<Option<NameLinks>> = (0..files.len())
+                    .map(|fi| (files[fi].lang == Lang::Python).then(|| lx.name_links(fi)))
+                    .collect();
+                names
+            });
+            (names, other_families(g, files, defs, projects))
+        });
+        let flow = tables.map(|t| {
+            let lx = Linker::new(t);
+            let flow = Flow::solve(&lx).into_links();
+            if debug {
+                eprintln!("link: flow {:?}", started.elapsed());
+            }
+            // The linker and then the tables (its last holder) are freed while the links are
+            // merged.
+            s.spawn(move || drop(lx));
+            flow
+        });
+        let (names, others) = by_names.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        let mut out: Vec<crate::graph::Edge> = Vec::new();
+        if let (Some(flow), Some(names)) = (flow, names) {
+            out.extend(
+                combine(names, &flow)
+                    .into_iter()
+                    .map(|(src, dst, kind, meta)| crate::graph::Edge { src, dst, kind, meta }),
+            );
+        }
+        out.extend(others);
+        out
+    })
+}
+
+/// The edges of the language families other than Python, each through its resolver.
+fn other_families(
+    g: &Graph,
+    files: &[Source],
+    defs: &DefNodes,
+    projects: &[ProjectFile],
+) -> Vec<crate::graph::Edge> {
+    let mut out = Vec::new();
     let repo = Repo::new(files, projects);
     let mut families: Vec<Family> = files.iter().map(|f| f.lang.family()).collect();
     families.sort_unstable();
@@ -216,7 +260,68 @@ pub fn edges(
     out
 }
 
-struct Linker<'a> {
+/// What the scope rules alone link in one Python file: its import, inheritance and decorator
+/// edges, and each call's source, targets and confidence (which the value flow may replace or
+/// extend).
+struct NameLinks {
+    edges: Vec<(u32, u32, EdgeKind, u8)>,
+    /// Per call: its source, the end of its targets in `targets`, and their confidence.
+    calls: Vec<(u32, u32, u8)>,
+    targets: Vec<u32>,
+}
+
+/// What the value flow found: (file, call index) -> callee targets and how many alternatives
+/// they are; the decorated definitions bound to what their decorators return; implicit calls.
+struct FlowLinks {
+    calls: HashMap<(u32, u32), (Vec<u32>, usize)>,
+    wrapped: HashSet<u32>,
+    implicit: Vec<(u32, u32)>,
+}
+
+/// Python's edges: per file, the scope rules' edges with each call's targets merged with the
+/// value flow's, then the implicit calls; one edge per (source, target, kind), the first
+/// occurrence winning.
+fn combine(names: Vec<Option<NameLinks>>, flow: &FlowLinks) -> Vec<(u32, u32, EdgeKind, u8)> {
+    let mut out = Vec::new();
+    for (fi, links) in names.into_iter().enumerate() {
+        let Some(links) = links else { continue };
+        out.extend_from_slice(&links.edges);
+        let mut start = 0;
+        for (ci, &(src, end, meta)) in links.calls.iter().enumerate() {
+            let targets = &links.targets[start..end as usize];
+            start = end as usize;
+            let (found, alts) =
+                flow.calls.get(&(fi as u32, ci as u32)).map_or((&[][..], 0), |v| (&v.0[..], v.1));
+            if meta != META_EXACT && !found.is_empty() {
+                // The value flow knows what the name-based guess did not: its answer replaces it.
+                let fm = flow_meta(alts);
+                for &t in found {
+                    out.push((src, t, EdgeKind::Invoke, fm));
+                }
+                continue;
+            }
+            for &t in targets {
+                out.push((src, t, EdgeKind::Invoke, meta));
+            }
+            let extra: Vec<u32> = found.iter().copied().filter(|t| !targets.contains(t)).collect();
+            let fm = flow_meta(extra.iter().filter(|t| !flow.wrapped.contains(t)).count());
+            for t in extra {
+                out.push((src, t, EdgeKind::Invoke, fm));
+            }
+        }
+    }
+    // Implicit calls found by the value flow (`__init__`, properties, operators, ...).
+    for &(s, d) in &flow.implicit {
+        out.push((s, d, EdgeKind::Invoke, META_FLOW));
+    }
+    let mut seen = HashSet::with_capacity_and_hasher(out.len(), Default::default());
+    out.retain(|&(s, d, k, _)| seen.insert((s, d, k)));
+    out
+}
+
+/// Python's scope tables: what every module, class and function binds, built once from the
+/// facts and shared by the threads that link (each [`Linker`] adds caches of its own).
+struct Tables<'a> {
     g: &'a Graph,
     files: &'a [Source<'a>],
     defs: &'a DefNodes,
@@ -239,17 +344,30 @@ struct Linker<'a> {
     attrs: HashMap<(u32, &'a str), Vec<Binding>>,
     /// Method name -> method nodes (functions directly inside classes), for receiver guesses.
     methods: HashMap<&'a str, Vec<u32>>,
+}
+
+/// Python's scope rules over [`Tables`], with their caches.
+struct Linker<'a> {
+    t: Arc<Tables<'a>>,
     memo_attr: RefCell<HashMap<(u32, &'a str), Vals>>,
     memo_bases: RefCell<HashMap<u32, Vec<u32>>>,
-    memo_visible: RefCell<HashMap<usize, std::rc::Rc<HashSet<usize>>>>,
+    memo_visible: RefCell<HashMap<usize, Arc<HashSet<usize>>>>,
     /// Per module file: the names its `__all__` lists, expanded (None: no readable list).
-    memo_all: RefCell<HashMap<usize, Option<std::rc::Rc<HashSet<&'a str>>>>>,
+    memo_all: RefCell<HashMap<usize, Option<Arc<HashSet<&'a str>>>>>,
     memo_member: RefCell<HashMap<(u32, &'a str), Vals>>,
     memo_local: RefCell<HashMap<(u32, &'a str), Vals>>,
 }
 
-impl<'a> Linker<'a> {
-    fn new(g: &'a Graph, files: &'a [Source<'a>], defs: &'a DefNodes) -> Linker<'a> {
+impl<'a> std::ops::Deref for Linker<'a> {
+    type Target = Tables<'a>;
+
+    fn deref(&self) -> &Tables<'a> {
+        &self.t
+    }
+}
+
+impl<'a> Tables<'a> {
+    fn new(g: &'a Graph, files: &'a [Source<'a>], defs: &'a DefNodes) -> Tables<'a> {
         let mut file_node = vec![NONE; files.len()];
         let mut path_node: HashMap<Vec<u8>, u32> = HashMap::default();
         for (n, node) in g.nodes.iter().enumerate() {
@@ -288,7 +406,7 @@ impl<'a> Linker<'a> {
             }
         }
 
-        let mut lx = Linker {
+        let mut t = Tables {
             g,
             files,
             defs,
@@ -302,19 +420,13 @@ impl<'a> Linker<'a> {
             local_scope: HashMap::default(),
             attrs: HashMap::default(),
             methods: HashMap::default(),
-            memo_attr: RefCell::new(HashMap::default()),
-            memo_bases: RefCell::new(HashMap::default()),
-            memo_visible: RefCell::new(HashMap::default()),
-            memo_all: RefCell::new(HashMap::default()),
-            memo_member: RefCell::new(HashMap::default()),
-            memo_local: RefCell::new(HashMap::default()),
         };
         for (fi, f) in files.iter().enumerate() {
             if f.lang == Lang::Python {
-                lx.index_file(fi);
+                t.index_file(fi);
             }
         }
-        lx
+        t
     }
 
     /// Fills the scope tables of one file.
@@ -402,35 +514,29 @@ impl<'a> Linker<'a> {
             o = d.parent?;
         }
     }
+}
 
-    fn run(&self) -> Vec<(u32, u32, EdgeKind, u8)> {
-        let mut out = Vec::new();
-        let t = std::time::Instant::now();
-        let flow = Flow::solve(self);
-        let solved = t.elapsed();
-        for fi in 0..self.files.len() {
-            if self.files[fi].lang == Lang::Python {
-                self.link_file(fi, &flow, &mut out);
-            }
+impl<'a> Linker<'a> {
+    fn new(t: Arc<Tables<'a>>) -> Linker<'a> {
+        Linker {
+            t,
+            memo_attr: RefCell::new(HashMap::default()),
+            memo_bases: RefCell::new(HashMap::default()),
+            memo_visible: RefCell::new(HashMap::default()),
+            memo_all: RefCell::new(HashMap::default()),
+            memo_member: RefCell::new(HashMap::default()),
+            memo_local: RefCell::new(HashMap::default()),
         }
-        if std::env::var_os("CDS_FLOW_DEBUG").is_some() {
-            eprintln!("link: flow {solved:?}, files {:?}", t.elapsed() - solved);
-        }
-        // Implicit calls found by the value flow (`__init__`, properties, operators, ...).
-        for &(s, d) in &flow.implicit {
-            out.push((s, d, EdgeKind::Invoke, META_FLOW));
-        }
-        // One edge per (source, target, kind): the first occurrence wins.
-        let mut seen = HashSet::with_capacity_and_hasher(out.len(), Default::default());
-        out.retain(|&(s, d, k, _)| seen.insert((s, d, k)));
-        out
     }
 
     fn owner_node(&self, fi: usize, owner: Option<u32>) -> u32 {
         owner.map_or(self.file_node[fi], |o| self.defs[fi][o as usize])
     }
 
-    fn link_file(&self, fi: usize, flow: &Flow, out: &mut Vec<(u32, u32, EdgeKind, u8)>) {
+    /// The scope rules' links of file `fi` ([`NameLinks`]).
+    fn name_links(&self, fi: usize) -> NameLinks {
+        let mut edges = Vec::new();
+        let out = &mut edges;
         let f = self.files[fi].facts;
         // Imports: importer -> module or imported entity.
         for (ii, imp) in f.imports.iter().enumerate() {
@@ -473,7 +579,8 @@ impl<'a> Linker<'a> {
             }
         }
         // Calls.
-        for (ci, call) in f.calls.iter().enumerate() {
+        let (mut calls, mut targets) = (Vec::with_capacity(f.calls.len()), Vec::new());
+        for call in &f.calls {
             let (src, scope) = match call.deco_of {
                 // A decorator's call is made on behalf of the entity it decorates, but its names
                 // are looked up where the decorator is written.
@@ -485,26 +592,11 @@ impl<'a> Linker<'a> {
                     (s, call.owner.map(|o| self.defs[fi][o as usize]))
                 }
             };
-            let (targets, meta) = self.call_targets(fi, scope, &call.callee);
-            let (found, alts) =
-                flow.calls.get(&(fi as u32, ci as u32)).map_or((&[][..], 0), |v| (&v.0[..], v.1));
-            if meta != META_EXACT && !found.is_empty() {
-                // The value flow knows what the name-based guess did not: its answer replaces it.
-                let fm = flow_meta(alts);
-                for &t in found {
-                    out.push((src, t, EdgeKind::Invoke, fm));
-                }
-                continue;
-            }
-            for &t in &targets {
-                out.push((src, t, EdgeKind::Invoke, meta));
-            }
-            let extra: Vec<u32> = found.iter().copied().filter(|t| !targets.contains(t)).collect();
-            let fm = flow_meta(extra.iter().filter(|t| !flow.wrapped.contains(t)).count());
-            for t in extra {
-                out.push((src, t, EdgeKind::Invoke, fm));
-            }
+            let (found, meta) = self.call_targets(fi, scope, &call.callee);
+            targets.extend_from_slice(&found);
+            calls.push((src, targets.len() as u32, meta));
         }
+        NameLinks { edges, calls, targets }
     }
 
     fn kind(&self, n: u32) -> NodeKind {
@@ -626,7 +718,7 @@ impl<'a> Linker<'a> {
     }
 
     /// The file itself and the files its imports resolve into (memoized per file).
-    fn visible_files(&self, fi: usize) -> std::rc::Rc<HashSet<usize>> {
+    fn visible_files(&self, fi: usize) -> Arc<HashSet<usize>> {
         if let Some(v) = self.memo_visible.borrow().get(&fi) {
             return v.clone();
         }
@@ -637,7 +729,7 @@ impl<'a> Linker<'a> {
                 set.insert(self.file_of(t));
             }
         }
-        let set = std::rc::Rc::new(set);
+        let set = Arc::new(set);
         self.memo_visible.borrow_mut().insert(fi, set.clone());
         set
     }
@@ -887,7 +979,7 @@ impl<'a> Linker<'a> {
     /// The names module file `fi`'s `__all__` lists, with the entries that stand for another
     /// module's list (`a.__all__`, a name imported as `__all__`) expanded; None when it has no
     /// list, or one of them cannot be read (memoized; a cycle reads as None).
-    fn all_of(&self, fi: usize, depth: u32) -> Option<std::rc::Rc<HashSet<&'a str>>> {
+    fn all_of(&self, fi: usize, depth: u32) -> Option<Arc<HashSet<&'a str>>> {
         if let Some(v) = self.memo_all.borrow().get(&fi) {
             return v.clone();
         }
@@ -944,7 +1036,7 @@ impl<'a> Linker<'a> {
                 break;
             }
         }
-        let v = ok.then(|| std::rc::Rc::new(out));
+        let v = ok.then(|| Arc::new(out));
         self.memo_all.borrow_mut().insert(fi, v.clone());
         v
     }
@@ -1336,7 +1428,7 @@ struct Flow<'l, 'a> {
     /// (class node, name) -> index in `chain_tab`: the class's MRO and, per MRO position, the
     /// `own` entry of that class for the name (`NO_EXPR` until looked up).
     chains: HashMap<(u32, Sym), u32>,
-    chain_tab: Vec<(std::rc::Rc<Vec<u32>>, Vec<u32>)>,
+    chain_tab: Vec<(Arc<Vec<u32>>, Vec<u32>)>,
     /// (module or directory node, name) -> what the scope rules make of the attribute, and
     /// the cell of the module's variable (`NO_EXPR` for a directory).
     mod_attr: HashMap<(u32, Sym), (Vals, u32)>,
@@ -1350,7 +1442,7 @@ struct Flow<'l, 'a> {
     ret_params: HashMap<u32, Vec<usize>>,
     /// (scope node, name) declared `global` / `nonlocal` there.
     globals: HashSet<(u32, Sym)>,
-    mro: RefCell<HashMap<u32, std::rc::Rc<Vec<u32>>>>,
+    mro: RefCell<HashMap<u32, Arc<Vec<u32>>>>,
     /// The file being evaluated, and which files read each key (to evaluate again when it
     /// changes).
     cur_file: u32,
@@ -1362,6 +1454,12 @@ struct Flow<'l, 'a> {
     /// (file, call index) -> callee targets, and how many alternatives they are (a decorated
     /// function and the wrapper its decorator returns are both called: one alternative).
     calls: HashMap<(u32, u32), (Vec<u32>, usize)>,
+    /// Per file, per expression: its call index when it is a call (`NO_EXPR` otherwise).
+    call_at: Vec<Vec<u32>>,
+    /// Per file, per call: what its callee evaluated to the last time it was evaluated (which
+    /// no later change of what it read contradicts: its readers would have been evaluated
+    /// again).
+    callee: Vec<Vec<Vals>>,
     /// Decorated definitions whose name is bound to what their decorators return.
     wrapped: HashSet<u32>,
     /// Implicit calls: (caller, callee).
@@ -1417,6 +1515,8 @@ impl<'l, 'a> Flow<'l, 'a> {
             dirty: HashMap::default(),
             implicit_seen: HashSet::default(),
             calls: HashMap::default(),
+            call_at: vec![Vec::new(); lx.files.len()],
+            callee: vec![Vec::new(); lx.files.len()],
             wrapped: HashSet::default(),
             implicit: Vec::new(),
             sym_of: HashMap::default(),
@@ -1494,14 +1594,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
         let t_calls = std::time::Instant::now();
         for fi in 0..lx.files.len() {
-            if lx.files[fi].lang != Lang::Python {
-                continue;
-            }
-            fl.start_file(fi);
-            let flow = &lx.files[fi].facts.flow;
-            for (ci, &e) in flow.call_exprs.iter().enumerate() {
-                let Some(PyExpr::Call(f, ..)) = flow.exprs.get(e as usize) else { continue };
-                let fv = fl.eval(fi, *f, 0);
+            for (ci, fv) in std::mem::take(&mut fl.callee[fi]).into_iter().enumerate() {
                 let t = lx.callables(&fv);
                 if !t.is_empty() && t.len() <= MAX_ALTS {
                     let n = t.iter().filter(|x| !fl.wrapped.contains(x)).count();
@@ -1513,6 +1606,44 @@ impl<'l, 'a> Flow<'l, 'a> {
             eprintln!("flow calls: {:?}", t_calls.elapsed());
         }
         fl
+    }
+
+    /// What the links need of the solution. The rest, hundreds of thousands of small
+    /// allocations, is freed on a thread of its own, off the build's critical path.
+    fn into_links(self) -> FlowLinks {
+        let Flow {
+            calls,
+            wrapped,
+            implicit,
+            cells,
+            key_cell,
+            ret_cell,
+            elem_cell,
+            memo_buf,
+            name_slot,
+            name_tab,
+            target_cell,
+            own,
+            own_tab,
+            chains,
+            chain_tab,
+            mod_attr,
+            names,
+            bound,
+            reassigned,
+            ret_params,
+            globals,
+            mro,
+            implicit_seen,
+            file_syms,
+            call_at,
+            ..
+        } = self;
+        let rest = (cells, key_cell, ret_cell, elem_cell, memo_buf, name_slot, name_tab);
+        let more = (target_cell, own, own_tab, chains, chain_tab, mod_attr, names, bound);
+        let yet = (reassigned, ret_params, globals, mro, implicit_seen, file_syms, call_at);
+        std::thread::spawn(move || drop((rest, more, yet)));
+        FlowLinks { calls, wrapped, implicit }
     }
 
     fn facts(&self, fi: usize) -> &'a crate::extract::PyFlow {
@@ -1593,6 +1724,14 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             let facts = lx.files[fi].facts;
             let flow = &facts.flow;
+            let mut at = vec![NO_EXPR; flow.exprs.len()];
+            for (ci, &e) in flow.call_exprs.iter().enumerate() {
+                if let Some(slot) = at.get_mut(e as usize) {
+                    *slot = ci as u32;
+                }
+            }
+            self.call_at[fi] = at;
+            self.callee[fi] = vec![Vals::new(); flow.call_exprs.len()];
             for (di, &ps) in flow.params.iter().enumerate() {
                 let n = lx.defs[fi][di];
                 for &p in flow.list(ps) {
@@ -2062,6 +2201,11 @@ impl<'l, 'a> Flow<'l, 'a> {
                 let kn: Vec<Sym> = kn.iter().map(|&k| self.fsym(fi, k)).collect();
                 let kn = &kn[..];
                 let fv = self.eval(fi, *f, depth + 1);
+                if let Some(&ci) = self.call_at[fi].get(e as usize)
+                    && let Some(slot) = self.callee[fi].get_mut(ci as usize)
+                {
+                    slot.clone_from(&fv);
+                }
                 let argv: Vec<Option<Vals>> = args
                     .iter()
                     .map(|&a| (a != STAR_ARG).then(|| self.eval(fi, a, depth + 1)))
@@ -2177,11 +2321,11 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// The C3 linearization of class `c` (depth-first order when C3 fails).
-    fn mro(&self, c: u32) -> std::rc::Rc<Vec<u32>> {
+    fn mro(&self, c: u32) -> Arc<Vec<u32>> {
         if let Some(m) = self.mro.borrow().get(&c) {
             return m.clone();
         }
-        self.mro.borrow_mut().insert(c, std::rc::Rc::new(vec![c]));
+        self.mro.borrow_mut().insert(c, Arc::new(vec![c]));
         let bases = self.lx.bases(c, 0);
         let mut seqs: Vec<Vec<u32>> = bases.iter().map(|&b| self.mro(b).to_vec()).collect();
         seqs.push(bases.clone());
@@ -2219,7 +2363,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 todo.extend(self.lx.bases(b, 0).into_iter().rev());
             }
         }
-        let m = std::rc::Rc::new(out);
+        let m = Arc::new(out);
         self.mro.borrow_mut().insert(c, m.clone());
         m
     }
