@@ -8,14 +8,17 @@
 # (default 3): a cold build by each, then RUNS (default 9) edits of django/db/models/query.py
 # through `cds-build`, the two binaries in turn edit by edit, then RUNS more seen by each one's
 # running `cds-build --watch` (write to new generation), each edit a comment that brings a word
-# new to the index (the edges are kept; the term dictionary grows). Prints the medians of each
-# round.
+# new to the index (the edges are kept; the term dictionary grows), or with EDIT=definition a
+# function added at the end of the file (the whole link runs again, value flow included).
+# Prints the medians of each round.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 corpus=$(django_corpus "${1:-}")
 base=${BASE:-main}
 rounds=${ROUNDS:-3}
 runs=${RUNS:-9}
+edit=${EDIT:-comment}
+case $edit in comment | definition) ;; *) echo "EDIT is comment or definition" >&2; exit 2 ;; esac
 work=$(mktemp -d)
 target=$corpus/django/db/models/query.py
 cp "$target" "$work/query.py.orig"
@@ -26,9 +29,15 @@ after=$bin/cds-build
 before=$(before_bin "$base")
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-word() { printf '# bench edit %s benchword%s%s%s\n' "$2" "$$" "$1" "$2"; }
+word() {
+    if [ "$edit" = definition ]; then
+        printf '\n\ndef bench_edit_%s_%s_%s():\n    return %s\n' "$$" "$1" "$2" "$2"
+    else
+        printf '# bench edit %s benchword%s%s%s\n' "$2" "$$" "$1" "$2"
+    fi
+}
 
-echo "corpus: $corpus; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "corpus: $corpus; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg); edit: $edit"
 echo "before: $before"
 echo "after:  $after"
 exe_of() { if [ "$1" = after ]; then echo "$after"; else echo "$before"; fi; }
