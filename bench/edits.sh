@@ -61,7 +61,10 @@ for round in $(seq "$rounds"); do
     done
     for which in before after; do
         exe=$(exe_of "$which")
-        watched() { word "watch$round" "$1"; }
+        # The other binary's edits since this index was built: a rebuild the watcher would
+        # otherwise start with, while the first edit is measured.
+        "$exe" -q --index "$work/idx-$which" "$corpus"
+        watched() { word "watch$round$which" "$1"; }
         # watch_latencies runs "$bin/cds-build".
         watch_ms=$(bin=$(dirname "$exe") watch_latencies "$work/idx-$which" "$corpus" "$target" \
             "$runs" watched | median)
