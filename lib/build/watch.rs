@@ -125,6 +125,8 @@ pub fn watch(
     // The burst waiting for a rebuild.
     let mut pending: Option<Burst> = None;
     let mut last_poll = Instant::now();
+    // When to give the memory the last update freed back to the system.
+    let mut trim_at = Some(Instant::now() + TRIM_AFTER);
     while !stop.load(Ordering::Relaxed) {
         // A burst is rebuilt the moment it is due, not at the next tick.
         let tick = match &pending {
@@ -151,6 +153,10 @@ pub fn watch(
             }
         }
         let now = Instant::now();
+        if pending.is_none() && trim_at.is_some_and(|t| now >= t) {
+            release_freed_memory();
+            trim_at = None;
+        }
         let due = match &pending {
             Some(b) => now >= b.due(),
             None => poll.is_some_and(|p| now - last_poll >= p),
@@ -169,8 +175,14 @@ pub fn watch(
         }
         match build::build_with(&opts, events, Some(&mut memory)) {
             Ok(s) if s.up_to_date || s.files == 0 => {}
-            Ok(s) => report(Report::Updated(&s)),
-            Err(e) => report(Report::Failed(&e)),
+            Ok(s) => {
+                report(Report::Updated(&s));
+                trim_at = Some(Instant::now() + TRIM_AFTER);
+            }
+            Err(e) => {
+                report(Report::Failed(&e));
+                trim_at = Some(Instant::now() + TRIM_AFTER);
+            }
         }
         // The index directory was deleted and written anew: hold the lock there again.
         if !lock.is_in_place() {
@@ -178,6 +190,22 @@ pub fn watch(
         }
     }
     Ok(())
+}
+
+/// How long after an update its freed memory is given back (its last structures are freed on
+/// threads of their own meanwhile).
+const TRIM_AFTER: Duration = Duration::from_millis(500);
+
+/// Gives the memory freed since the last call back to the system: glibc keeps the free pages
+/// of its heaps for reuse, and a watcher's resident size crept up by a few MiB an update
+/// (Django, a definition added each time: 222 -> 315 MiB over 24 updates; 122 -> 200 MiB with
+/// this, which takes 15-19 ms).
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory of the allocator's heaps to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// Starts the platform's recursive watcher on the root (and on the index directory when it
