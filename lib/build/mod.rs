@@ -1821,6 +1821,9 @@ impl Previous {
         let added_numbers = added.iter().map(|a| a.1).collect();
         let terms =
             bm25::PreviousTerms { base: dict.clone(), added_text, added_ends, added_numbers };
+        if terms.len() != view.n_terms() {
+            return Err(mismatch());
+        }
         // When every carried document keeps its number (a rebuild that kept its links), the
         // postings may be written as a delta over the previous ones, and otherwise a term none
         // of whose documents changed takes its postings whole, without decoding them; up to a
@@ -1865,9 +1868,6 @@ impl Previous {
                         dropped,
                     }
                 });
-        if terms.len() != view.n_terms() {
-            return Err(mismatch());
-        }
         // The old postings are read front to back: their pages are let go of as they are
         // (unless terms taken whole read them again when written).
         let (docs, tfs) = (base.post_doc.as_slice(), base.post_tf.as_slice());

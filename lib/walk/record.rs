@@ -582,7 +582,6 @@ pub fn now_ns() -> i64 {
         .map_or(0, |d| d.as_nanos() as i64)
 }
 
-/// `abs` = `root` joined with the `/`-separated relative path `rel` (the root when empty).
 /// The root's directory, open, for `stat`s of paths relative to it: what a replay reads of
 /// every recorded directory and source. (By absolute path, resolving the root's own
 /// components again for each of Django's 6,000 took a third of a replay's system time.)
@@ -631,6 +630,7 @@ fn nanos(secs: i64, nsec: i64) -> i64 {
     secs.saturating_mul(1_000_000_000).saturating_add(nsec)
 }
 
+/// `abs` = `root` joined with the `/`-separated relative path `rel` (the root when empty).
 fn set_rel(abs: &mut PathBuf, root: &Path, rel: &[u8]) {
     abs.clear();
     abs.push(root);
