@@ -221,10 +221,11 @@ fn mutated_indexes_never_crash_a_reader() {
     let seed: u64 =
         std::env::var("CDS_MUTATION_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(11);
     let d = Dir::demo("corrupt-mutations");
-    // A work tree of its own, so the index has a history file to damage too.
+    // A work tree of its own, so the index has history and messages files to damage too.
     d.git(&["init", "-q"]).git(&["add", "-A"]).git(&["commit", "-qm", "demo"]);
     d.cmd("cds-build").arg("-q").ok();
     assert!(index_has(&d.path(".cds"), "history.rkyv"));
+    assert!(index_has(&d.path(".cds"), "messages.rkyv"));
     // A comment edited, so the live generation's postings are a delta over the first one's
     // (linked into it), and both are damaged in turn.
     let cart = std::fs::read_to_string(d.path("shop/cart.py")).unwrap();

@@ -1,5 +1,6 @@
 //! The repository's history: read through git by cds-build, kept per file in the index, read
-//! again only when HEAD moves, and used by cds-loc to rank a recently changed file first.
+//! again only when HEAD moves, and used by cds-loc to rank a recently changed file first, and
+//! a file whose past commits were described in the issue's words.
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +37,10 @@ fn twins(name: &str) -> Dir {
     d
 }
 
+fn has_messages(d: &Dir) -> bool {
+    generation(d).join("messages.rkyv").exists()
+}
+
 fn first_file(d: &Dir, issue: &str) -> String {
     let out = d.cmd("cds-loc").args(["--json", "-"]).stdin(issue).ok();
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
@@ -54,6 +59,53 @@ fn a_recently_changed_file_ranks_first() {
     d.cmd("cds-build").args(["-q", "--no-history"]).ok();
     assert!(!has_history(&d));
     assert_eq!(first_file(&d, issue), "a.py");
+}
+
+/// `a.py` and `b.py` the same but for their names, each changed alike once after the first
+/// commit: `a.py` last, with a message about something else, and `b.py` before it, in a
+/// commit whose message speaks of what the issue reports.
+#[test]
+fn a_file_whose_past_fixes_the_issue_describes_ranks_first() {
+    let d = Dir::new("history-messages");
+    d.write("a.py", PARSER).write("b.py", PARSER).write(".gitignore", ".cds/\n");
+    d.git(&["init", "-q"]).git(&["add", "-A"]).git(&["commit", "-qm", "first"]);
+    d.write("b.py", format!("{PARSER}# v2\n"));
+    d.git(&[
+        "commit",
+        "-qam",
+        "Fixed parse_header for quoted semicolons\n\nA quoted semicolon split a parameter.",
+    ]);
+    d.write("a.py", format!("{PARSER}# v2\n"));
+    d.git(&["commit", "-qam", "Reworded a docstring"]);
+    d.cmd("cds-build").arg("-q").ok();
+    assert!(has_messages(&d));
+    let issue = "parse_header splits a quoted semicolon\n\n\
+        `parse_header('a=\"x;y\"')` gives two parameters: the quoted semicolon splits it.\n";
+    assert_eq!(first_file(&d, issue), "b.py");
+    // (a.py changed last, so its recency alone would put it first.) Without the history the
+    // two files tie, and ties go by ID.
+    d.cmd("cds-build").args(["-q", "--no-history"]).ok();
+    assert!(!has_messages(&d));
+    assert_eq!(first_file(&d, issue), "a.py");
+}
+
+/// An index written before the messages were kept has a history without them: the next build
+/// reads the history again (even with HEAD and every file the same), and gets them.
+#[test]
+fn a_history_without_messages_is_read_again() {
+    let d = twins("history-old");
+    d.cmd("cds-build").arg("-q").ok();
+    let first = generation(&d);
+    std::fs::remove_file(first.join("messages.rkyv")).unwrap();
+    let err = d.cmd("cds-build").output();
+    assert!(!String::from_utf8_lossy(&err.stderr).contains("up to date"));
+    assert_ne!(generation(&d), first);
+    assert!(has_messages(&d));
+    d.cmd("cds-build").arg("--verify").ok();
+    // cds-loc reads an index without them as one without history words.
+    std::fs::remove_file(generation(&d).join("messages.rkyv")).unwrap();
+    let out = d.cmd("cds-loc").args(["--json", "-"]).stdin("parse_header").ok();
+    assert!(out.contains("b.py"), "{out}");
 }
 
 #[test]
@@ -82,8 +134,10 @@ fn history_is_read_again_only_when_head_moves() {
     d.cmd("cds-build").arg("--verify").ok();
     d.cmd("cds-build").args(["-q", "--index", "cold"]).ok();
     let cold = std::fs::read_to_string(d.path("cold/CURRENT")).unwrap();
-    let cold = std::fs::read(d.path("cold").join(cold.trim()).join("history.rkyv")).unwrap();
-    assert_eq!(std::fs::read(generation(&d).join("history.rkyv")).unwrap(), cold);
+    for file in ["history.rkyv", "messages.rkyv"] {
+        let cold = std::fs::read(d.path("cold").join(cold.trim()).join(file)).unwrap();
+        assert_eq!(std::fs::read(generation(&d).join(file)).unwrap(), cold, "{file}");
+    }
 }
 
 #[test]

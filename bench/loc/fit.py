@@ -59,7 +59,7 @@ GROUPS = {
                             "depth", "aux"],
     "entity counts": ["best_ent", "rest_ent", "n_ev", "best_mem"],
     "test names": ["test_ptr"],
-    "history": ["age", "churn"],
+    "history": ["age", "churn", "msg_bm"],
     "relations to the best files and functions": ["imp_top", "call_top", "importers", "nbr_top", "sib_top",
                                                   "file_rel"],
 }

@@ -140,7 +140,7 @@ def materialize(a, rows, gitdirs, split_of):
     last, build_s, todo = {}, [], []
     for r in order:
         idx = os.path.join(indexes, r["instance_id"])
-        if os.path.exists(os.path.join(idx, "CURRENT")) and not a.rebuild:
+        if os.path.exists(os.path.join(idx, "CURRENT")) and not a.rebuild and not a.refresh:
             last[git_repo_of(r)] = idx
         else:
             todo.append(r)
@@ -223,6 +223,9 @@ def main():
     ap.add_argument("--only", action="append", default=[], help="instance ids (repeatable)")
     ap.add_argument("--repo", action="append", default=[], help="only these repositories")
     ap.add_argument("--rebuild", action="store_true", help="rebuild every index")
+    ap.add_argument("--refresh", action="store_true",
+                    help="build every index again in place, over its own tree (what a newer cds adds "
+                         "to an index it can still read, such as the history's messages)")
     ap.add_argument("--keep-trees", action="store_true", help="keep the source trees after indexing")
     ap.add_argument("--out", help="predictions file (default: CACHE/runs/preds.jsonl)")
     ap.add_argument("-n", type=int, default=10, help="locations per level")

@@ -206,9 +206,11 @@ that LocAgent's prompts, benchmarks and tool outputs can be reproduced with cds.
         Flag::new("force", "Walk the tree, re-read and re-parse every file", force),
         Flag::new("no-history", "Do not read the repository's git history", no_history).long_doc(
             "Do not read the repository's recent commits. By default, when PATH is inside a git \
-work tree and git is installed, cds-build runs git log over the last 2,000 commits of HEAD \
-(merges left out) and records per file how many commits ago it last changed and how often \
-it changed in the last 300; cds-loc ranks recently changed files a little higher. Only \
+work tree and git is installed, cds-build runs git log over the last 10,000 commits of HEAD \
+(merges left out) and records per file how many commits ago it last changed (within the last \
+2,000), how often it changed in the last 300, and the words of the messages of the commits \
+that changed it; cds-loc ranks recently changed files a little higher, and files whose past \
+commits were described in the issue's words. Only \
 committed history counts, so a rebuild of the same commit gives the same index; a new commit \
 makes the next build read it again, even when no file changed.",
         ),

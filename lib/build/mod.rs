@@ -227,6 +227,29 @@ impl HistoryJob {
     }
 }
 
+/// The messages of a previous generation's `messages.rkyv`, for the files of its file table
+/// (`rels`, in order).
+fn kept_messages<'r>(
+    m: &index::format::ArchivedMessagesFile,
+    rels: impl Iterator<Item = &'r [u8]>,
+) -> history::Messages {
+    let vocab = m
+        .vocab_off
+        .windows(2)
+        .map(|w| m.vocab[w[0].to_native() as usize..w[1].to_native() as usize].into())
+        .collect();
+    let files = rels
+        .zip(m.file_off.windows(2))
+        .filter(|(_, w)| w[0] != w[1])
+        .map(|(rel, w)| {
+            let r = w[0].to_native() as usize..w[1].to_native() as usize;
+            let pairs = m.term[r.clone()].iter().zip(&m.count[r]);
+            (rel.to_vec(), pairs.map(|(t, n)| (t.to_native(), n.to_native())).collect())
+        })
+        .collect();
+    history::Messages { vocab, files }
+}
+
 /// What linking made: the edges of the native graph's nodes, or LocAgent's whole graph.
 enum Linked {
     Edges(Vec<graph::Edge>),
@@ -929,7 +952,10 @@ pub fn build_with(
         }
     };
     let history_bytes = match history.finish() {
-        Some(h) => index::write::write_history(dir, &h, &records)?,
+        Some(h) => {
+            index::write::write_history(dir, &h, &records)?
+                + index::write::write_messages(dir, &h, &records)?
+        }
         None => 0,
     };
     let bytes = posting_bytes + name_bytes + graph_bytes + rest_bytes + history_bytes;
@@ -1408,12 +1434,14 @@ impl Previous {
             let live = content_at.iter().map(|r| r.len() as u64).sum();
             index::write::worth_sharing(live, c.payload().len() as u64)
         });
-        let history = match ix.history() {
-            Ok(Some(h)) if g.file_node.len() == view.entries().len() => {
+        // A history without messages (written before they were kept) is read again.
+        let history = match (ix.history(), ix.messages()) {
+            (Ok(Some(h)), Ok(Some(m))) if g.file_node.len() == view.entries().len() => {
                 let files = view.entries().iter().zip(h.age.iter().zip(h.churn.iter()));
                 Some(History::from_files(
                     h.head.to_vec(),
                     files.map(|(f, (a, c))| (f.rel.to_vec(), a.to_native(), c.to_native())),
+                    kept_messages(m, view.entries().iter().map(|f| &f.rel[..])),
                 ))
             }
             _ => None,

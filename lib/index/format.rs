@@ -4,7 +4,7 @@
 //!
 //! | bytes | field |
 //! | --- | --- |
-//! | 0..8 | magic (`CDSGRAPH`, `CDSNAMES`, `CDSTERMS`, `CDSPOSTS`, `CDSPDELT`, `CDSTEXT\0`, `CDSFACTS`, `CDSHISTO`) |
+//! | 0..8 | magic (`CDSGRAPH`, `CDSNAMES`, `CDSTERMS`, `CDSPOSTS`, `CDSPDELT`, `CDSTEXT\0`, `CDSFACTS`, `CDSHISTO`, `CDSMSGS\0`) |
 //! | 8..12 | format version (u32 LE), [`FORMAT_VERSION`] (readers take [`MIN_READ_VERSION`] on) |
 //! | 12..16 | layout flags (u32 LE), [`LAYOUT`]: rkyv's endianness, alignment, pointer width |
 //! | 16..24 | payload length (u64 LE), the bytes after the header |
@@ -56,6 +56,9 @@ pub const MAGIC_FACTS_BLOB: &[u8; 8] = b"CDSFBLOB";
 /// Magic of `history.rkyv` (optional: only repositories with git history have one).
 pub const MAGIC_HISTORY: &[u8; 8] = b"CDSHISTO";
 
+/// Magic of `messages.rkyv` (optional, beside `history.rkyv`).
+pub const MAGIC_MESSAGES: &[u8; 8] = b"CDSMSGS\0";
+
 /// File names inside a generation directory.
 pub const GRAPH_FILE: &str = "graph.rkyv";
 /// See [`GRAPH_FILE`].
@@ -74,6 +77,8 @@ pub const FACTS_FILE: &str = "facts.rkyv";
 pub const FACTS_BLOB_FILE: &str = "facts.bin";
 /// See [`GRAPH_FILE`].
 pub const HISTORY_FILE: &str = "history.rkyv";
+/// See [`GRAPH_FILE`] (optional: see [`MessagesFile`]).
+pub const MESSAGES_FILE: &str = "messages.rkyv";
 
 /// A parsed header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +164,24 @@ pub struct HistoryFile {
     pub age: Vec<u16>,
     /// Per file: commits among the last [`crate::history::CHURN_WINDOW`] that changed it.
     pub churn: Vec<u16>,
+}
+
+/// `messages.rkyv`: per file, the terms of the messages of the commits that changed it (see
+/// [`crate::history::Messages`]), in the graph's file table order. Written with
+/// `history.rkyv`; an index written before it existed has a history without messages, which
+/// the next build reads again.
+#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
+pub struct MessagesFile {
+    /// Offsets of each term in `vocab` (one more than terms).
+    pub vocab_off: Vec<u32>,
+    /// The terms, sorted and concatenated: a term's number is its position.
+    pub vocab: Vec<u8>,
+    /// Per file, its range of `term` and `count` (one more than files).
+    pub file_off: Vec<u32>,
+    /// Term numbers, ascending within each file.
+    pub term: Vec<u32>,
+    /// How often each term occurs in the file's messages.
+    pub count: Vec<u32>,
 }
 
 /// `graph.rkyv`: nodes, edges (CSR in both directions), names' multi-postings, the file table.

@@ -16,7 +16,8 @@
 //!                         document's number: postings.rkyv is then an earlier generation's,
 //!                         hard-linked, and this holds the changed documents' postings, see
 //!                         `format::PostingsDelta`)
-//!                         history.rkyv (only for a git work tree: see `crate::history`)
+//!                         history.rkyv, messages.rkyv (only for a git work tree: see
+//!                         `crate::history`)
 //! ```
 //!
 //! A build writes a new generation beside the live one, fsyncs it, then swaps `CURRENT` by

@@ -208,6 +208,7 @@ pub struct Index {
     postings: OnceCell<(Mapped, Option<Mapped>)>,
     content: OnceCell<Mapped>,
     history: OnceCell<Option<Mapped>>,
+    messages: OnceCell<Option<Mapped>>,
     /// Line-start offsets of the files shown so far (see [`Index::line_starts`]).
     line_starts: RefCell<fxhash::FxHashMap<u32, Rc<[u32]>>>,
 }
@@ -250,6 +251,7 @@ impl Index {
             postings: OnceCell::new(),
             content: OnceCell::new(),
             history: OnceCell::new(),
+            messages: OnceCell::new(),
             line_starts: RefCell::default(),
         };
         ix.check_shape()?;
@@ -628,6 +630,35 @@ impl Index {
         Ok(Some(unsafe { rkyv::access_unchecked::<ArchivedHistoryFile>(m.payload()) }))
     }
 
+    /// The terms of the commit messages per file (see [`crate::history::Messages`]), if the
+    /// build read a history with them: a file's range of `term` and `count` is at its
+    /// file-table index in `file_off`.
+    pub fn messages(&self) -> Result<Option<&ArchivedMessagesFile>> {
+        if self.messages.get().is_none() {
+            let path = self.gen_dir.join(MESSAGES_FILE);
+            let m = match Mapped::open(&path, MAGIC_MESSAGES, &self.dir) {
+                Ok(m) => Some(m),
+                Err(_) if !path.exists() => None,
+                Err(e) => return Err(e),
+            };
+            if let Some(m) = &m {
+                let files = self.graph().file_node.len();
+                let sound =
+                    match rkyv::access::<ArchivedMessagesFile, rkyv::rancor::Error>(m.payload()) {
+                        Ok(f) => messages_sound(f, files),
+                        Err(_) => false,
+                    };
+                if !sound {
+                    return Err(self.corrupt("messages.rkyv failed validation"));
+                }
+            }
+            let _ = self.messages.set(m);
+        }
+        let Some(Some(m)) = self.messages.get() else { return Ok(None) };
+        // SAFETY: validated above when mapped; immutable bytes.
+        Ok(Some(unsafe { rkyv::access_unchecked::<ArchivedMessagesFile>(m.payload()) }))
+    }
+
     fn content_map(&self) -> Result<&Mapped> {
         if self.content.get().is_none() {
             let path = self.gen_dir.join(CONTENT_FILE);
@@ -778,14 +809,21 @@ impl Index {
                 Err(e) => problems.push(e.to_string()),
             }
         }
-        let history = self.gen_dir.join(HISTORY_FILE);
-        if history.exists() {
-            match Mapped::open(&history, MAGIC_HISTORY, &self.dir) {
-                Ok(m) if !m.check_crc() => {
-                    problems.push(format!("{HISTORY_FILE}: checksum mismatch"))
-                }
+        // The optional files: checksum, then the reader's own validation.
+        type Validate<'v> = &'v dyn Fn() -> Result<()>;
+        let optional: [(&str, &[u8; 8], Validate); 2] = [
+            (HISTORY_FILE, MAGIC_HISTORY, &|| self.history().map(|_| ())),
+            (MESSAGES_FILE, MAGIC_MESSAGES, &|| self.messages().map(|_| ())),
+        ];
+        for (name, magic, validate) in optional {
+            let path = self.gen_dir.join(name);
+            if !path.exists() {
+                continue;
+            }
+            match Mapped::open(&path, magic, &self.dir) {
+                Ok(m) if !m.check_crc() => problems.push(format!("{name}: checksum mismatch")),
                 Ok(_) => {
-                    if let Err(e) = self.history() {
+                    if let Err(e) = validate() {
                         problems.push(e.to_string());
                     }
                 }
@@ -900,6 +938,22 @@ fn one_edit_apart(a: &str, b: &str) -> bool {
     let (x, y) = (a.as_bytes(), b.as_bytes());
     let ends_kept = x.len() <= 4 || y.len() <= 4 || x[0] == y[0] || x.last() == y.last();
     x.len().abs_diff(y.len()) <= 4 && ends_kept && strsim::levenshtein(a, b) == 1
+}
+
+/// Whether a messages file's offsets and term numbers are in range for `files` files, so that
+/// readers may index it without checks failing later.
+fn messages_sound(m: &ArchivedMessagesFile, files: usize) -> bool {
+    let monotone = |off: &[rkyv::Archived<u32>], end: usize| {
+        off.first().is_some_and(|o| o.to_native() == 0)
+            && off.windows(2).all(|w| w[0].to_native() <= w[1].to_native())
+            && off.last().is_some_and(|o| o.to_native() as usize == end)
+    };
+    let terms = m.vocab_off.len().saturating_sub(1);
+    monotone(&m.vocab_off, m.vocab.len())
+        && m.file_off.len() == files + 1
+        && m.term.len() == m.count.len()
+        && monotone(&m.file_off, m.term.len())
+        && m.term.iter().all(|t| (t.to_native() as usize) < terms)
 }
 
 #[cfg(test)]

@@ -201,6 +201,36 @@ pub fn write_history(
     write_rkyv(&dir.join(HISTORY_FILE), MAGIC_HISTORY, &file)
 }
 
+/// `messages.rkyv`: the commit messages' terms of each of `files`, in their order (only the
+/// terms they use, renumbered in sorted order).
+pub fn write_messages(
+    dir: &Path,
+    history: &crate::history::History,
+    files: &[FileRecord],
+) -> Result<u64> {
+    let m = &history.messages;
+    let mut used: Vec<u32> = files.iter().flat_map(|f| m.of(f.rel).iter().map(|p| p.0)).collect();
+    used.sort_unstable_by(|a, b| m.vocab[*a as usize].cmp(&m.vocab[*b as usize]));
+    used.dedup();
+    let mut file = MessagesFile { vocab_off: vec![0], ..MessagesFile::default() };
+    let mut new_no: HashMap<u32, u32> = HashMap::default();
+    for (i, &t) in used.iter().enumerate() {
+        new_no.insert(t, i as u32);
+        file.vocab.extend_from_slice(&m.vocab[t as usize]);
+        file.vocab_off.push(file.vocab.len() as u32);
+    }
+    file.file_off.push(0);
+    for f in files {
+        let mut terms: Vec<(u32, u32)> =
+            m.of(f.rel).iter().map(|&(t, n)| (new_no[&t], n)).collect();
+        terms.sort_unstable();
+        file.term.extend(terms.iter().map(|p| p.0));
+        file.count.extend(terms.iter().map(|p| p.1));
+        file.file_off.push(file.term.len() as u32);
+    }
+    write_rkyv(&dir.join(MESSAGES_FILE), MAGIC_MESSAGES, &file)
+}
+
 /// `postings.rkyv` and `terms.fst`: the BM25 index of `files`' term counts, for a graph whose
 /// nodes were numbered before the postings were built (LocAgent's; cds's own builds add each
 /// file as it is extracted and call [`write_built_postings`]).

@@ -35,7 +35,8 @@ use crate::graph::{
 };
 use crate::history;
 use crate::index::Index;
-use crate::index::format::ArchivedHistoryFile;
+use crate::index::format::{ArchivedHistoryFile, ArchivedMessagesFile};
+use crate::search::bm25;
 use crate::search::query;
 use crate::search::rank::{self, Reason};
 use model::{FILE_CANDIDATES, GAP_FLOOR, NF, dot, lrank};
@@ -542,8 +543,12 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
 
     // The file level.
     let history = ix.history()?;
-    let mut c = Candidates::default();
     let n_files = heur_files.len().min(FILE_CANDIDATES);
+    let messages = ix.messages()?.map_or_else(
+        || vec![0.0; n_files],
+        |m| message_scores(m, ix, &q.terms, heur_files.iter().take(n_files).map(|c| c.0)),
+    );
+    let mut c = Candidates::default();
     for (rank, &(f, hs)) in heur_files.iter().take(n_files).enumerate() {
         let s = sig_of(f);
         let ents = per_file.get(&f).map_or(&[][..], |v| &v[..]);
@@ -605,6 +610,7 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
             ),
         ];
         x.extend(file_history(history, ix, f));
+        x.push(messages[rank]);
         c.files.push(f, x, f, NONE);
     }
     debug_assert!(c.files.x.iter().all(|x| x.len() == NF));
@@ -866,6 +872,71 @@ fn file_history(h: Option<&ArchivedHistoryFile>, ix: &Index, f: u32) -> [f32; 2]
     let age = h.and_then(|h| at(&h.age)).unwrap_or(history::WINDOW);
     let churn = h.and_then(|h| at(&h.churn)).unwrap_or(0);
     [lrank(age.into()), lrank(churn.into())]
+}
+
+/// Per file of `files`: `ln(1 + BM25)` of the terms over the messages of the commits
+/// that changed it, the documents being the messages of those files (their statistics are the
+/// candidates', so a term common in the history of these files weighs little); 0 without any.
+fn message_scores(
+    m: &ArchivedMessagesFile,
+    ix: &Index,
+    terms: &[(String, f32)],
+    files: impl Iterator<Item = u32>,
+) -> Vec<f32> {
+    let term_at = |i: usize| {
+        let (a, b) = (m.vocab_off[i].to_native() as usize, m.vocab_off[i + 1].to_native() as usize);
+        m.vocab.get(a..b).unwrap_or_default()
+    };
+    let n_terms = m.vocab_off.len().saturating_sub(1);
+    // The query's terms in the vocabulary, with their weights.
+    let query: Vec<(u32, f32)> = terms
+        .iter()
+        .filter_map(|(t, w)| {
+            let i = bm25::partition_point(n_terms, |i| term_at(i) < t.as_bytes());
+            (i < n_terms && term_at(i) == t.as_bytes()).then_some((i as u32, *w))
+        })
+        .collect();
+    // Per file: its messages' length and the counts of the query's terms.
+    let docs: Vec<(u32, Vec<u32>)> = files
+        .map(|f| {
+            let Some(i) =
+                ix.file_index(f).map(|i| i as usize).filter(|&i| i + 1 < m.file_off.len())
+            else {
+                return (0, vec![0; query.len()]);
+            };
+            let r = m.file_off[i].to_native() as usize..m.file_off[i + 1].to_native() as usize;
+            let (term, count) = (&m.term[r.clone()], &m.count[r]);
+            let len = count.iter().fold(0u32, |a, c| a.saturating_add(c.to_native()));
+            let tf = query
+                .iter()
+                .map(|&(t, _)| match term.binary_search_by_key(&t, |x| x.to_native()) {
+                    Ok(j) => count[j].to_native(),
+                    Err(_) => 0,
+                })
+                .collect();
+            (len, tf)
+        })
+        .collect();
+    let with_messages = docs.iter().filter(|d| d.0 > 0).count();
+    if with_messages == 0 {
+        return vec![0.0; docs.len()];
+    }
+    let avgdl = docs.iter().map(|d| d.0 as f32).sum::<f32>() / with_messages as f32;
+    let idf: Vec<f32> = (0..query.len())
+        .map(|k| {
+            let df = docs.iter().filter(|d| d.1[k] > 0).count();
+            bm25::idf(docs.len() as u32, df as u32)
+        })
+        .collect();
+    docs.iter()
+        .map(|(len, tf)| {
+            let s: f32 = (0..query.len())
+                .filter(|&k| tf[k] > 0)
+                .map(|k| query[k].1 * idf[k] * bm25::tf_weight(tf[k], *len, avgdl))
+                .sum();
+            s.ln_1p()
+        })
+        .collect()
 }
 
 fn sort_scored(ix: &Index, v: &mut [(u32, f32)]) {

@@ -38,9 +38,10 @@ pub const FILE_FEATURES: [&str; NF] = [
     "dir_share",   // ln(1 + other top-10 files in the same directory)
     "age",         // ln(1 + commits since it last changed), from the repository's history
     "churn",       // ln(1 + commits among the last 300 that changed it)
+    "msg_bm",      // ln(1 + BM25 of the issue over the messages of the commits that changed it)
 ];
 /// Number of file features.
-pub const NF: usize = 26;
+pub const NF: usize = 27;
 
 /// Features of a function candidate (a function or method not nested in another function).
 pub const FUNCTION_FEATURES: [&str; NE] = [
