@@ -505,12 +505,16 @@ pub fn build_with(
     }
     // The history is read beside the extraction, unless the previous build read the same one
     // for every file there is now (it keeps only the files it indexed).
-    let history = match (head, previous.as_ref().and_then(|p| p.history.as_ref())) {
-        (Some(h), Some(prev))
-            if prev.head == h && walked.files.iter().all(|f| prev.knows(&f.rel)) =>
-        {
-            HistoryJob::Ready(Some(prev.clone()))
-        }
+    let carried = match (&head, previous.as_ref()) {
+        (Some(h), Some(p)) => p
+            .history
+            .as_ref()
+            .filter(|prev| prev.head == *h && walked.files.iter().all(|f| prev.knows(&f.rel))),
+        _ => None,
+    };
+    let carried = carried.and_then(|_| previous.as_ref()?.carried_history(&index_dir));
+    let history = match (head, carried) {
+        (Some(_), Some(prev)) => HistoryJob::Ready(Some(prev)),
         (Some(h), _) => {
             let root = root.clone();
             HistoryJob::Reading(std::thread::spawn(move || history::read(&root, h)))
@@ -1386,8 +1390,11 @@ struct Previous {
     /// Its graph is cds's own (not LocAgent's).
     native: bool,
     options: Vec<u8>,
-    /// The history it was built with.
+    /// The history it was built with (without its messages: see
+    /// [`Previous::carried_history`]).
     history: Option<History>,
+    /// With a history, the paths of its file table, in order (what `messages.rkyv` follows).
+    history_rels: Vec<Vec<u8>>,
     /// (rel, size, mtime, hash, index into the cache, language code), sorted by rel.
     entries: Vec<(Vec<u8>, u64, i64, u32, usize, u8)>,
 }
@@ -1434,17 +1441,24 @@ impl Previous {
             let live = content_at.iter().map(|r| r.len() as u64).sum();
             index::write::worth_sharing(live, c.payload().len() as u64)
         });
-        // A history without messages (written before they were kept) is read again.
+        // A history without messages (written before they were kept), or with damaged ones,
+        // is read again. The messages are validated here but decoded only when a build
+        // carries the history over (see [`Previous::carried_history`]): a rebuild with nothing
+        // changed does not need them.
         let history = match (ix.history(), ix.messages()) {
-            (Ok(Some(h)), Ok(Some(m))) if g.file_node.len() == view.entries().len() => {
+            (Ok(Some(h)), Ok(Some(_))) if g.file_node.len() == view.entries().len() => {
                 let files = view.entries().iter().zip(h.age.iter().zip(h.churn.iter()));
                 Some(History::from_files(
                     h.head.to_vec(),
                     files.map(|(f, (a, c))| (f.rel.to_vec(), a.to_native(), c.to_native())),
-                    kept_messages(m, view.entries().iter().map(|f| &f.rel[..])),
+                    history::Messages::default(),
                 ))
             }
             _ => None,
+        };
+        let history_rels = match &history {
+            Some(_) => view.entries().iter().map(|f| f.rel.to_vec()).collect(),
+            None => Vec::new(),
         };
         let mut entries: Vec<(Vec<u8>, u64, i64, u32, usize, u8)> = view
             .entries()
@@ -1483,8 +1497,23 @@ impl Previous {
             native: g.meta.mode == Mode::Native.code(),
             options,
             history,
+            history_rels,
             entries,
         })
+    }
+
+    /// The history it was built with, messages included, to carry over into the next
+    /// generation; `None` when its messages cannot be read (the history is then read again).
+    fn carried_history(&self, index_dir: &Path) -> Option<History> {
+        let mut h = self.history.clone()?;
+        let path = self.gen_dir.join(format::MESSAGES_FILE);
+        let m = Mapped::open(&path, format::MAGIC_MESSAGES, index_dir).ok()?;
+        if !index::read::messages_valid(&m, self.history_rels.len()) {
+            return None;
+        }
+        let rels = self.history_rels.iter().map(|r| &r[..]);
+        h.messages = kept_messages(index::read::archived_messages(&m), rels);
+        Some(h)
     }
 
     /// Opens and checks what a rebuild carries over whole (`terms.fst`, `postings.rkyv` and

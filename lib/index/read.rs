@@ -641,22 +641,15 @@ impl Index {
                 Err(_) if !path.exists() => None,
                 Err(e) => return Err(e),
             };
-            if let Some(m) = &m {
-                let files = self.graph().file_node.len();
-                let sound =
-                    match rkyv::access::<ArchivedMessagesFile, rkyv::rancor::Error>(m.payload()) {
-                        Ok(f) => messages_sound(f, files),
-                        Err(_) => false,
-                    };
-                if !sound {
-                    return Err(self.corrupt("messages.rkyv failed validation"));
-                }
+            if let Some(m) = &m
+                && !messages_valid(m, self.graph().file_node.len())
+            {
+                return Err(self.corrupt("messages.rkyv failed validation"));
             }
             let _ = self.messages.set(m);
         }
         let Some(Some(m)) = self.messages.get() else { return Ok(None) };
-        // SAFETY: validated above when mapped; immutable bytes.
-        Ok(Some(unsafe { rkyv::access_unchecked::<ArchivedMessagesFile>(m.payload()) }))
+        Ok(Some(archived_messages(m)))
     }
 
     fn content_map(&self) -> Result<&Mapped> {
@@ -938,6 +931,19 @@ fn one_edit_apart(a: &str, b: &str) -> bool {
     let (x, y) = (a.as_bytes(), b.as_bytes());
     let ends_kept = x.len() <= 4 || y.len() <= 4 || x[0] == y[0] || x.last() == y.last();
     x.len().abs_diff(y.len()) <= 4 && ends_kept && strsim::levenshtein(a, b) == 1
+}
+
+/// Whether `m`, a mapped `messages.rkyv`, is a valid archive whose offsets and term numbers
+/// are in range for `files` files (then [`archived_messages`] may be called on it).
+pub fn messages_valid(m: &Mapped, files: usize) -> bool {
+    rkyv::access::<ArchivedMessagesFile, rkyv::rancor::Error>(m.payload())
+        .is_ok_and(|f| messages_sound(f, files))
+}
+
+/// The archive in `m`, which [`messages_valid`] accepted.
+pub fn archived_messages(m: &Mapped) -> &ArchivedMessagesFile {
+    // SAFETY: validated by `messages_valid` when mapped; immutable bytes.
+    unsafe { rkyv::access_unchecked::<ArchivedMessagesFile>(m.payload()) }
 }
 
 /// Whether a messages file's offsets and term numbers are in range for `files` files, so that
