@@ -229,16 +229,14 @@ impl HistoryJob {
 
 /// The messages of a previous generation's `messages.rkyv`, for the files of its file table
 /// (`rels`, in order).
-fn kept_messages<'r>(
-    m: &index::format::ArchivedMessagesFile,
-    rels: impl Iterator<Item = &'r [u8]>,
-) -> history::Messages {
+fn kept_messages(m: &index::format::ArchivedMessagesFile, rels: &[&[u8]]) -> history::Messages {
     let vocab = m
         .vocab_off
         .windows(2)
         .map(|w| m.vocab[w[0].to_native() as usize..w[1].to_native() as usize].into())
         .collect();
     let files = rels
+        .iter()
         .zip(m.file_off.windows(2))
         .filter(|(_, w)| w[0] != w[1])
         .map(|(rel, w)| {
@@ -1393,8 +1391,6 @@ struct Previous {
     /// The history it was built with (without its messages: see
     /// [`Previous::carried_history`]).
     history: Option<History>,
-    /// With a history, the paths of its file table, in order (what `messages.rkyv` follows).
-    history_rels: Vec<Vec<u8>>,
     /// (rel, size, mtime, hash, index into the cache, language code), sorted by rel.
     entries: Vec<(Vec<u8>, u64, i64, u32, usize, u8)>,
 }
@@ -1456,10 +1452,6 @@ impl Previous {
             }
             _ => None,
         };
-        let history_rels = match &history {
-            Some(_) => view.entries().iter().map(|f| f.rel.to_vec()).collect(),
-            None => Vec::new(),
-        };
         let mut entries: Vec<(Vec<u8>, u64, i64, u32, usize, u8)> = view
             .entries()
             .iter()
@@ -1497,7 +1489,6 @@ impl Previous {
             native: g.meta.mode == Mode::Native.code(),
             options,
             history,
-            history_rels,
             entries,
         })
     }
@@ -1508,11 +1499,13 @@ impl Previous {
         let mut h = self.history.clone()?;
         let path = self.gen_dir.join(format::MESSAGES_FILE);
         let m = Mapped::open(&path, format::MAGIC_MESSAGES, index_dir).ok()?;
-        if !index::read::messages_valid(&m, self.history_rels.len()) {
-            return None;
+        let m = index::read::validated_messages(&m, self.entries.len())?;
+        // `messages.rkyv` follows the file table: the entries' cache order.
+        let mut rels: Vec<&[u8]> = vec![&[]; self.entries.len()];
+        for e in &self.entries {
+            rels[e.4] = &e.0;
         }
-        let rels = self.history_rels.iter().map(|r| &r[..]);
-        h.messages = kept_messages(index::read::archived_messages(&m), rels);
+        h.messages = kept_messages(m, &rels);
         Some(h)
     }
 

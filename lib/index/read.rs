@@ -642,14 +642,15 @@ impl Index {
                 Err(e) => return Err(e),
             };
             if let Some(m) = &m
-                && !messages_valid(m, self.graph().file_node.len())
+                && validated_messages(m, self.graph().file_node.len()).is_none()
             {
                 return Err(self.corrupt("messages.rkyv failed validation"));
             }
             let _ = self.messages.set(m);
         }
         let Some(Some(m)) = self.messages.get() else { return Ok(None) };
-        Ok(Some(archived_messages(m)))
+        // SAFETY: validated above when mapped; immutable bytes.
+        Ok(Some(unsafe { rkyv::access_unchecked::<ArchivedMessagesFile>(m.payload()) }))
     }
 
     fn content_map(&self) -> Result<&Mapped> {
@@ -933,17 +934,12 @@ fn one_edit_apart(a: &str, b: &str) -> bool {
     x.len().abs_diff(y.len()) <= 4 && ends_kept && strsim::levenshtein(a, b) == 1
 }
 
-/// Whether `m`, a mapped `messages.rkyv`, is a valid archive whose offsets and term numbers
-/// are in range for `files` files (then [`archived_messages`] may be called on it).
-pub fn messages_valid(m: &Mapped, files: usize) -> bool {
+/// The archive in `m`, a mapped `messages.rkyv`, if it is valid and its offsets and term
+/// numbers are in range for `files` files.
+pub fn validated_messages(m: &Mapped, files: usize) -> Option<&ArchivedMessagesFile> {
     rkyv::access::<ArchivedMessagesFile, rkyv::rancor::Error>(m.payload())
-        .is_ok_and(|f| messages_sound(f, files))
-}
-
-/// The archive in `m`, which [`messages_valid`] accepted.
-pub fn archived_messages(m: &Mapped) -> &ArchivedMessagesFile {
-    // SAFETY: validated by `messages_valid` when mapped; immutable bytes.
-    unsafe { rkyv::access_unchecked::<ArchivedMessagesFile>(m.payload()) }
+        .ok()
+        .filter(|f| messages_sound(f, files))
 }
 
 /// Whether a messages file's offsets and term numbers are in range for `files` files, so that
