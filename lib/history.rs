@@ -12,6 +12,13 @@
 //! history: the index is the same as before, and `cds-loc` ranks as if every file were
 //! equally old (a feature constant over an issue's candidates cannot change a softmax
 //! ranking). Only committed history counts, so two builds of the same commit agree.
+//!
+//! When `HEAD` moved forward by a few commits in a straight line (a commit, a fast-forward
+//! pull) since the previous build, the history is advanced instead of read again
+//! ([`advance`]): the new commits are read, and the ones that fell out of each window are read
+//! back (`git log --skip`) and taken away. The result is what reading the whole window gives,
+//! for which the previous history must cover every path its window changed that an index could
+//! hold, not only the files indexed then ([`History::complete`]).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -26,6 +33,8 @@ pub const CHURN_WINDOW: u16 = 300;
 pub const MESSAGE_WINDOW: u16 = 10000;
 /// Bytes of a commit message read (the rest of a long one is release notes or a changelog).
 const MESSAGE_BYTES: usize = 4096;
+/// Most new commits a history is advanced by ([`advance`]); after more, it is read again.
+pub const MAX_ADVANCE: u16 = 1000;
 
 /// The messages of the commits that changed each file: their terms (as the search index
 /// tokenizes them), with counts.
@@ -42,6 +51,49 @@ impl Messages {
     pub fn of(&self, rel: &[u8]) -> &[(u32, u32)] {
         self.files.get(rel).map_or(&[], |v| v)
     }
+
+    /// Term numbers by term.
+    fn numbers(&self) -> HashMap<Box<[u8]>, u32> {
+        self.vocab.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect()
+    }
+
+    /// Adds the counts of `other` (numbered by its own vocabulary) to these.
+    fn add(&mut self, other: Messages) {
+        let mut number = self.numbers();
+        for (rel, terms) in other.files {
+            let have = self.files.entry(rel).or_default();
+            for (t, n) in terms {
+                let word = &other.vocab[t as usize];
+                let t = *number.entry(word.clone()).or_insert_with(|| {
+                    self.vocab.push(word.clone());
+                    self.vocab.len() as u32 - 1
+                });
+                match have.binary_search_by_key(&t, |p| p.0) {
+                    Ok(i) => have[i].1 = have[i].1.saturating_add(n),
+                    Err(i) => have.insert(i, (t, n)),
+                }
+            }
+        }
+    }
+
+    /// Takes the counts of `other` (numbered by its own vocabulary) away from these.
+    fn subtract(&mut self, other: &Messages) {
+        let number = self.numbers();
+        for (rel, terms) in &other.files {
+            let Some(have) = self.files.get_mut(rel) else { continue };
+            for &(t, n) in terms {
+                if let Some(&t) = number.get(&other.vocab[t as usize])
+                    && let Ok(i) = have.binary_search_by_key(&t, |p| p.0)
+                {
+                    have[i].1 = have[i].1.saturating_sub(n);
+                }
+            }
+            have.retain(|p| p.1 > 0);
+            if have.is_empty() {
+                self.files.remove(rel);
+            }
+        }
+    }
 }
 
 /// Per file (by path relative to the root): commits since its last change, and its changes
@@ -53,6 +105,11 @@ pub struct History {
     files: HashMap<Vec<u8>, (u16, u16)>,
     /// The commit messages per file.
     pub messages: Messages,
+    /// Whether every path the window's commits changed that an index could hold (a source
+    /// file, indexed or not) has its entries here: read from git, or kept with the paths
+    /// outside the file table (`history-others.rkyv`). Only such a history can be advanced,
+    /// or carried over to a file the previous build did not index.
+    pub complete: bool,
 }
 
 impl History {
@@ -66,21 +123,43 @@ impl History {
         self.files.get(rel).map_or(0, |v| v.1)
     }
 
-    /// The history of the files an index lists, from its per-file entries `(path, age,
-    /// churn)`: exact for those files, and for no other (see [`History::knows`]).
+    /// The history an index kept, from its per-file entries `(path, age, churn)`: exact for
+    /// those files, and for every other path too when `complete` (see [`History::knows`]).
     pub fn from_files(
         head: Vec<u8>,
         files: impl Iterator<Item = (Vec<u8>, u16, u16)>,
         messages: Messages,
+        complete: bool,
     ) -> History {
         let files = files.map(|(rel, age, churn)| (rel, (age, churn))).collect();
-        History { head, files, messages }
+        History { head, files, messages, complete }
     }
 
-    /// Whether `rel` has an entry (every file of [`History::from_files`] has one; a history
-    /// read from git only has the paths its commits touched).
+    /// Whether the history of `rel` is known: always for a [complete](History::complete) one
+    /// (a path without entries was not changed in the window), otherwise only for the files
+    /// the index listed.
     pub fn knows(&self, rel: &[u8]) -> bool {
-        self.files.contains_key(rel)
+        self.complete || self.files.contains_key(rel)
+    }
+
+    /// Every path the window's commits changed (as far as this history holds them).
+    pub fn paths(&self) -> impl Iterator<Item = &[u8]> {
+        let aged = self.files.iter().filter(|(_, v)| v.0 < WINDOW).map(|(k, _)| &k[..]);
+        let worded = self.messages.files.keys().filter(|k| self.age(k) >= WINDOW);
+        aged.chain(worded.map(|k| &k[..]))
+    }
+
+    /// This history, with the entries of the paths outside an index's file table that it
+    /// kept beside it: then [complete](History::complete).
+    pub fn with_others(
+        mut self,
+        files: impl Iterator<Item = (Vec<u8>, u16, u16)>,
+        messages: Messages,
+    ) -> History {
+        self.files.extend(files.map(|(rel, age, churn)| (rel, (age, churn))));
+        self.messages.add(messages);
+        self.complete = true;
+        self
     }
 
     /// Reads what `git log` prints with [`log_args`]: per commit a record `\x01MESSAGE\x02`,
@@ -136,7 +215,41 @@ impl History {
                 (rel, v)
             })
             .collect();
-        History { head, files, messages: Messages { vocab, files: files_terms } }
+        let messages = Messages { vocab, files: files_terms };
+        History { head, files, messages, complete: true }
+    }
+
+    /// This history `k` commits later, at `head`: `new` is [`History::parse`] of the `k` new
+    /// commits, `dropped_messages` of the `k` that were the last of [`MESSAGE_WINDOW`]
+    /// before, `dropped_churn` of the `k` that were the last of [`CHURN_WINDOW`] (both empty
+    /// when the window was not full; `dropped_churn` unused when `k` is the window or more).
+    /// Equal to parsing the new window whole, for a [complete](History::complete) history.
+    pub fn advanced(
+        self,
+        head: Vec<u8>,
+        k: u16,
+        new: History,
+        dropped_messages: &History,
+        dropped_churn: &History,
+    ) -> History {
+        let mut files: HashMap<Vec<u8>, (u16, u16)> = HashMap::default();
+        for (rel, (age, churn)) in self.files {
+            let age = age.saturating_add(k);
+            if age >= WINDOW {
+                continue; // (its churn is 0: its last change is older than the churn window)
+            }
+            let churn =
+                if k >= CHURN_WINDOW { 0 } else { churn.saturating_sub(dropped_churn.churn(&rel)) };
+            files.insert(rel, (age, churn));
+        }
+        for (rel, (age, churn)) in new.files {
+            let e = files.entry(rel).or_insert((age, 0));
+            *e = (age, e.1.saturating_add(churn));
+        }
+        let mut messages = self.messages;
+        messages.subtract(&dropped_messages.messages);
+        messages.add(new.messages);
+        History { head, files, messages, complete: self.complete }
     }
 }
 
@@ -153,20 +266,30 @@ fn message_terms(msg: &[u8], out: &mut Vec<(u32, u32)>, mut number: impl FnMut(&
     out.sort_unstable();
 }
 
-/// The `git` arguments (after `-C root`) whose output [`History::parse`] reads.
-fn log_args() -> [String; 10] {
-    [
-        "log".into(),
-        "--no-merges".into(),
-        "--no-ext-diff".into(),
-        "--no-textconv".into(),
-        "--no-renames".into(),
-        "--relative".into(),
-        format!("-n{MESSAGE_WINDOW}"),
-        "--format=%x01%B%x02".into(),
-        "--name-only".into(),
-        "-z".into(),
-    ]
+/// `n` commits of the history of `commit` after the first `skip` ([`History::parse`] of
+/// `git log`), or `None` when git fails.
+fn log(root: &Path, commit: &[u8], n: u16, skip: u16) -> Option<History> {
+    finish_log(start_log(root, commit, n, skip)?, commit)
+}
+
+/// Starts the `git log` of [`log`].
+fn start_log(root: &Path, commit: &[u8], n: u16, skip: u16) -> Option<std::process::Child> {
+    git(root)
+        .args(["log", "--no-merges", "--no-ext-diff", "--no-textconv", "--no-renames"])
+        .args(["--relative", "--format=%x01%B%x02", "--name-only", "-z"])
+        .arg(format!("-n{n}"))
+        .arg(format!("--skip={skip}"))
+        .arg(String::from_utf8_lossy(commit).as_ref())
+        .arg("--")
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()
+}
+
+/// What a `git log` of [`start_log`] printed, parsed.
+fn finish_log(child: std::process::Child, commit: &[u8]) -> Option<History> {
+    let out = child.wait_with_output().ok()?;
+    out.status.success().then(|| History::parse(commit.to_vec(), &out.stdout))
 }
 
 /// A `git` command run in `root` that never prompts or pages, and runs nothing a repository's
@@ -203,10 +326,62 @@ fn may_be_in_work_tree(root: &Path) -> bool {
         || root.ancestors().any(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
 }
 
-/// The history of `HEAD` (which names `head`) as seen from `root`, or `None` when git fails.
+/// The history of commit `head` as seen from `root`, or `None` when git fails.
 pub fn read(root: &Path, head: Vec<u8>) -> Option<History> {
-    let out = git(root).args(log_args()).output().ok()?;
-    out.status.success().then(|| History::parse(head, &out.stdout))
+    log(root, &head, MESSAGE_WINDOW, 0)
+}
+
+/// The history of commit `head`, from `prev`'s when `head` is at most [`MAX_ADVANCE`]
+/// commits ahead of it in a straight line (each new commit's one parent the one before, the
+/// first's `prev.head`: then `git log` of `head` lists them, then what it listed for
+/// `prev.head`, in the same order), and `prev` is [complete](History::complete). `None`
+/// otherwise (or when git fails): the history is then read whole. With the history, how many
+/// commits it moved on.
+pub fn advance(root: &Path, prev: History, head: Vec<u8>) -> Option<(History, u16)> {
+    if !prev.complete || prev.head.is_empty() {
+        return None;
+    }
+    let range =
+        format!("{}..{}", String::from_utf8_lossy(&prev.head), String::from_utf8_lossy(&head));
+    let out = git(root)
+        .args(["rev-list", "--parents"])
+        .arg(format!("-n{}", MAX_ADVANCE + 1))
+        .arg(range)
+        .arg("--")
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let mut expect: &[u8] = &head;
+    let mut k: u16 = 0;
+    for line in out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let mut ids = line.split(|&b| b == b' ');
+        let (commit, parent, more) = (ids.next()?, ids.next()?, ids.next());
+        if commit != expect || more.is_some() || k == MAX_ADVANCE {
+            return None;
+        }
+        expect = parent;
+        k += 1;
+    }
+    if k == 0 || expect != prev.head.as_slice() {
+        return None;
+    }
+    // The three logs at once: the two that skip walk thousands of commits.
+    let new = start_log(root, &head, k, 0);
+    let dropped_messages =
+        (k < MESSAGE_WINDOW).then(|| start_log(root, &prev.head, k, MESSAGE_WINDOW - k));
+    let dropped_churn =
+        (k < CHURN_WINDOW).then(|| start_log(root, &prev.head, k, CHURN_WINDOW - k));
+    let finish = |child: Option<Option<std::process::Child>>| match child {
+        Some(c) => finish_log(c?, &prev.head),
+        None => Some(History::default()),
+    };
+    // (Each started one is waited for, whatever the others did.)
+    let new = new.and_then(|c| finish_log(c, &head));
+    let (dropped_messages, dropped_churn) = (finish(dropped_messages), finish(dropped_churn));
+    let (new, dropped_messages, dropped_churn) = (new?, dropped_messages?, dropped_churn?);
+    Some((prev.advanced(head, k, new, &dropped_messages, &dropped_churn), k))
 }
 
 #[cfg(test)]
@@ -236,7 +411,10 @@ mod tests {
         // counts as one.
         assert_eq!((h.age(b"d\xffe.py"), h.churn(b"d\xffe.py")), (3, 1));
         assert_eq!((h.age(b"never.py"), h.churn(b"never.py")), (WINDOW, 0));
-        assert_eq!(History::parse(Vec::new(), b""), History::default());
+        assert_eq!(
+            History::parse(Vec::new(), b""),
+            History { complete: true, ..History::default() }
+        );
     }
 
     #[test]
@@ -272,5 +450,81 @@ mod tests {
         assert_eq!(h.churn(b"old.py"), CHURN_WINDOW - 1);
         assert_eq!(h.age(b"old.py"), 1);
         assert_eq!(h.churn(b"new.py"), 1);
+    }
+
+    /// `git log` output of `commits` (the newest first), each a message and its paths.
+    fn log_of(commits: &[(String, Vec<String>)]) -> Vec<u8> {
+        let mut log = Vec::new();
+        for (msg, paths) in commits {
+            log.extend_from_slice(format!("\x01{msg}\x02\0").as_bytes());
+            for (i, p) in paths.iter().enumerate() {
+                log.extend_from_slice(if i == 0 { b"\n" } else { b"" });
+                log.extend_from_slice(p.as_bytes());
+                log.push(0);
+            }
+        }
+        log
+    }
+
+    /// Ages and churn per path, and message terms per path by their words.
+    type Canonical = (Vec<(Vec<u8>, (u16, u16))>, Vec<(Vec<u8>, Vec<(Box<[u8]>, u32)>)>);
+
+    fn canonical(h: &History) -> Canonical {
+        let mut files: Vec<_> = h.files.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        files.sort();
+        let m = &h.messages;
+        let mut words: Vec<_> = m
+            .files
+            .iter()
+            .map(|(rel, terms)| {
+                let mut t: Vec<_> =
+                    terms.iter().map(|&(t, n)| (m.vocab[t as usize].clone(), n)).collect();
+                t.sort();
+                (rel.clone(), t)
+            })
+            .collect();
+        words.sort();
+        (files, words)
+    }
+
+    #[test]
+    fn advancing_equals_reading_the_window_again() {
+        // A made-up history longer than the message window, newest first.
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        let words = ["parser", "quoting", "header", "cache", "empty", "values", "regression"];
+        let total = MESSAGE_WINDOW as usize + 1200;
+        let commits: Vec<(String, Vec<String>)> = (0..total)
+            .map(|i| {
+                let msg = (0..next(4)).map(|_| words[next(words.len())]).collect::<Vec<_>>();
+                // A path changed only long ago, and one whose last change leaves the age window.
+                let mut paths: Vec<String> =
+                    (0..next(4)).map(|_| format!("p{}.py", next(40))).collect();
+                if i == 9_000 || i == WINDOW as usize + 3 {
+                    paths.push(format!("old{i}.py"));
+                }
+                (msg.join(" "), paths)
+            })
+            .collect();
+        let (mw, cw) = (MESSAGE_WINDOW as usize, CHURN_WINDOW as usize);
+        for k in [1, 2, 7, 299, 300, 301, 1000] {
+            let old = &commits[k..];
+            let prev = History::parse(b"old".to_vec(), &log_of(&old[..mw]));
+            let new = History::parse(Vec::new(), &log_of(&commits[..k]));
+            let dropped_messages = History::parse(Vec::new(), &log_of(&old[mw - k..mw]));
+            let dropped_churn = if k < cw {
+                History::parse(Vec::new(), &log_of(&old[cw - k..cw]))
+            } else {
+                History::default()
+            };
+            let got =
+                prev.advanced(b"new".to_vec(), k as u16, new, &dropped_messages, &dropped_churn);
+            let want = History::parse(b"new".to_vec(), &log_of(&commits[..mw]));
+            assert!(canonical(&got) == canonical(&want), "{k} commits later");
+            assert_eq!((got.head.as_slice(), got.complete), (&b"new"[..], true));
+        }
     }
 }

@@ -1,6 +1,7 @@
-//! The repository's history: read through git by cds-build, kept per file in the index, read
-//! again only when HEAD moves, and used by cds-loc to rank a recently changed file first, and
-//! a file whose past commits were described in the words.
+//! The repository's history: read through git by cds-build, kept per file in the index,
+//! advanced when HEAD moves on (read again when it moves elsewhere), and used by cds-loc to rank
+//! a recently changed file first, and a file whose past commits were described in the issue's
+//! words.
 
 use std::path::{Path, PathBuf};
 
@@ -109,7 +110,7 @@ fn a_history_without_messages_is_read_again() {
 }
 
 #[test]
-fn history_is_read_again_only_when_head_moves() {
+fn history_is_kept_until_head_moves() {
     let d = twins("history-head");
     d.cmd("cds-build").arg("-q").ok();
     let first = generation(&d);
@@ -123,21 +124,104 @@ fn history_is_read_again_only_when_head_moves() {
     assert_ne!(generation(&d), first);
     assert!(has_history(&d));
     d.cmd("cds-build").arg("--verify").ok();
-    // Edits keep the history of the same HEAD (carried over, or read again for a file the
-    // previous generation did not have): always what a cold build reads.
+    // Edits keep the history of the same HEAD (carried over, also to a file the previous
+    // generation did not have): always what a cold build reads.
     d.write("a.py", format!("{PARSER}\ndef other():\n    pass\n"));
-    d.cmd("cds-build").arg("-q").ok();
+    assert_eq!(build_json(&d)["history"], "kept");
     std::fs::remove_file(d.path("b.py")).unwrap();
-    d.cmd("cds-build").arg("-q").ok();
+    assert_eq!(build_json(&d)["history"], "kept");
     d.write("b.py", PARSER);
-    d.cmd("cds-build").arg("-q").ok();
+    assert_eq!(build_json(&d)["history"], "kept");
     d.cmd("cds-build").arg("--verify").ok();
-    d.cmd("cds-build").args(["-q", "--index", "cold"]).ok();
-    let cold = std::fs::read_to_string(d.path("cold/CURRENT")).unwrap();
-    for file in ["history.rkyv", "messages.rkyv"] {
-        let cold = std::fs::read(d.path("cold").join(cold.trim()).join(file)).unwrap();
-        assert_eq!(std::fs::read(generation(&d).join(file)).unwrap(), cold, "{file}");
+    same_as_cold(&d, "edits");
+}
+
+/// The summary line of `cds-build --json`.
+fn build_json(d: &Dir) -> serde_json::Value {
+    let out = d.cmd("cds-build").arg("--json").ok();
+    serde_json::from_str(out.trim()).unwrap()
+}
+
+const HISTORY_FILES: [&str; 3] = ["history.rkyv", "messages.rkyv", "history-others.rkyv"];
+
+/// The history files of the live generation are those a cold build of the tree writes.
+fn same_as_cold(d: &Dir, what: &str) {
+    let cold = d.root.with_extension("cold-index");
+    let _ = std::fs::remove_dir_all(&cold);
+    d.cmd("cds-build").arg("-q").arg("--index").arg(&cold).ok();
+    let current = std::fs::read_to_string(cold.join("CURRENT")).unwrap();
+    for file in HISTORY_FILES {
+        let want = std::fs::read(cold.join(current.trim()).join(file)).unwrap();
+        let got = std::fs::read(generation(d).join(file)).unwrap();
+        assert!(got == want, "{file} after {what}");
     }
+    let _ = std::fs::remove_dir_all(&cold);
+}
+
+#[test]
+fn history_moves_on_with_head_as_a_cold_read_would() {
+    let d = twins("history-advance");
+    // A source file deleted since: its history is kept beside the file table.
+    d.write("gone.py", PARSER);
+    d.git(&["add", "gone.py"]).git(&["commit", "-qm", "Header parser: a copy"]);
+    d.git(&["rm", "-q", "gone.py"]).git(&["commit", "-qm", "Remove the copy"]);
+    assert_eq!(build_json(&d)["history"], "read");
+    // One commit: an edit, a new file, a message in new words.
+    d.write("b.py", format!("{PARSER}\ndef quote(v):\n    return v\n"));
+    d.write("c.py", "def unrelated():\n    return 0\n");
+    d.git(&["add", "-A"]).git(&["commit", "-qm", "Quoting of semicolons in parameters"]);
+    assert_eq!(build_json(&d)["history"]["new_commits"], 1);
+    same_as_cold(&d, "a commit");
+    // Three more, one bringing the deleted file back.
+    d.write("gone.py", PARSER);
+    d.git(&["add", "gone.py"]).git(&["commit", "-qm", "Restore the copy for the tokenizer"]);
+    d.git(&["commit", "-q", "--allow-empty", "-m", "Nothing"]);
+    d.write("c.py", "def unrelated():\n    return 1\n");
+    d.git(&["commit", "-qam", "Unrelated: one"]);
+    let s = build_json(&d);
+    assert_eq!((&s["history"]["new_commits"], &s["parsed"]), (&3.into(), &2.into()), "{s}");
+    same_as_cold(&d, "three commits");
+    // A file the index did not have, at the same commit: the history holds it already.
+    d.write("d.py", "def draft():\n    pass\n");
+    assert_eq!(build_json(&d)["history"], "kept");
+    same_as_cold(&d, "a new file");
+    // Back, or onto another line of history (a merge): read again.
+    d.git(&["reset", "-q", "--hard", "HEAD~2"]);
+    assert_eq!(build_json(&d)["history"], "read");
+    same_as_cold(&d, "a reset");
+    d.git(&["checkout", "-q", "-b", "side", "HEAD~1"]);
+    d.git(&["commit", "-q", "--allow-empty", "-m", "On the side"]);
+    assert_eq!(build_json(&d)["history"], "read");
+    d.git(&["checkout", "-q", "main"]);
+    assert_eq!(build_json(&d)["history"], "read");
+    d.git(&["merge", "-q", "--no-ff", "-m", "Merge the side", "side"]);
+    assert_eq!(build_json(&d)["history"], "read");
+    same_as_cold(&d, "a merge");
+    d.git(&["commit", "-q", "--allow-empty", "-m", "After the merge"]);
+    assert_eq!(build_json(&d)["history"]["new_commits"], 1);
+    same_as_cold(&d, "a commit after a merge");
+    d.cmd("cds-build").arg("--verify").ok();
+}
+
+/// A previous generation without the paths outside its file table (written before they were
+/// kept), or whose history files are damaged, is not built on: the history is read again.
+#[test]
+fn a_history_that_cannot_be_built_on_is_read_again() {
+    let d = twins("history-no-others");
+    d.cmd("cds-build").arg("-q").ok();
+    std::fs::remove_file(generation(&d).join("history-others.rkyv")).unwrap();
+    d.git(&["commit", "-q", "--allow-empty", "-m", "Empty"]);
+    assert_eq!(build_json(&d)["history"], "read");
+    same_as_cold(&d, "a commit over an old generation");
+    // A damaged byte that still validates: a letter of a word of the messages.
+    let messages = generation(&d).join("messages.rkyv");
+    let mut bytes = std::fs::read(&messages).unwrap();
+    let at = bytes.windows(5).position(|w| w == b"draft").unwrap();
+    bytes[at] = b'c';
+    std::fs::write(&messages, bytes).unwrap();
+    d.git(&["commit", "-q", "--allow-empty", "-m", "Empty again"]);
+    assert_eq!(build_json(&d)["history"], "read");
+    same_as_cold(&d, "a commit over damaged messages");
 }
 
 #[test]

@@ -275,3 +275,23 @@ fn the_watched_index_equals_a_cold_build_after_each_kind_of_edit() {
     assert_eq!(code, Some(0), "{log}");
     let _ = std::fs::remove_dir_all(&cold);
 }
+
+/// A commit changes no file, but the history the index keeps: the watcher sees `HEAD` move on
+/// and writes a generation with the new commit (and nothing for git's other writes).
+#[test]
+fn a_commit_is_seen() {
+    let d = Dir::demo("watch-commit");
+    d.write(".gitignore", ".cds/\n");
+    d.git(&["init", "-q"]).git(&["add", "-A"]).git(&["commit", "-qm", "demo"]);
+    let w = Watcher::start(&d, &[]);
+    wait_for("the first build", &w, || w.log().contains("watching for changes"));
+    let first = current(&d);
+    d.git(&["commit", "-q", "--allow-empty", "-m", "Checkout totals rounding"]);
+    wait_for("the commit", &w, || w.log().contains("1 new commit"));
+    assert_ne!(current(&d), first, "a new generation");
+    let (code, log) = w.stop("-TERM");
+    assert_eq!(code, Some(0), "{log}");
+    let update = log.lines().find(|l| l.contains("1 new commit")).unwrap_or_default();
+    assert!(update.contains("0 files changed (0 parsed, links kept, 1 new commit)"), "{log}");
+    assert_eq!(d.cmd("cds-build").arg("--verify").output().status.code(), Some(0));
+}

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::build::{self, BuildOptions, Event, Summary};
+use crate::build::{self, BuildOptions, Event, HistoryUpdate, Summary};
 use crate::cli::flags::{value_parse, value_str};
 use crate::cli::{
     self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Tool, common,
@@ -333,11 +333,16 @@ fn run_watch(opts: &BuildOptions, poll: Option<u64>, quiet: bool) -> Result<Stat
 }
 
 /// The line a watcher prints per rebuild: generation, files changed and parsed (and whether
-/// the links were kept), milliseconds.
+/// the links were kept; new commits, when `HEAD` moved on), milliseconds.
 pub fn update_line(s: &Summary) -> String {
     let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let history = match s.history {
+        HistoryUpdate::Advanced(k) => format!(", {k} new commit{}", plural(k as usize)),
+        HistoryUpdate::Read => ", history read again".to_string(),
+        HistoryUpdate::Kept | HistoryUpdate::None => String::new(),
+    };
     format!(
-        "{}: {} file{} changed ({} parsed{}) in {} ms; {} files, {} entities",
+        "{}: {} file{} changed ({} parsed{}{history}) in {} ms; {} files, {} entities",
         s.generation,
         s.changed,
         plural(s.changed),
@@ -376,6 +381,12 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         "files": s.files,
         "parsed": s.parsed,
         "relinked": s.relinked,
+        "history": match s.history {
+            HistoryUpdate::None => serde_json::Value::Null,
+            HistoryUpdate::Kept => "kept".into(),
+            HistoryUpdate::Read => "read".into(),
+            HistoryUpdate::Advanced(k) => serde_json::json!({"new_commits": k}),
+        },
         "nodes": s.nodes,
         "entities": s.entities,
         "edges": {

@@ -112,6 +112,8 @@ pub struct Summary {
     /// The files were linked (false: nothing was written, or no change reached what linking
     /// reads, so the previous generation's edges were kept).
     pub relinked: bool,
+    /// How the repository's history was come by.
+    pub history: HistoryUpdate,
     /// The generation written (empty when nothing was written).
     pub generation: String,
     /// Classes and functions.
@@ -212,17 +214,35 @@ fn options_text(opts: &BuildOptions, projects: &[crate::lang::ProjectFile]) -> V
     .into_bytes()
 }
 
+/// How a build came by the repository's history (see [`crate::history`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum HistoryUpdate {
+    /// There is none: no git work tree, `--no-history`, or git failed.
+    #[default]
+    None,
+    /// The previous generation's (`HEAD` did not move).
+    Kept,
+    /// The previous generation's, advanced by this many new commits.
+    Advanced(u16),
+    /// Read whole from git.
+    Read,
+}
+
 /// The repository's history for the new generation: read by a thread of its own, or known.
 enum HistoryJob {
-    Reading(std::thread::JoinHandle<Option<History>>),
+    Reading(std::thread::JoinHandle<Option<(History, HistoryUpdate)>>),
     Ready(Option<History>),
 }
 
 impl HistoryJob {
-    fn finish(self) -> Option<History> {
+    fn finish(self) -> (Option<History>, HistoryUpdate) {
         match self {
-            HistoryJob::Reading(t) => t.join().ok().flatten(),
-            HistoryJob::Ready(h) => h,
+            HistoryJob::Reading(t) => match t.join().ok().flatten() {
+                Some((h, how)) => (Some(h), how),
+                None => (None, HistoryUpdate::None),
+            },
+            HistoryJob::Ready(Some(h)) => (Some(h), HistoryUpdate::Kept),
+            HistoryJob::Ready(None) => (None, HistoryUpdate::None),
         }
     }
 }
@@ -502,22 +522,35 @@ pub fn build_with(
         p.open_carried(&index_dir);
     }
     // The history is read beside the extraction, unless the previous build read the same one
-    // for every file there is now (it keeps only the files it indexed).
-    let carried = match (&head, previous.as_ref()) {
-        (Some(h), Some(p)) => p
-            .history
-            .as_ref()
-            .filter(|prev| prev.head == *h && walked.files.iter().all(|f| prev.knows(&f.rel))),
+    // (for every file there is now), or one a few commits behind that this one advances.
+    let kept = match (&head, previous.as_ref()) {
+        (Some(_), Some(p)) if p.history.is_some() => p.carried_history(&index_dir),
         _ => None,
     };
-    let carried = carried.and_then(|_| previous.as_ref()?.carried_history(&index_dir));
-    let history = match (head, carried) {
-        (Some(_), Some(prev)) => HistoryJob::Ready(Some(prev)),
-        (Some(h), _) => {
-            let root = root.clone();
-            HistoryJob::Reading(std::thread::spawn(move || history::read(&root, h)))
-        }
+    let history = match (head, kept) {
         (None, _) => HistoryJob::Ready(None),
+        (Some(h), Some(prev))
+            if prev.head == h && walked.files.iter().all(|f| prev.knows(&f.rel)) =>
+        {
+            HistoryJob::Ready(Some(prev))
+        }
+        (Some(h), kept) => {
+            let root = root.clone();
+            let timing = phases.on;
+            HistoryJob::Reading(std::thread::spawn(move || {
+                let t = Instant::now();
+                let moved_on = kept.filter(|prev| prev.head != h && prev.complete);
+                if let Some((h, k)) =
+                    moved_on.and_then(|prev| history::advance(&root, prev, h.clone()))
+                {
+                    job_time(timing, "history advanced", t);
+                    return Some((h, HistoryUpdate::Advanced(k)));
+                }
+                let h = history::read(&root, h);
+                job_time(timing, "history read", t);
+                Some((h?, HistoryUpdate::Read))
+            }))
+        }
     };
     phases.mark("load cache");
     // Read, reuse or extract every file, in parallel.
@@ -953,10 +986,12 @@ pub fn build_with(
             (name_bytes, graph_bytes)
         }
     };
-    let history_bytes = match history.finish() {
+    let (history, history_update) = history.finish();
+    let history_bytes = match history {
         Some(h) => {
             index::write::write_history(dir, &h, &records)?
                 + index::write::write_messages(dir, &h, &records)?
+                + index::write::write_history_others(dir, &h, &records)?
         }
         None => 0,
     };
@@ -975,6 +1010,7 @@ pub fn build_with(
         parsed: parsed.load(Ordering::Relaxed),
         changed: read + removed,
         relinked: reused.is_none(),
+        history: history_update,
         generation: written.generation.clone(),
         nodes: g.nodes.len(),
         skipped,
@@ -1448,6 +1484,7 @@ impl Previous {
                     h.head.to_vec(),
                     files.map(|(f, (a, c))| (f.rel.to_vec(), a.to_native(), c.to_native())),
                     history::Messages::default(),
+                    false,
                 ))
             }
             _ => None,
@@ -1497,8 +1534,14 @@ impl Previous {
     /// generation; `None` when its messages cannot be read (the history is then read again).
     fn carried_history(&self, index_dir: &Path) -> Option<History> {
         let mut h = self.history.clone()?;
+        // What is carried on is checked whole: a damaged byte that still validates would
+        // otherwise live on in every later generation.
+        let ages = self.gen_dir.join(format::HISTORY_FILE);
+        Mapped::open(&ages, format::MAGIC_HISTORY, index_dir).ok().filter(Mapped::check_crc)?;
         let path = self.gen_dir.join(format::MESSAGES_FILE);
-        let m = Mapped::open(&path, format::MAGIC_MESSAGES, index_dir).ok()?;
+        let m = Mapped::open(&path, format::MAGIC_MESSAGES, index_dir)
+            .ok()
+            .filter(Mapped::check_crc)?;
         let m = index::read::validated_messages(&m, self.entries.len())?;
         // `messages.rkyv` follows the file table: the entries' cache order.
         let mut rels: Vec<&[u8]> = vec![&[]; self.entries.len()];
@@ -1506,6 +1549,23 @@ impl Previous {
             rels[e.4] = &e.0;
         }
         h.messages = kept_messages(m, &rels);
+        // The source paths outside the file table, when they were kept: the history is then
+        // complete (it can be advanced, and carried over to files not indexed before).
+        let path = self.gen_dir.join(format::HISTORY_OTHERS_FILE);
+        if let Ok(o) = Mapped::open(&path, format::MAGIC_HISTORY_OTHERS, index_dir)
+            && o.check_crc()
+            && let Some(o) = index::read::validated_history_others(&o)
+        {
+            let rels: Vec<&[u8]> = o
+                .rel_off
+                .windows(2)
+                .map(|w| &o.rel[w[0].to_native() as usize..w[1].to_native() as usize])
+                .collect();
+            let files = rels.iter().zip(o.age.iter().zip(o.churn.iter()));
+            let files = files.map(|(rel, (a, c))| (rel.to_vec(), a.to_native(), c.to_native()));
+            let messages = kept_messages(&o.messages, &rels);
+            h = h.with_others(files, messages);
+        }
         Some(h)
     }
 

@@ -121,7 +121,8 @@ pub fn watch(
     let first = build::build_with(&opts, events, Some(&mut memory))?;
     report(Report::Built(&first));
 
-    let filter = Filter { root: root.clone(), index_dir: index_dir.clone() };
+    let history = opts.history && opts.mode == build::Mode::Native;
+    let filter = Filter { root: root.clone(), index_dir: index_dir.clone(), history };
     // The burst waiting for a rebuild.
     let mut pending: Option<Burst> = None;
     let mut last_poll = Instant::now();
@@ -275,7 +276,7 @@ impl Burst {
                 }
             }
             Change::Rewalk => b.paths = None,
-            Change::Nothing => {}
+            Change::Head | Change::Nothing => {}
         }
     }
 }
@@ -289,12 +290,27 @@ enum Change {
     Paths(Vec<PathBuf>),
     /// Anything: a directory, an ignore or project file, lost events. The rebuild walks.
     Rewalk,
+    /// `HEAD` may have moved: no file changed, but the history may have.
+    Head,
 }
 
 /// Which events may change the index.
 struct Filter {
     root: PathBuf,
     index_dir: PathBuf,
+    /// The index keeps the repository's history (which follows `HEAD`).
+    history: bool,
+}
+
+/// Whether a write to `rel` (relative to the root) may move the root's work tree's `HEAD`:
+/// `.git/HEAD` itself (a detached `HEAD`, a checkout), a branch (a commit, a reset, a pull),
+/// or `HEAD`'s log, which git appends to whenever it moves.
+fn moves_head(rel: &Path) -> bool {
+    let Ok(git) = rel.strip_prefix(".git") else { return false };
+    git == Path::new("HEAD")
+        || git == Path::new("logs/HEAD")
+        || git == Path::new("packed-refs")
+        || git.starts_with("refs/heads")
 }
 
 impl Filter {
@@ -307,14 +323,20 @@ impl Filter {
             return Change::Rewalk;
         }
         let mut paths = Vec::new();
+        let mut head = false;
         for p in &ev.paths {
             match self.path_change(p) {
                 Change::Nothing => {}
                 Change::Paths(ps) => paths.extend(ps),
                 Change::Rewalk => return Change::Rewalk,
+                Change::Head => head = true,
             }
         }
-        if paths.is_empty() { Change::Nothing } else { Change::Paths(paths) }
+        match (paths.is_empty(), head) {
+            (false, _) => Change::Paths(paths),
+            (true, true) => Change::Head,
+            (true, false) => Change::Nothing,
+        }
     }
 
     fn path_change(&self, p: &Path) -> Change {
@@ -324,7 +346,9 @@ impl Filter {
         }
         let rel = p.strip_prefix(&self.root).unwrap_or(p);
         if rel.components().any(|c| c.as_os_str() == ".git") {
-            return Change::Nothing;
+            // A commit, a reset or a checkout that changed no source still moves the history
+            // the index keeps.
+            return if self.history && moves_head(rel) { Change::Head } else { Change::Nothing };
         }
         let name = p.file_name().map(|n| n.as_encoded_bytes()).unwrap_or(b"");
         // Ignore files, and the project files resolution reads (module paths, workspaces).

@@ -59,6 +59,9 @@ pub const MAGIC_HISTORY: &[u8; 8] = b"CDSHISTO";
 /// Magic of `messages.rkyv` (optional, beside `history.rkyv`).
 pub const MAGIC_MESSAGES: &[u8; 8] = b"CDSMSGS\0";
 
+/// Magic of `history-others.rkyv` (optional, beside `history.rkyv`).
+pub const MAGIC_HISTORY_OTHERS: &[u8; 8] = b"CDSHOTHR";
+
 /// File names inside a generation directory.
 pub const GRAPH_FILE: &str = "graph.rkyv";
 /// See [`GRAPH_FILE`].
@@ -79,6 +82,8 @@ pub const FACTS_BLOB_FILE: &str = "facts.bin";
 pub const HISTORY_FILE: &str = "history.rkyv";
 /// See [`GRAPH_FILE`] (optional: see [`MessagesFile`]).
 pub const MESSAGES_FILE: &str = "messages.rkyv";
+/// See [`GRAPH_FILE`] (optional: see [`HistoryOthersFile`]).
+pub const HISTORY_OTHERS_FILE: &str = "history-others.rkyv";
 
 /// A parsed header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,6 +187,25 @@ pub struct MessagesFile {
     pub term: Vec<u32>,
     /// How often each term occurs in the file's messages.
     pub count: Vec<u32>,
+}
+
+/// `history-others.rkyv`: the history of the source paths the window's commits changed that
+/// are not in the file table (deleted, renamed, ignored), so that the next build can carry the
+/// history over to a file it did not index and advance it when `HEAD` moves on (see
+/// [`crate::history::History::complete`]). Written with `history.rkyv`; only the builder reads
+/// it, and without it the next build reads the history again in those cases.
+#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
+pub struct HistoryOthersFile {
+    /// Offsets of each path in `rel` (one more than paths).
+    pub rel_off: Vec<u32>,
+    /// The paths relative to the root, sorted and concatenated.
+    pub rel: Vec<u8>,
+    /// Per path, as in [`HistoryFile`].
+    pub age: Vec<u16>,
+    /// Per path, as in [`HistoryFile`].
+    pub churn: Vec<u16>,
+    /// Per path, as in `messages.rkyv`.
+    pub messages: MessagesFile,
 }
 
 /// `graph.rkyv`: nodes, edges (CSR in both directions), names' multi-postings, the file table.

@@ -805,9 +805,18 @@ impl Index {
         }
         // The optional files: checksum, then the reader's own validation.
         type Validate<'v> = &'v dyn Fn() -> Result<()>;
-        let optional: [(&str, &[u8; 8], Validate); 2] = [
+        let others = || {
+            let path = self.gen_dir.join(HISTORY_OTHERS_FILE);
+            let m = Mapped::open(&path, MAGIC_HISTORY_OTHERS, &self.dir)?;
+            match validated_history_others(&m) {
+                Some(_) => Ok(()),
+                None => Err(self.corrupt("history-others.rkyv failed validation")),
+            }
+        };
+        let optional: [(&str, &[u8; 8], Validate); 3] = [
             (HISTORY_FILE, MAGIC_HISTORY, &|| self.history().map(|_| ())),
             (MESSAGES_FILE, MAGIC_MESSAGES, &|| self.messages().map(|_| ())),
+            (HISTORY_OTHERS_FILE, MAGIC_HISTORY_OTHERS, &others),
         ];
         for (name, magic, validate) in optional {
             let path = self.gen_dir.join(name);
@@ -945,17 +954,31 @@ pub fn validated_messages(m: &Mapped, files: usize) -> Option<&ArchivedMessagesF
 /// Whether a messages file's offsets and term numbers are in range for `files` files, so that
 /// readers may index it without checks failing later.
 fn messages_sound(m: &ArchivedMessagesFile, files: usize) -> bool {
-    let monotone = |off: &[rkyv::Archived<u32>], end: usize| {
-        off.first().is_some_and(|o| o.to_native() == 0)
-            && off.windows(2).all(|w| w[0].to_native() <= w[1].to_native())
-            && off.last().is_some_and(|o| o.to_native() as usize == end)
-    };
     let terms = m.vocab_off.len().saturating_sub(1);
-    monotone(&m.vocab_off, m.vocab.len())
+    offsets_sound(&m.vocab_off, m.vocab.len())
         && m.file_off.len() == files + 1
         && m.term.len() == m.count.len()
-        && monotone(&m.file_off, m.term.len())
+        && offsets_sound(&m.file_off, m.term.len())
         && m.term.iter().all(|t| (t.to_native() as usize) < terms)
+}
+
+/// Whether `off` starts at 0, never decreases, and ends at `end`.
+fn offsets_sound(off: &[rkyv::Archived<u32>], end: usize) -> bool {
+    off.first().is_some_and(|o| o.to_native() == 0)
+        && off.windows(2).all(|w| w[0].to_native() <= w[1].to_native())
+        && off.last().is_some_and(|o| o.to_native() as usize == end)
+}
+
+/// The archive in `m`, a mapped `history-others.rkyv`, if it is valid and its offsets and
+/// term numbers are in range.
+pub fn validated_history_others(m: &Mapped) -> Option<&ArchivedHistoryOthersFile> {
+    rkyv::access::<ArchivedHistoryOthersFile, rkyv::rancor::Error>(m.payload()).ok().filter(|f| {
+        let paths = f.rel_off.len().saturating_sub(1);
+        offsets_sound(&f.rel_off, f.rel.len())
+            && f.age.len() == paths
+            && f.churn.len() == paths
+            && messages_sound(&f.messages, paths)
+    })
 }
 
 #[cfg(test)]

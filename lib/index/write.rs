@@ -4,9 +4,11 @@
 //! made live by swapping `CURRENT` (see the module docs of [`crate::index`]). Callers hold the
 //! [`crate::index::BuildLock`].
 
-use fxhash::FxHashMap as HashMap;
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::ffi::OsStr;
 use std::fs;
 use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use fst::MapBuilder;
@@ -208,8 +210,47 @@ pub fn write_messages(
     history: &crate::history::History,
     files: &[FileRecord],
 ) -> Result<u64> {
+    let rels: Vec<&[u8]> = files.iter().map(|f| f.rel).collect();
+    write_rkyv(&dir.join(MESSAGES_FILE), MAGIC_MESSAGES, &messages_of(history, &rels))
+}
+
+/// `history-others.rkyv`: the history of the source paths outside `files` (what the previous
+/// generation's `history.rkyv` and `messages.rkyv` do not hold), when the history is
+/// [complete](crate::history::History::complete); nothing otherwise.
+pub fn write_history_others(
+    dir: &Path,
+    history: &crate::history::History,
+    files: &[FileRecord],
+) -> Result<u64> {
+    if !history.complete {
+        return Ok(0);
+    }
+    let indexed: HashSet<&[u8]> = files.iter().map(|f| f.rel).collect();
+    let mut rels: Vec<&[u8]> = history
+        .paths()
+        .filter(|rel| !indexed.contains(rel))
+        .filter(|rel| crate::lang::Lang::of_path(Path::new(OsStr::from_bytes(rel))).is_some())
+        .collect();
+    rels.sort_unstable();
+    let mut file = HistoryOthersFile {
+        rel_off: vec![0],
+        messages: messages_of(history, &rels),
+        ..HistoryOthersFile::default()
+    };
+    for rel in &rels {
+        file.rel.extend_from_slice(rel);
+        file.rel_off.push(file.rel.len() as u32);
+        file.age.push(history.age(rel));
+        file.churn.push(history.churn(rel));
+    }
+    write_rkyv(&dir.join(HISTORY_OTHERS_FILE), MAGIC_HISTORY_OTHERS, &file)
+}
+
+/// The commit messages' terms of each of `rels`, in their order (only the terms they use,
+/// renumbered in sorted order).
+fn messages_of(history: &crate::history::History, rels: &[&[u8]]) -> MessagesFile {
     let m = &history.messages;
-    let mut used: Vec<u32> = files.iter().flat_map(|f| m.of(f.rel).iter().map(|p| p.0)).collect();
+    let mut used: Vec<u32> = rels.iter().flat_map(|rel| m.of(rel).iter().map(|p| p.0)).collect();
     used.sort_unstable_by(|a, b| m.vocab[*a as usize].cmp(&m.vocab[*b as usize]));
     used.dedup();
     let mut file = MessagesFile { vocab_off: vec![0], ..MessagesFile::default() };
@@ -220,15 +261,14 @@ pub fn write_messages(
         file.vocab_off.push(file.vocab.len() as u32);
     }
     file.file_off.push(0);
-    for f in files {
-        let mut terms: Vec<(u32, u32)> =
-            m.of(f.rel).iter().map(|&(t, n)| (new_no[&t], n)).collect();
+    for rel in rels {
+        let mut terms: Vec<(u32, u32)> = m.of(rel).iter().map(|&(t, n)| (new_no[&t], n)).collect();
         terms.sort_unstable();
         file.term.extend(terms.iter().map(|p| p.0));
         file.count.extend(terms.iter().map(|p| p.1));
         file.file_off.push(file.term.len() as u32);
     }
-    write_rkyv(&dir.join(MESSAGES_FILE), MAGIC_MESSAGES, &file)
+    file
 }
 
 /// `postings.rkyv` and `terms.fst`: the BM25 index of `files`' term counts, for a graph whose
