@@ -13,6 +13,7 @@
 #   make bench-callgraph  Python's value flow on Django 4.2: cost with and without it, edges
 #   make bench-edits  one-file edits on Django 4.2 through cds-build and --watch, against BASE
 #                     (EDIT=definition: a function added each time instead of a comment)
+#   make bench-commits GIT=DIR  rebuilds after commits in a clone of DIR, against BASE
 #   make install      PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -27,7 +28,7 @@ MCP_VENV := target/mcp-venv
 
 .PHONY: all build test test-deps lint fmt man completions check-generated kits test-agents demo \
 	install uninstall clean bench bench-build bench-build-langs bench-query bench-search bench-loc \
-	bench-mcp bench-kernel bench-callgraph bench-edits
+	bench-mcp bench-kernel bench-callgraph bench-edits bench-commits
 
 all: build
 
@@ -141,6 +142,9 @@ bench-callgraph: build
 
 bench-edits: build
 	bench/edits.sh
+
+bench-commits: build
+	bench/commits.sh $(GIT)
 
 # GIT_ROOT: a directory of git mirrors (see bench/loc/README.md).
 # SPLIT: lite (default), py, multi (SWE-bench Multilingual, per-language table), or a JSONL path.

@@ -211,8 +211,12 @@ work tree and git is installed, cds-build runs git log over the last 10,000 comm
 2,000), how often it changed in the last 300, and the words of the messages of the commits \
 that changed it; cds-loc ranks recently changed files a little higher, and files whose past \
 commits were described in the issue's words. Only \
-committed history counts, so a rebuild of the same commit gives the same index; a new commit \
-makes the next build read it again, even when no file changed.",
+committed history counts, so a rebuild of the same commit gives the same index, and a new \
+commit makes a new one even when no file changed. When HEAD moved on by up to 1,000 commits \
+in a straight line (a commit, a fast-forward pull), the next build reads only those and the \
+commits that left the windows (git log --skip) and advances the history it had, to what \
+reading it whole gives; after a checkout of another line of history, a merge or a reset, it \
+reads the history whole again (about 1 s of git on Django's 30,000 commits).",
         ),
         Flag::new("watch", "Keep the index up to date as files change", watch).short('w').long_doc(
             "Build, then keep watching the repository and rebuild whenever a source file, a \
@@ -227,7 +231,9 @@ parsed are kept). One line per rebuild goes to stderr (the generation, files \
 changed and parsed, milliseconds) unless -q is given; a failed rebuild (a full disk, say) is \
 reported and the previous index stays in use. The index directory may be deleted meanwhile: \
 it is written anew. Only one watcher may run per index: a second one says so and exits with \
-status 2. Run it beside an editor or an agent session: cds-build --watch -q &",
+status 2. When PATH is the top of a git work tree, a commit, reset or checkout (HEAD \
+moving) is a change too: the history is advanced and the line says how many new commits. Run \
+it beside an editor or an agent session: cds-build --watch -q &",
         ),
         Flag::new("poll", "Watch by polling every MS milliseconds", poll)
             .value("MS")
