@@ -405,7 +405,8 @@ def main():
     ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--model", default="linear", choices=["linear", "trees"],
                     help="linear (what cds-loc runs) or trees (LightGBM, for comparison only)")
-    ap.add_argument("--drop", default="", help="features to leave out (comma-separated)")
+    ap.add_argument("--drop", action="append", default=[],
+                    help="features to leave out (comma-separated; repeatable)")
     ap.add_argument("--ablate", action="store_true", help="cross-validate without each feature group")
     ap.add_argument("--write", action="store_true", help="fit on every instance and write lib/loc/weights.rs")
     ap.add_argument("--parity", type=int, default=0, metavar="N",
@@ -436,7 +437,7 @@ def main():
     ceil = {lvl: sum(1 for i in insts if i.scored and i.lv[lvl]["y"].sum() >= len(set(i.gold[GOLD_KEY[lvl]])))
             / max(1, sum(i.scored for i in insts)) for lvl in LEVELS}
     print("candidates hold all gold: " + ", ".join(f"{k} {v:.3f}" for k, v in ceil.items()), file=sys.stderr)
-    drop = [d for d in a.drop.split(",") if d]
+    drop = [d for arg in a.drop for d in arg.split(",") if d]
     make = lambda nm: Model(nm, drop, a.l2, a.model)  # noqa: E731
 
     if a.parity:
