@@ -162,7 +162,7 @@ impl History {
         self
     }
 
-    /// Reads what `git log` prints with [`log_args`]: per commit a record `\x01MESSAGE\x02`,
+    /// Reads what `git log` prints with the options of [`log`]: per commit a record `\x01MESSAGE\x02`,
     /// then the paths it changed, each NUL-terminated (the first after a newline).
     pub fn parse(head: Vec<u8>, log: &[u8]) -> History {
         let mut files: HashMap<Vec<u8>, (u16, u16)> = HashMap::default();

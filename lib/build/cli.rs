@@ -231,9 +231,9 @@ parsed are kept). One line per rebuild goes to stderr (the generation, files \
 changed and parsed, milliseconds) unless -q is given; a failed rebuild (a full disk, say) is \
 reported and the previous index stays in use. The index directory may be deleted meanwhile: \
 it is written anew. Only one watcher may run per index: a second one says so and exits with \
-status 2. When PATH is the top of a git work tree, a commit, reset or checkout (HEAD \
-moving) is a change too: the history is advanced and the line says how many new commits. Run \
-it beside an editor or an agent session: cds-build --watch -q &",
+status 2. When PATH is the top of a git work tree, HEAD moving (a commit, a reset, a \
+checkout) is a change too: the history follows it, advanced by the new commits or read again, \
+and the line says which. Run it beside an editor or an agent session: cds-build --watch -q &",
         ),
         Flag::new("poll", "Watch by polling every MS milliseconds", poll)
             .value("MS")
