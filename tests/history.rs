@@ -126,8 +126,13 @@ fn history_is_kept_until_head_moves() {
     d.cmd("cds-build").arg("--verify").ok();
     // Edits keep the history of the same HEAD (carried over, also to a file the previous
     // generation did not have): always what a cold build reads.
+    let before = generation(&d);
     d.write("a.py", format!("{PARSER}\ndef other():\n    pass\n"));
     assert_eq!(build_json(&d)["history"], "kept");
+    // The same files: the same history files, linked rather than written again.
+    use std::os::unix::fs::MetadataExt;
+    let inode = |g: &Path| std::fs::metadata(g.join("messages.rkyv")).unwrap().ino();
+    assert_eq!(inode(&generation(&d)), inode(&before));
     std::fs::remove_file(d.path("b.py")).unwrap();
     assert_eq!(build_json(&d)["history"], "kept");
     d.write("b.py", PARSER);

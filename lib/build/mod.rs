@@ -228,10 +228,12 @@ pub enum HistoryUpdate {
     Read,
 }
 
-/// The repository's history for the new generation: read by a thread of its own, or known.
+/// The repository's history for the new generation: read by a thread of its own, known, or
+/// the previous generation's (`HEAD` did not move), decoded only if the file table changed.
 enum HistoryJob {
     Reading(std::thread::JoinHandle<Option<(History, HistoryUpdate)>>),
     Ready(Option<History>),
+    Kept(KeptHistory),
 }
 
 impl HistoryJob {
@@ -242,9 +244,40 @@ impl HistoryJob {
                 None => (None, HistoryUpdate::None),
             },
             HistoryJob::Ready(Some(h)) => (Some(h), HistoryUpdate::Kept),
-            HistoryJob::Ready(None) => (None, HistoryUpdate::None),
+            HistoryJob::Ready(None) | HistoryJob::Kept(_) => (None, HistoryUpdate::None),
         }
     }
+}
+
+/// The previous generation's history files, checked whole: what a build carries on must be
+/// sound, or a damaged byte that still validates would live on in every later generation.
+struct KeptHistory {
+    ages: Mapped,
+    messages: Mapped,
+    /// `history-others.rkyv`, when it was written (the history is then complete).
+    others: Option<Mapped>,
+}
+
+/// Links the previous generation's history files (`prev`) into the new one (`dir`), or where
+/// the file system has no hard links, writes their payloads; the bytes they take.
+fn link_history(prev: &Path, dir: &Path, kept: &KeptHistory) -> Result<u64> {
+    let files = [
+        (format::HISTORY_FILE, format::MAGIC_HISTORY, Some(&kept.ages)),
+        (format::MESSAGES_FILE, format::MAGIC_MESSAGES, Some(&kept.messages)),
+        (format::HISTORY_OTHERS_FILE, format::MAGIC_HISTORY_OTHERS, kept.others.as_ref()),
+    ];
+    let mut bytes = 0;
+    for (name, magic, m) in files {
+        let Some(m) = m else { continue };
+        let to = dir.join(name);
+        bytes += match std::fs::hard_link(prev.join(name), &to) {
+            Ok(()) => std::fs::metadata(&to)
+                .map(|md| md.len())
+                .map_err(|e| Error::io("cannot read", &to, e))?,
+            Err(_) => index::write::write_payload(&to, magic, m.payload())?,
+        };
+    }
+    Ok(bytes)
 }
 
 /// The messages of a previous generation's `messages.rkyv`, for the files of its file table
@@ -524,17 +557,21 @@ pub fn build_with(
     // The history is read beside the extraction, unless the previous build read the same one
     // (for every file there is now), or one a few commits behind that this one advances.
     let kept = match (&head, previous.as_ref()) {
-        (Some(_), Some(p)) if p.history.is_some() => p.carried_history(&index_dir),
+        (Some(_), Some(p)) => p.kept_history(&index_dir).map(|k| (p, k)),
         _ => None,
     };
     let history = match (head, kept) {
         (None, _) => HistoryJob::Ready(None),
-        (Some(h), Some(prev))
-            if prev.head == h && walked.files.iter().all(|f| prev.knows(&f.rel)) =>
+        (Some(h), Some((p, k)))
+            if p.history.as_ref().is_some_and(|prev| {
+                prev.head == h
+                    && (k.others.is_some() || walked.files.iter().all(|f| prev.knows(&f.rel)))
+            }) =>
         {
-            HistoryJob::Ready(Some(prev))
+            HistoryJob::Kept(k)
         }
         (Some(h), kept) => {
+            let kept = kept.map(|(p, k)| p.carried_history(&k));
             let root = root.clone();
             let timing = phases.on;
             HistoryJob::Reading(std::thread::spawn(move || {
@@ -986,14 +1023,25 @@ pub fn build_with(
             (name_bytes, graph_bytes)
         }
     };
-    let (history, history_update) = history.finish();
+    // The previous generation's history, for the same files in the same order: the same bytes,
+    // linked instead of decoded and written again (a comment edit in Django's work tree: 2 MB).
+    let (history, history_update, linked) = match (history, previous.as_ref()) {
+        (HistoryJob::Kept(k), Some(p)) if p.same_file_table(&records) => {
+            (None, HistoryUpdate::Kept, link_history(&p.gen_dir, dir, &k)?)
+        }
+        (HistoryJob::Kept(k), Some(p)) => (Some(p.carried_history(&k)), HistoryUpdate::Kept, 0),
+        (job, _) => {
+            let (h, how) = job.finish();
+            (h, how, 0)
+        }
+    };
     let history_bytes = match history {
         Some(h) => {
             index::write::write_history(dir, &h, &records)?
                 + index::write::write_messages(dir, &h, &records)?
                 + index::write::write_history_others(dir, &h, &records)?
         }
-        None => 0,
+        None => linked,
     };
     let bytes = posting_bytes + name_bytes + graph_bytes + rest_bytes + history_bytes;
     let written = generation.commit(bytes)?;
@@ -1475,8 +1523,9 @@ impl Previous {
         });
         // A history without messages (written before they were kept), or with damaged ones,
         // is read again. The messages are validated here but decoded only when a build
-        // carries the history over (see [`Previous::carried_history`]): a rebuild with nothing
-        // changed does not need them.
+        // builds on them with a changed file table (see [`Previous::carried_history`]): a
+        // rebuild with nothing changed does not need them, and one with the same files links
+        // them.
         let history = match (ix.history(), ix.messages()) {
             (Ok(Some(h)), Ok(Some(_))) if g.file_node.len() == view.entries().len() => {
                 let files = view.entries().iter().zip(h.age.iter().zip(h.churn.iter()));
@@ -1530,32 +1579,29 @@ impl Previous {
         })
     }
 
-    /// The history it was built with, messages included, to carry over into the next
-    /// generation; `None` when its messages cannot be read (the history is then read again).
-    fn carried_history(&self, index_dir: &Path) -> Option<History> {
-        let mut h = self.history.clone()?;
-        // What is carried on is checked whole: a damaged byte that still validates would
-        // otherwise live on in every later generation.
-        let ages = self.gen_dir.join(format::HISTORY_FILE);
-        Mapped::open(&ages, format::MAGIC_HISTORY, index_dir).ok().filter(Mapped::check_crc)?;
-        let path = self.gen_dir.join(format::MESSAGES_FILE);
-        let m = Mapped::open(&path, format::MAGIC_MESSAGES, index_dir)
-            .ok()
-            .filter(Mapped::check_crc)?;
-        let m = index::read::validated_messages(&m, self.entries.len())?;
-        // `messages.rkyv` follows the file table: the entries' cache order.
-        let mut rels: Vec<&[u8]> = vec![&[]; self.entries.len()];
-        for e in &self.entries {
-            rels[e.4] = &e.0;
-        }
-        h.messages = kept_messages(m, &rels);
-        // The source paths outside the file table, when they were kept: the history is then
-        // complete (it can be advanced, and carried over to files not indexed before).
-        let path = self.gen_dir.join(format::HISTORY_OTHERS_FILE);
-        if let Ok(o) = Mapped::open(&path, format::MAGIC_HISTORY_OTHERS, index_dir)
-            && o.check_crc()
-            && let Some(o) = index::read::validated_history_others(&o)
-        {
+    /// Its history files, when it has a history and they are sound (otherwise the history is
+    /// read again).
+    fn kept_history(&self, index_dir: &Path) -> Option<KeptHistory> {
+        self.history.as_ref()?;
+        let open = |name: &str, magic| {
+            Mapped::open(&self.gen_dir.join(name), magic, index_dir).ok().filter(Mapped::check_crc)
+        };
+        let ages = open(format::HISTORY_FILE, format::MAGIC_HISTORY)?;
+        let messages = open(format::MESSAGES_FILE, format::MAGIC_MESSAGES)?;
+        index::read::validated_messages(&messages, self.entries.len())?;
+        let others = open(format::HISTORY_OTHERS_FILE, format::MAGIC_HISTORY_OTHERS)
+            .filter(|o| index::read::validated_history_others(o).is_some());
+        Some(KeptHistory { ages, messages, others })
+    }
+
+    /// The history it was built with, messages included (and the paths outside its file
+    /// table, when it kept them), from its sound history files.
+    fn carried_history(&self, kept: &KeptHistory) -> History {
+        // (Sound: checked by `kept_history`; `history` is there for the same reason.)
+        let mut h = self.history.clone().unwrap_or_default();
+        let m = index::read::validated_messages(&kept.messages, self.entries.len());
+        h.messages = m.map(|m| kept_messages(m, &self.table_rels())).unwrap_or_default();
+        if let Some(o) = kept.others.as_ref().and_then(index::read::validated_history_others) {
             let rels: Vec<&[u8]> = o
                 .rel_off
                 .windows(2)
@@ -1566,7 +1612,23 @@ impl Previous {
             let messages = kept_messages(&o.messages, &rels);
             h = h.with_others(files, messages);
         }
-        Some(h)
+        h
+    }
+
+    /// The paths of its file table, in order (the entries are sorted by path; their cache
+    /// index is the table's order).
+    fn table_rels(&self) -> Vec<&[u8]> {
+        let mut rels: Vec<&[u8]> = vec![&[]; self.entries.len()];
+        for e in &self.entries {
+            rels[e.4] = &e.0;
+        }
+        rels
+    }
+
+    /// Whether the new generation's file table lists the same paths in the same order.
+    fn same_file_table(&self, records: &[index::write::FileRecord]) -> bool {
+        records.len() == self.entries.len()
+            && self.table_rels().iter().zip(records).all(|(a, r)| *a == r.rel)
     }
 
     /// Opens and checks what a rebuild carries over whole (`terms.fst`, `postings.rkyv` and
