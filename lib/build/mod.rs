@@ -228,24 +228,36 @@ pub enum HistoryUpdate {
     Read,
 }
 
-/// The repository's history for the new generation: read by a thread of its own, known, or
+/// The repository's history for the new generation: none, read by a thread of its own, or
 /// the previous generation's (`HEAD` did not move), decoded only if the file table changed.
 enum HistoryJob {
+    None,
     Reading(std::thread::JoinHandle<Option<(History, HistoryUpdate)>>),
-    Ready(Option<History>),
     Kept(KeptHistory),
 }
 
 impl HistoryJob {
-    fn finish(self) -> (Option<History>, HistoryUpdate) {
-        match self {
-            HistoryJob::Reading(t) => match t.join().ok().flatten() {
-                Some((h, how)) => (Some(h), how),
-                None => (None, HistoryUpdate::None),
+    /// The history to write into the generation at `dir` and how it was come by, or (when the
+    /// previous generation's files are the ones to write) the bytes of those files linked.
+    fn finish(
+        self,
+        previous: Option<&Previous>,
+        records: &[index::write::FileRecord],
+        dir: &Path,
+    ) -> Result<(Option<History>, HistoryUpdate, u64)> {
+        Ok(match (self, previous) {
+            (HistoryJob::Reading(t), _) => match t.join().ok().flatten() {
+                Some((h, how)) => (Some(h), how, 0),
+                None => (None, HistoryUpdate::None, 0),
             },
-            HistoryJob::Ready(Some(h)) => (Some(h), HistoryUpdate::Kept),
-            HistoryJob::Ready(None) | HistoryJob::Kept(_) => (None, HistoryUpdate::None),
-        }
+            // The same files in the same order: the same bytes, linked instead of decoded and
+            // written again (a comment edit in Django's work tree: 2 MB).
+            (HistoryJob::Kept(k), Some(p)) if p.same_file_table(records) => {
+                (None, HistoryUpdate::Kept, link_history(&p.gen_dir, dir, &k)?)
+            }
+            (HistoryJob::Kept(k), Some(p)) => (Some(p.carried_history(&k)), HistoryUpdate::Kept, 0),
+            (HistoryJob::None | HistoryJob::Kept(_), _) => (None, HistoryUpdate::None, 0),
+        })
     }
 }
 
@@ -270,12 +282,9 @@ fn link_history(prev: &Path, dir: &Path, kept: &KeptHistory) -> Result<u64> {
     for (name, magic, m) in files {
         let Some(m) = m else { continue };
         let to = dir.join(name);
-        bytes += match std::fs::hard_link(prev.join(name), &to) {
-            Ok(()) => std::fs::metadata(&to)
-                .map(|md| md.len())
-                .map_err(|e| Error::io("cannot read", &to, e))?,
-            Err(_) => index::write::write_payload(&to, magic, m.payload())?,
-        };
+        bytes += index::write::link_or_write(&prev.join(name), &to, || {
+            index::write::write_payload(&to, magic, m.payload())
+        })?;
     }
     Ok(bytes)
 }
@@ -561,7 +570,7 @@ pub fn build_with(
         _ => None,
     };
     let history = match (head, kept) {
-        (None, _) => HistoryJob::Ready(None),
+        (None, _) => HistoryJob::None,
         (Some(h), Some((p, k)))
             if p.history.as_ref().is_some_and(|prev| {
                 prev.head == h
@@ -571,7 +580,8 @@ pub fn build_with(
             HistoryJob::Kept(k)
         }
         (Some(h), kept) => {
-            let kept = kept.map(|(p, k)| p.carried_history(&k));
+            // Only a complete history can be advanced: decoded for that, or not at all.
+            let kept = kept.filter(|(_, k)| k.others.is_some()).map(|(p, k)| p.carried_history(&k));
             let root = root.clone();
             let timing = phases.on;
             HistoryJob::Reading(std::thread::spawn(move || {
@@ -1023,18 +1033,7 @@ pub fn build_with(
             (name_bytes, graph_bytes)
         }
     };
-    // The previous generation's history, for the same files in the same order: the same bytes,
-    // linked instead of decoded and written again (a comment edit in Django's work tree: 2 MB).
-    let (history, history_update, linked) = match (history, previous.as_ref()) {
-        (HistoryJob::Kept(k), Some(p)) if p.same_file_table(&records) => {
-            (None, HistoryUpdate::Kept, link_history(&p.gen_dir, dir, &k)?)
-        }
-        (HistoryJob::Kept(k), Some(p)) => (Some(p.carried_history(&k)), HistoryUpdate::Kept, 0),
-        (job, _) => {
-            let (h, how) = job.finish();
-            (h, how, 0)
-        }
-    };
+    let (history, history_update, linked) = history.finish(previous.as_ref(), &records, dir)?;
     let history_bytes = match history {
         Some(h) => {
             index::write::write_history(dir, &h, &records)?
@@ -1586,9 +1585,9 @@ impl Previous {
         let open = |name: &str, magic| {
             Mapped::open(&self.gen_dir.join(name), magic, index_dir).ok().filter(Mapped::check_crc)
         };
+        // (`load` took the history only with valid messages.)
         let ages = open(format::HISTORY_FILE, format::MAGIC_HISTORY)?;
         let messages = open(format::MESSAGES_FILE, format::MAGIC_MESSAGES)?;
-        index::read::validated_messages(&messages, self.entries.len())?;
         let others = open(format::HISTORY_OTHERS_FILE, format::MAGIC_HISTORY_OTHERS)
             .filter(|o| index::read::validated_history_others(o).is_some());
         Some(KeptHistory { ages, messages, others })
@@ -1821,12 +1820,9 @@ impl Previous {
         let m =
             Mapped::open(&from, format::MAGIC_NAMES, index_dir).ok().filter(Mapped::check_crc)?;
         let to = dir.join(format::NAMES_FILE);
-        let bytes = match std::fs::hard_link(&from, &to) {
-            Ok(()) => std::fs::metadata(&to)
-                .map(|md| md.len())
-                .map_err(|e| Error::io("cannot read", &to, e)),
-            Err(_) => index::write::write_payload(&to, format::MAGIC_NAMES, m.payload()),
-        };
+        let bytes = index::write::link_or_write(&from, &to, || {
+            index::write::write_payload(&to, format::MAGIC_NAMES, m.payload())
+        });
         let table = index::write::NameTable {
             multi_off: g.multi_off.iter().map(|x| x.to_native()).collect(),
             multi_ids: g.multi_ids.iter().map(|x| x.to_native()).collect(),

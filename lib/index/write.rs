@@ -399,7 +399,7 @@ pub fn write_built_postings(
 
 /// Links `from` (a file of the previous generation) to `to`, or where the file system has no
 /// hard links, writes it with `write`; the bytes it takes.
-fn link_or_write(from: &Path, to: &Path, write: impl FnOnce() -> Result<u64>) -> Result<u64> {
+pub fn link_or_write(from: &Path, to: &Path, write: impl FnOnce() -> Result<u64>) -> Result<u64> {
     match fs::hard_link(from, to) {
         Ok(()) => fs::metadata(to).map(|m| m.len()).map_err(|e| Error::io("cannot read", to, e)),
         Err(_) => write(),
