@@ -64,6 +64,51 @@ fn text_view_for_people() {
     assert!(out.contains("def render(self):"), "{out}");
 }
 
+/// The text view is the records every tool prints, so it pipes into the others as theirs do;
+/// --ids lists each location once, files first; --level keeps one level; -f names the issue.
+#[test]
+fn locations_pipe_into_the_other_tools() {
+    let d = indexed_demo("loc-pipe");
+    d.write("issue.md", ISSUE);
+    let text = d.cmd("cds-loc").arg("issue.md").ok();
+    let render = text
+        .lines()
+        .find(|l| l.starts_with("shop/models.py:Profile.render\t"))
+        .unwrap_or_else(|| panic!("no record of Profile.render in:\n{text}"));
+    let fields: Vec<&str> = render.split('\t').collect();
+    assert_eq!(fields[1..4], ["function", fields[2], "def render(self):"], "{render}");
+    assert!(fields[2].split_once('-').is_some(), "{render}");
+    // Every line but the headings and the blank lines between levels is an entity.
+    let got = d.cmd("cds-get").arg("--ids").stdin(text.as_str()).ok();
+    let records: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(got.lines().collect::<Vec<_>>(), records, "{got}");
+    // The functions only, as bare IDs, into cds-get: the code of the best one.
+    let ids = d.cmd("cds-loc").args(["--ids", "-l", "function", "-n", "1", "-f", "issue.md"]).ok();
+    assert_eq!(ids, "shop/models.py:Profile.render\n");
+    let out = crate::pipeline::sh(&d, "cds-loc -l function -n1 issue.md | cds-get | head -4");
+    let code = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    assert!(code.contains("def render(self):"), "{code}");
+    assert!(!code.contains("# Functions"), "{code}");
+    // --ids: no repeats although a function can rank as a module and as a function too.
+    let all = d.cmd("cds-loc").args(["--ids", "issue.md"]).ok();
+    let mut seen = std::collections::HashSet::new();
+    assert!(all.lines().all(|l| seen.insert(l)), "{all}");
+    assert_eq!(all.lines().next(), Some("shop/models.py"), "{all}");
+    // -0 for xargs -0.
+    let nul = d.cmd("cds-loc").args(["--ids", "-0", "-l", "file", "-n", "2", "issue.md"]).ok();
+    assert!(nul.ends_with('\0') && !nul.contains('\n'), "{nul:?}");
+    // --level is no part of the fixed JSON object; the issue is given once.
+    let err = d.cmd("cds-loc").args(["--json", "-l", "file", "issue.md"]).stderr_of(2);
+    assert!(err.contains("--level does not apply to --json"), "{err}");
+    let err = d.cmd("cds-loc").args(["-f", "issue.md", "issue.md"]).stderr_of(2);
+    assert!(err.contains("give the issue once"), "{err}");
+}
+
 #[test]
 fn empty_binary_and_huge_input() {
     let d = indexed_demo("loc-bad");

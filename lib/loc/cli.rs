@@ -1,15 +1,15 @@
-//! `cds-loc`'s command line and its two outputs: text for people and LLMs, and the fixed JSON
-//! object external harnesses read.
+//! `cds-loc`'s command line and its outputs: text for people and LLMs (one record per line, so
+//! it pipes into the other tools like theirs does), bare IDs, and the fixed JSON object external
+//! harnesses read.
 
 use std::ffi::{OsStr, OsString};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 
 use crate::cli::flags::value_parse;
 use crate::cli::{
     self, Args, Common, Complete, Flag, Format, Out, Positional, Status, Style, Tool, common,
 };
 use crate::error::{Error, Result};
-use crate::graph::NodeKind;
 use crate::index::Index;
 use crate::loc::{self, Located, Location, Weights};
 
@@ -19,6 +19,7 @@ pub struct LocArgs {
     common: Common,
     input: Option<OsString>,
     limit: Option<usize>,
+    level: Option<Level>,
     weights: Weights,
     features: bool,
 }
@@ -34,6 +35,23 @@ fn limit(a: &mut LocArgs, v: Option<&OsStr>) -> Result<(), String> {
     Ok(())
 }
 
+/// One of the three ranked lists (`--level`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    File,
+    Module,
+    Function,
+}
+
+fn level(a: &mut LocArgs, v: Option<&OsStr>) -> Result<(), String> {
+    a.level = Some(match v.and_then(OsStr::to_str) {
+        Some("file") => Level::File,
+        Some("module") => Level::Module,
+        _ => Level::Function,
+    });
+    Ok(())
+}
+
 fn tune(a: &mut LocArgs, v: Option<&OsStr>) -> Result<(), String> {
     a.weights.tune(crate::cli::flags::value_str(v)?)
 }
@@ -44,8 +62,15 @@ fn features(a: &mut LocArgs, _: Option<&OsStr>) -> Result<(), String> {
 }
 
 fn input(a: &mut LocArgs, v: OsString) -> Result<(), String> {
+    if a.input.is_some() {
+        return Err("give the issue once: as FILE or with -f".into());
+    }
     a.input = Some(v);
     Ok(())
+}
+
+fn file(a: &mut LocArgs, v: Option<&OsStr>) -> Result<(), String> {
+    input(a, v.unwrap_or_default().to_os_string())
 }
 
 /// The tool's table.
@@ -76,7 +101,12 @@ With --json the output is one JSON object, a fixed interface for external harnes
 [\"file.py:Class.method\", \"file.py:func\"], \"locations\": [{\"id\", \"kind\", \"score\", \
 \"reasons\"}]}
 
-Each list is ranked best first, with up to -n entries per level.",
+Each list is ranked best first, with up to -n entries per level.
+
+The text view is a heading per level (a '#' line, which the other tools skip) and one record per \
+location in the format every cds tool prints and reads (ID, kind, lines, the first line of its \
+code, then the score and the strongest reason), so 'cds-loc issue.md | cds-trav -h1' works; \
+--ids prints each location's ID once, files first; --level keeps one level.",
     positional: Some(Positional {
         name: "FILE",
         doc: "The issue text (default: stdin; - for stdin)",
@@ -85,7 +115,20 @@ Each list is ranked best first, with up to -n entries per level.",
         apply: input,
     }),
     flags: &[
+        Flag::new("file", "Read the issue from FILE (- for stdin), like the argument", file)
+            .short('f')
+            .value("FILE")
+            .complete(Complete::File),
         Flag::new("limit", "Locations per level (default 10)", limit).short('n').value("N"),
+        Flag::new("level", "Print only one level: file, module or function", level)
+            .short('l')
+            .value("LEVEL")
+            .choices(&["file", "module", "function"])
+            .long_doc(
+                "Print only the files, only the module-level classes and functions, or only the \
+functions and methods (with --ids: only their IDs). --json always prints every level: it is a \
+fixed interface.",
+            ),
         Flag::new("tune", "Override method weights (key=value,...), for benchmarks", tune)
             .value("WEIGHTS")
             .hidden(),
@@ -93,6 +136,8 @@ Each list is ranked best first, with up to -n entries per level.",
             .hidden(),
         common::index(),
         common::json(),
+        common::ids(),
+        common::null(),
         common::color(),
         common::quiet(),
     ],
@@ -105,11 +150,11 @@ Each list is ranked best first, with up to -n entries per level.",
         ("The files only, for a script", "cds-loc --json issue.md | jq -r '.found_files[]'"),
         (
             "The best functions' code, for an LLM prompt",
-            "cds-loc --json issue.md | jq -r '.found_entities[:3][]' | cds-get",
+            "cds-loc -l function -n3 issue.md | cds-get",
         ),
         (
             "What calls the top function",
-            "cds-loc --json issue.md | jq -r '.found_entities[0]' | cds-trav -r invoke -d up",
+            "cds-loc --ids -l function -n1 issue.md | cds-trav -r invoke -d up",
         ),
     ],
     see_also: &["cds(7)", "cds-search(1)", "cds-trav(1)", "cds-get(1)"],
@@ -140,6 +185,11 @@ pub fn run(args: LocArgs) -> Result<Status> {
         }
     }
     let text = String::from_utf8_lossy(&bytes);
+    if args.level.is_some() && args.common.format == Format::Json {
+        return Err(Error::usage(
+            "--level does not apply to --json, which always has every level: use --ids or the text",
+        ));
+    }
     let ix = args.common.open_index()?;
     let limit = args.limit.unwrap_or(10);
     if args.features {
@@ -154,10 +204,10 @@ pub fn run(args: LocArgs) -> Result<Status> {
     }
     let located = loc::locate(&ix, &text, limit, &args.weights)?;
     let mut out = Out::new(&args.common);
-    if args.common.format == Format::Json {
-        out.json_line(&to_json(&ix, &located))?;
-    } else {
-        write_text(&mut out, &ix, &located)?;
+    match args.common.format {
+        Format::Json => out.json_line(&to_json(&ix, &located))?,
+        Format::Ids => write_ids(&mut out, &ix, &located, args.level)?,
+        Format::Text => write_text(&mut out, &ix, &located, args.level)?,
     }
     out.finish()?;
     if located.files.is_empty() {
@@ -235,34 +285,45 @@ fn features_json(ix: &Index, c: &loc::Candidates) -> serde_json::Value {
     })
 }
 
-/// The text view: a section per level, one location per line with its score, lines, fold
-/// and strongest reason.
-pub fn write_text(out: &mut Out, ix: &Index, l: &Located) -> Result<()> {
-    let sections: [(&str, &[Location]); 3] = [
-        ("Files", &l.files),
-        ("Classes and functions", &l.modules),
-        ("Functions and methods", &l.entities),
-    ];
-    for (i, (title, items)) in sections.iter().enumerate() {
+/// The levels to print, with their headings: all three, or the one `--level` names.
+fn sections(l: &Located, only: Option<Level>) -> Vec<(&'static str, &[Location])> {
+    [
+        (Level::File, "Files", &l.files[..]),
+        (Level::Module, "Classes and functions", &l.modules[..]),
+        (Level::Function, "Functions and methods", &l.entities[..]),
+    ]
+    .into_iter()
+    .filter(|(level, ..)| only.is_none_or(|o| o == *level))
+    .map(|(_, title, items)| (title, items))
+    .collect()
+}
+
+/// The text view: a `#` heading per level, then one record per location, as every tool prints
+/// them (`ID<TAB>kind<TAB>lines<TAB>fold<TAB>score reason`), so the view pipes into the others.
+/// A module-level method of a type written in another file is printed as itself (an entity
+/// the other tools know), not as the `FILE:Type` module of the JSON object.
+pub fn write_text(out: &mut Out, ix: &Index, l: &Located, only: Option<Level>) -> Result<()> {
+    for (i, (title, items)) in sections(l, only).into_iter().enumerate() {
         if i > 0 {
-            out.write_all(b"\n")?;
+            out.record_end()?;
         }
-        out.paint(Style::Heading, format!("# {title}\n").as_bytes())?;
-        for x in items.iter() {
-            out.paint_fmt(Style::Dim, format_args!("{:6.1}  ", x.score))?;
-            let shown = if i == 1 { loc::module_id(ix, x.node) } else { ix.id(x.node).to_vec() };
-            out.paint(Style::Id, crate::id::display(&shown).as_bytes())?;
-            if ix.kind(x.node) != NodeKind::File {
-                let (a, b) = ix.lines(x.node);
-                out.write_all(b"  ")?;
-                out.paint_fmt(Style::LineNo, format_args!("{a}-{b}"))?;
-                write!(out, "  {}", ix.fold(x.node))?;
-            }
-            if let Some(r) = x.reasons.first() {
-                write!(out, "  ")?;
-                out.paint_fmt(Style::Dim, format_args!("({r})"))?;
-            }
-            out.write_all(b"\n")?;
+        out.paint(Style::Heading, format!("# {title}").as_bytes())?;
+        out.record_end()?;
+        for x in items {
+            let reason = x.reasons.first().map_or("", String::as_str);
+            crate::record::write_line(out, ix, x.node, &format!("{:.1} {reason}", x.score))?;
+        }
+    }
+    Ok(())
+}
+
+/// `--ids`: each location's ID once, in the order of the text view.
+fn write_ids(out: &mut Out, ix: &Index, l: &Located, only: Option<Level>) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for (_, items) in sections(l, only) {
+        for x in items.iter().filter(|x| seen.insert(x.node)) {
+            out.write_id(ix.id(x.node))?;
+            out.record_end()?;
         }
     }
     Ok(())

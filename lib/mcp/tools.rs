@@ -745,7 +745,7 @@ fn locate(ix: &Index, a: &Map<String, Value>, _: &Budget) -> Answer {
     let located = crate::loc::locate(ix, &issue, limit, &crate::loc::Weights::default())
         .map_err(|e| e.to_string())?;
     let cap = Capture::default();
-    rendered(crate::loc::cli::write_text(&mut cap.out(), ix, &located))?;
+    rendered(crate::loc::cli::write_text(&mut cap.out(), ix, &located, None))?;
     let mut text = cap.text();
     if located.files.is_empty() {
         text = "nothing in the issue matches this repository: give names, paths or a traceback\n"
