@@ -232,3 +232,41 @@ fn non_utf8_paths_round_trip() {
     let json = sh_ok(&d, "cds-get --json 'caf\\xE9.py:brew' | cds-fmt --ids");
     eqnice!("caf\\xE9.py:brew\n", json);
 }
+
+/// The examples in the query tools' `--help` (and so their man pages) run on the demo
+/// repository as written: a renamed flag, a changed output format or an ID a tool no longer
+/// reads fails here, not in a user's shell. Examples that name another repository's code
+/// (Django's) may find nothing (exit 1 with "no match"); those needing a program this machine
+/// lacks (rg, ast-grep, dot, gh) are skipped.
+#[test]
+fn help_examples_run() {
+    let d = demo("pipe-help-examples");
+    d.write("issue.md", "The cart total ignores the discount: Cart.total\n");
+    let mut ran = 0;
+    for tool in ["cds-search", "cds-trav", "cds-get", "cds-fmt", "cds-loc"] {
+        let help = d.cmd(tool).arg("--help").ok();
+        let examples = help.lines().filter_map(|l| l.trim_start().strip_prefix("$ "));
+        for ex in examples {
+            let words: Vec<&str> = ex.split_whitespace().collect();
+            let lacking = ["rg", "ast-grep", "dot", "gh", "jq"]
+                .into_iter()
+                .find(|p| words.contains(p) && !have(p));
+            if lacking.is_some() {
+                continue;
+            }
+            let out = sh(&d, ex);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let no_match = out.status.code() == Some(1) && stderr.contains("no match");
+            assert!(
+                (out.status.success() || no_match)
+                    && !["no entity", "unknown flag", "invalid", "usage", "error"]
+                        .iter()
+                        .any(|w| stderr.contains(w)),
+                "\n$ {ex}\nexit {:?}\n--- stderr\n{stderr}",
+                out.status.code()
+            );
+            ran += 1;
+        }
+    }
+    assert!(ran >= 25, "only {ran} examples ran");
+}
