@@ -76,8 +76,9 @@ fn locations_pipe_into_the_other_tools() {
         .find(|l| l.starts_with("shop/models.py:Profile.render\t"))
         .unwrap_or_else(|| panic!("no record of Profile.render in:\n{text}"));
     let fields: Vec<&str> = render.split('\t').collect();
-    assert_eq!(fields[1..4], ["function", fields[2], "def render(self):"], "{render}");
-    assert!(fields[2].split_once('-').is_some(), "{render}");
+    assert_eq!((fields[1], fields[3]), ("function", "def render(self):"), "{render}");
+    assert!(fields[2].split_once('-').is_some(), "lines as start-end: {render}");
+    assert!(fields[4].contains(' '), "score, then the strongest reason: {render}");
     // Every line but the headings and the blank lines between levels is an entity.
     let got = d.cmd("cds-get").arg("--ids").stdin(text.as_str()).ok();
     let records: Vec<&str> = text
