@@ -52,6 +52,11 @@ fn limit_and_stdin() {
     for k in ["found_files", "found_modules", "found_entities"] {
         assert!(v[k].as_array().unwrap().len() <= 2, "{k}: {v}");
     }
+    // -n 0 is every candidate (as cds-search -n 0 is every hit), not none.
+    let all = d.cmd("cds-loc").args(["--ids", "-n", "0", "-l", "function"]).stdin(ISSUE).ok();
+    let ten = d.cmd("cds-loc").args(["--ids", "-l", "function"]).stdin(ISSUE).ok();
+    assert!(all.lines().count() >= ten.lines().count() && ten.lines().count() > 0, "{all}");
+    assert!(all.starts_with(ten.as_str()), "{all}\n---\n{ten}");
 }
 
 #[test]

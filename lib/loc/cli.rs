@@ -119,7 +119,9 @@ code, then the score and the strongest reason), so 'cds-loc issue.md | cds-trav 
             .short('f')
             .value("FILE")
             .complete(Complete::File),
-        Flag::new("limit", "Locations per level (default 10)", limit).short('n').value("N"),
+        Flag::new("limit", "Locations per level (default 10; 0 for all)", limit)
+            .short('n')
+            .value("N"),
         Flag::new("level", "Print only one level: file, module or function", level)
             .short('l')
             .value("LEVEL")
@@ -191,7 +193,11 @@ pub fn run(args: LocArgs) -> Result<Status> {
         ));
     }
     let ix = args.common.open_index()?;
-    let limit = args.limit.unwrap_or(10);
+    // 0 is every candidate, as cds-search's -n 0 is every hit.
+    let limit = match args.limit.unwrap_or(10) {
+        0 => usize::MAX,
+        n => n,
+    };
     if args.features {
         let mut out = Out::new(&args.common);
         let v = match loc::candidates(&ix, &text, &args.weights)? {
