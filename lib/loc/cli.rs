@@ -154,6 +154,7 @@ fixed interface.",
             "The best functions' code, for an LLM prompt",
             "cds-loc -l function -n3 issue.md | cds-get",
         ),
+        ("Where the top locations sit, as one tree", "cds-loc -n3 issue.md | cds-fmt --tree"),
         (
             "What calls the top function",
             "cds-loc --ids -l function -n1 issue.md | cds-trav -r invoke -d up",
