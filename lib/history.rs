@@ -162,8 +162,9 @@ impl History {
         self
     }
 
-    /// Reads what `git log` prints with the options of [`log`]: per commit a record `\x01MESSAGE\x02`,
-    /// then the paths it changed, each NUL-terminated (the first after a newline).
+    /// Reads what `git log` prints with the options of [`log`]: per commit a record
+    /// `\x01MESSAGE\x02`, then the paths it changed, each NUL-terminated (the first after a
+    /// newline).
     pub fn parse(head: Vec<u8>, log: &[u8]) -> History {
         let mut files: HashMap<Vec<u8>, (u16, u16)> = HashMap::default();
         let mut vocab: Vec<Box<[u8]>> = Vec::new();

@@ -586,9 +586,9 @@ pub fn build_with(
             let timing = phases.on;
             HistoryJob::Reading(std::thread::spawn(move || {
                 let t = Instant::now();
-                let moved_on = kept.filter(|prev| prev.head != h && prev.complete);
-                if let Some((h, k)) =
-                    moved_on.and_then(|prev| history::advance(&root, prev, h.clone()))
+                // (A kept history here is complete and at another commit: the same one with the
+                // paths outside its table is taken by the arm above.)
+                if let Some((h, k)) = kept.and_then(|prev| history::advance(&root, prev, h.clone()))
                 {
                     job_time(timing, "history advanced", t);
                     return Some((h, HistoryUpdate::Advanced(k)));
