@@ -509,3 +509,52 @@ fn raise_call_operator_and_next() {
         ]
     );
 }
+
+/// Values that reach a function only after its file was first evaluated (they come from a file
+/// evaluated later) still flow through each of its statements in turn, and through what its
+/// class inherits: a later round evaluates again the statements whose input changed, and those
+/// fed by them.
+#[test]
+fn values_that_arrive_late_flow_through_every_statement_and_base_class() {
+    let e = edges(&[
+        (
+            "a_use.py",
+            "from b_base import Base\n\n\
+             def use(x):\n    y = x\n    z = [y]\n    (w,) = z\n    w()\n\n\
+             class Child(Base):\n    def run(self):\n        self.handler()\n\n\
+             def shared(fn):\n    a = b = fn\n    b()\n",
+        ),
+        ("b_base.py", "class Base:\n    pass\n"),
+        (
+            "c_main.py",
+            "from a_use import use, Child, shared\nfrom b_base import Base\n\n\
+             def target():\n    pass\n\ndef real():\n    pass\n\ndef other():\n    pass\n\n\
+             Base.handler = real\n\n\
+             def main():\n    use(target)\n    shared(other)\n",
+        ),
+    ]);
+    assert_has(&e, &flow("a_use.py:use invoke c_main.py:target"));
+    assert_has(&e, &flow("a_use.py:Child.run invoke c_main.py:real"));
+    assert_has(&e, &flow("a_use.py:shared invoke c_main.py:other"));
+    assert_eq!(invokes(&e, "a_use.py:use"), ["c_main.py:target"]);
+}
+
+/// A member found on a subclass hides the base class's; an attribute assigned to the subclass
+/// later (from another file) takes over from the base's method.
+#[test]
+fn a_member_assigned_to_a_subclass_later_hides_the_base_class_member() {
+    let e = edges(&[
+        (
+            "a_cls.py",
+            "class Base:\n    def hook(self):\n        pass\n\n\
+             class Child(Base):\n    def run(self):\n        self.hook()\n\n\
+             class Plain(Base):\n    def run(self):\n        self.hook()\n",
+        ),
+        (
+            "b_set.py",
+            "from a_cls import Child\n\ndef custom(self):\n    pass\n\nChild.hook = custom\n",
+        ),
+    ]);
+    assert_has(&e, "a_cls.py:Plain.run invoke a_cls.py:Base.hook 0");
+    assert_has(&e, &flow("a_cls.py:Child.run invoke b_set.py:custom"));
+}

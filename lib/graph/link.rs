@@ -1390,7 +1390,7 @@ enum Key {
     Elem(u32, u32),
 }
 
-/// A value-flow variable's values, and the (file, definition) pairs that read them.
+/// A value-flow variable's values, and the (file, unit) pairs that read them.
 #[derive(Default)]
 struct Cell {
     pts: Vals,
@@ -1425,10 +1425,9 @@ struct Flow<'l, 'a> {
     own: HashMap<(u32, Sym), u32>,
     /// The class's own member as the scope rules resolve it, and the cell of its `Attr` key.
     own_tab: Vec<(Vals, u32)>,
-    /// (class node, name) -> index in `chain_tab`: the class's MRO and, per MRO position, the
-    /// `own` entry of that class for the name (`NO_EXPR` until looked up).
+    /// (class node, name) -> index in `chain_tab`.
     chains: HashMap<(u32, Sym), u32>,
-    chain_tab: Vec<(Arc<Vec<u32>>, Vec<u32>)>,
+    chain_tab: Vec<Chain>,
     /// (module or directory node, name) -> what the scope rules make of the attribute, and
     /// the cell of the module's variable (`NO_EXPR` for a directory).
     mod_attr: HashMap<(u32, Sym), (Vals, u32)>,
@@ -1443,13 +1442,18 @@ struct Flow<'l, 'a> {
     /// (scope node, name) declared `global` / `nonlocal` there.
     globals: HashSet<(u32, Sym)>,
     mro: RefCell<HashMap<u32, Arc<Vec<u32>>>>,
-    /// The file being evaluated, and which files read each key (to evaluate again when it
-    /// changes).
+    /// The file being evaluated.
     cur_file: u32,
-    /// The definition (or `NO_EXPR`: module level) whose statements are being evaluated.
-    cur_owner: u32,
-    /// (file -> definitions) to evaluate again in the next round.
-    dirty: HashMap<u32, HashSet<u32>>,
+    /// The unit ([`Units`]) being evaluated: what reads are charged to.
+    cur_unit: u32,
+    /// (file, unit) pairs to evaluate again in the next round (repeats allowed).
+    dirty: Vec<(u32, u32)>,
+    /// In a pass over some units of a file: the units it evaluates (empty: all of them), and
+    /// the statement it is at (`u32::MAX` past the statements).
+    live: Vec<bool>,
+    cur_stmt: u32,
+    /// Per file: its units of evaluation.
+    units: Vec<Units>,
     implicit_seen: HashSet<(u32, u32)>,
     /// (file, call index) -> callee targets, and how many alternatives they are (a decorated
     /// function and the wrapper its decorator returns are both called: one alternative).
@@ -1472,6 +1476,123 @@ struct Flow<'l, 'a> {
     /// The dunder methods the analysis calls implicitly.
     du: Dunders,
 }
+
+/// A file's units of evaluation: the statements and expressions evaluated together, which
+/// is what a read is charged to and what a later round evaluates again when the read changes.
+/// A unit is a statement with the expression trees it evaluates, joined with every other
+/// statement that shares one of them (`a = b = f()`) and, for a definition's decorators,
+/// with the rest of its chain (each applies to what the one before returned); an expression
+/// no statement evaluates (a bare call) is a unit with its tree.
+#[derive(Default)]
+struct Units {
+    /// Per statement, per expression: its unit.
+    stmt: Vec<u32>,
+    expr: Vec<u32>,
+    count: u32,
+    /// Per unit: its first statement (`u32::MAX`: it has none).
+    first: Vec<u32>,
+}
+
+impl Units {
+    fn of(flow: &crate::extract::PyFlow) -> Units {
+        let n = flow.exprs.len();
+        // Union-find over the expressions, then the statements (numbered from `n`).
+        let mut up: Vec<u32> = (0..(n + flow.stmts.len()) as u32).collect();
+        fn root(up: &mut [u32], mut x: u32) -> u32 {
+            while up[x as usize] != x {
+                let p = up[x as usize];
+                up[x as usize] = up[p as usize];
+                x = p;
+            }
+            x
+        }
+        let join = |up: &mut Vec<u32>, a: u32, b: u32| {
+            if (a as usize) < up.len() && (b as usize) < up.len() {
+                let (ra, rb) = (root(up, a), root(up, b));
+                if ra != rb {
+                    up[ra.max(rb) as usize] = ra.min(rb);
+                }
+            }
+        };
+        for (e, x) in flow.exprs.iter().enumerate() {
+            let e = e as u32;
+            match *x {
+                PyExpr::Attr(o, _) | PyExpr::Item(o) | PyExpr::Op(o, _) => join(&mut up, e, o),
+                PyExpr::Call(f, ops) => {
+                    join(&mut up, e, f);
+                    let (args, _, kwargs) = flow.call_args(ops);
+                    for &a in args.iter().chain(kwargs) {
+                        join(&mut up, e, a);
+                    }
+                }
+                PyExpr::Coll(xs) | PyExpr::Union(xs) => {
+                    for &a in flow.list(xs) {
+                        join(&mut up, e, a);
+                    }
+                }
+                PyExpr::Name(_) | PyExpr::Str(_) => {}
+            }
+        }
+        let mut last_deco: Option<(u32, u32)> = None;
+        for (si, st) in flow.stmts.iter().enumerate() {
+            let s = (n + si) as u32;
+            match *st {
+                FlowStmt::Assign(a, b) | FlowStmt::For(a, b) | FlowStmt::With(a, b) => {
+                    join(&mut up, s, a);
+                    join(&mut up, s, b);
+                }
+                FlowStmt::Return(_, e) => join(&mut up, s, e),
+                FlowStmt::Deco(d, e) => {
+                    join(&mut up, s, e);
+                    if let Some((d0, s0)) = last_deco
+                        && d0 == d
+                    {
+                        join(&mut up, s, s0);
+                    }
+                    last_deco = Some((d, s));
+                }
+                FlowStmt::Global(..) => {}
+            }
+        }
+        let mut id = vec![u32::MAX; up.len()];
+        let mut count = 0;
+        let mut unit = |up: &mut Vec<u32>, x: u32| {
+            let r = root(up, x) as usize;
+            if id[r] == u32::MAX {
+                id[r] = count;
+                count += 1;
+            }
+            id[r]
+        };
+        let stmt: Vec<u32> =
+            (0..flow.stmts.len()).map(|si| unit(&mut up, (n + si) as u32)).collect();
+        let expr: Vec<u32> = (0..n).map(|e| unit(&mut up, e as u32)).collect();
+        let mut first = vec![u32::MAX; count as usize];
+        for (si, &u) in stmt.iter().enumerate().rev() {
+            first[u as usize] = si as u32;
+        }
+        Units { stmt, expr, count, first }
+    }
+}
+
+/// A member looked up along a class's MRO ([`Flow::class_member`]): the first position whose
+/// class has it, statically or by assignment. The answer is a cell of its own, kept up to date
+/// as the positions' cells grow, so that a lookup reads one cell (and is one reader) however
+/// long the MRO.
+struct Chain {
+    name: Sym,
+    mro: Arc<Vec<u32>>,
+    /// Per MRO position: the `own_tab` entry of that class for the name (`NO_EXPR` until
+    /// looked up).
+    own: Vec<u32>,
+    /// The cell holding the answer (`NO_EXPR` until first asked).
+    cell: u32,
+    /// How many positions' cells have this chain among their readers.
+    watched: u32,
+}
+
+/// The file of a cell reader that is a [`Chain`] (its unit is the chain's index).
+const CHAIN_READER: u32 = u32::MAX;
 
 /// Symbols of the methods Python calls implicitly.
 #[derive(Default)]
@@ -1511,8 +1632,11 @@ impl<'l, 'a> Flow<'l, 'a> {
             ret_params: HashMap::default(),
             mro: RefCell::new(HashMap::default()),
             cur_file: 0,
-            cur_owner: NO_EXPR,
-            dirty: HashMap::default(),
+            cur_unit: 0,
+            dirty: Vec::new(),
+            units: Vec::new(),
+            live: Vec::new(),
+            cur_stmt: u32::MAX,
             implicit_seen: HashSet::default(),
             calls: HashMap::default(),
             call_at: vec![Vec::new(); lx.files.len()],
@@ -1577,11 +1701,11 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                 }
             } else {
-                let todo = std::mem::take(&mut fl.dirty);
-                let mut files: Vec<u32> = todo.keys().copied().collect();
-                files.sort_unstable();
-                for f in files {
-                    fl.round(f as usize, Some(&todo[&f]));
+                let mut todo = std::mem::take(&mut fl.dirty);
+                todo.sort_unstable();
+                todo.dedup();
+                for units in todo.chunk_by(|a, b| a.0 == b.0) {
+                    fl.round(units[0].0 as usize, Some(units));
                     n += 1;
                 }
             }
@@ -1637,11 +1761,12 @@ impl<'l, 'a> Flow<'l, 'a> {
             implicit_seen,
             file_syms,
             call_at,
+            units,
             ..
         } = self;
         let rest = (cells, key_cell, ret_cell, elem_cell, memo_buf, name_slot, name_tab);
         let more = (target_cell, own, own_tab, chains, chain_tab, mod_attr, names, bound);
-        let yet = (reassigned, ret_params, globals, mro, implicit_seen, file_syms, call_at);
+        let yet = (reassigned, ret_params, globals, mro, implicit_seen, file_syms, call_at, units);
         std::thread::spawn(move || drop((rest, more, yet)));
         FlowLinks { calls, wrapped, implicit }
     }
@@ -1715,9 +1840,15 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
     }
 
-    /// Which names each scope binds.
+    /// Which names each scope binds, and each file's units of evaluation.
     fn index(&mut self) {
         let lx = self.lx;
+        self.units = (0..lx.files.len())
+            .map(|fi| match lx.files[fi].lang {
+                Lang::Python => Units::of(&lx.files[fi].facts.flow),
+                _ => Units::default(),
+            })
+            .collect();
         for fi in 0..lx.files.len() {
             if lx.files[fi].lang != Lang::Python {
                 continue;
@@ -1844,17 +1975,17 @@ impl<'l, 'a> Flow<'l, 'a> {
         c
     }
 
-    /// Appends what key `k` points to to `out` (and records the current definition as a
+    /// Appends what key `k` points to to `out` (and records the current unit as a
     /// reader of `k`).
     fn get_into(&mut self, k: &Key, out: &mut Vals) {
         let c = self.cell(k);
         self.read(c, out);
     }
 
-    /// Appends the values of cell `c` to `out` (and records the current definition as a
+    /// Appends the values of cell `c` to `out` (and records the current unit as a
     /// reader).
     fn read(&mut self, c: u32, out: &mut Vals) {
-        let me = (self.cur_file, self.cur_owner);
+        let me = (self.cur_file, self.cur_unit);
         let c = &mut self.cells[c as usize];
         let r = &mut c.readers;
         if r.last() != Some(&me) && (r.len() > 16 || !r.contains(&me)) {
@@ -1873,8 +2004,7 @@ impl<'l, 'a> Flow<'l, 'a> {
 
     /// Adds `vals` to cell `c`; its readers are evaluated again when it changes.
     fn add_cell(&mut self, c: u32, vals: &[Val]) {
-        let c = &mut self.cells[c as usize];
-        let e = &mut c.pts;
+        let e = &mut self.cells[c as usize].pts;
         let mut changed = false;
         for v in vals {
             if e.len() >= MAX_PTS {
@@ -1886,8 +2016,36 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
         }
         if changed {
-            for &(f, o) in &c.readers {
-                self.dirty.entry(f).or_default().insert(o);
+            self.notify(c);
+        }
+    }
+
+    /// Cell `c` changed: its readers are evaluated again, later in this pass when they are
+    /// units of this pass's file still ahead of it, else in the next round; the chains
+    /// reading it are brought up to date.
+    fn notify(&mut self, c: u32) {
+        let (cur, at) = (self.cur_file, self.cur_stmt);
+        let mut chains: SmallVec<[u32; 4]> = SmallVec::new();
+        for &(f, u) in &self.cells[c as usize].readers {
+            if f == CHAIN_READER {
+                chains.push(u);
+                continue;
+            }
+            if f == cur && at != u32::MAX && !self.live.is_empty() {
+                let first = self.units[f as usize].first[u as usize];
+                if first == u32::MAX || first > at {
+                    self.live[u as usize] = true;
+                    continue;
+                }
+            }
+            self.dirty.push((f, u));
+        }
+        for ci in chains {
+            let v = self.chain_value(ci as usize);
+            let cell = self.chain_tab[ci as usize].cell;
+            if self.cells[cell as usize].pts != v {
+                self.cells[cell as usize].pts = v;
+                self.notify(cell);
             }
         }
     }
@@ -1898,24 +2056,21 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
     }
 
-    /// One pass over every statement and call of file `fi`.
-    fn round(&mut self, fi: usize, only: Option<&HashSet<u32>>) {
+    /// One pass over every statement and call of file `fi` (or of its units in `only`).
+    fn round(&mut self, fi: usize, only: Option<&[(u32, u32)]>) {
         let lx = self.lx;
         self.start_file(fi);
-        // The definitions to evaluate (the last entry: module level), as flags.
-        let ndefs = lx.files[fi].facts.defs.len();
-        let only: Option<Vec<bool>> = only.map(|o| {
-            let mut m = vec![false; ndefs + 1];
-            for &d in o {
-                m[(d as usize).min(ndefs)] = true;
+        self.live.clear();
+        if let Some(o) = only {
+            self.live.resize(self.units[fi].count as usize, false);
+            for &(_, u) in o {
+                self.live[u as usize] = true;
             }
-            m
-        });
-        let skip = |owner: u32| only.as_ref().is_some_and(|m| !m[(owner as usize).min(ndefs)]);
+        }
         {
             let flow = self.facts(fi);
             let mut deco_cur: Option<(u32, Vals)> = None;
-            for st in &flow.stmts {
+            for (si, st) in flow.stmts.iter().enumerate() {
                 if let Some((d, cur)) = deco_cur.take() {
                     if matches!(st, FlowStmt::Deco(d2, _) if *d2 == d) {
                         deco_cur = Some((d, cur));
@@ -1923,21 +2078,16 @@ impl<'l, 'a> Flow<'l, 'a> {
                         self.decorated(fi, d, &cur);
                     }
                 }
-                // Reads are charged to the definition whose statement reads them.
-                let owner = match st {
-                    FlowStmt::Assign(_, e)
-                    | FlowStmt::For(_, e)
-                    | FlowStmt::With(e, _)
-                    | FlowStmt::Deco(_, e)
-                    | FlowStmt::Return(_, e) => {
-                        flow.owners.get(*e as usize).copied().unwrap_or(NO_EXPR)
-                    }
-                    FlowStmt::Global(..) => continue,
-                };
-                if skip(owner) {
+                if matches!(st, FlowStmt::Global(..)) {
                     continue;
                 }
-                self.cur_owner = owner;
+                // Reads are charged to the statement's unit.
+                let unit = self.units[fi].stmt[si];
+                if !self.live.is_empty() && !self.live[unit as usize] {
+                    continue;
+                }
+                self.cur_unit = unit;
+                self.cur_stmt = si as u32;
                 match st {
                     FlowStmt::Assign(t, v) => {
                         let vals = self.eval(fi, *v, 0);
@@ -2018,12 +2168,13 @@ impl<'l, 'a> Flow<'l, 'a> {
             if let Some((d, cur)) = deco_cur.take() {
                 self.decorated(fi, d, &cur);
             }
+            self.cur_stmt = u32::MAX;
             for (e, x) in flow.exprs.iter().enumerate() {
-                let owner = flow.owners[e];
-                if skip(owner) {
+                let unit = self.units[fi].expr[e];
+                if !self.live.is_empty() && !self.live[unit as usize] {
                     continue;
                 }
-                self.cur_owner = owner;
+                self.cur_unit = unit;
                 match x {
                     PyExpr::Call(..) | PyExpr::Op(..) | PyExpr::Attr(..) | PyExpr::Item(..) => {
                         self.visit(fi, e as u32)
@@ -2039,6 +2190,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
             }
         }
+        self.live.clear();
     }
 
     /// Definition `d` of file `fi` is bound to `vals` once its decorators are applied.
@@ -2276,21 +2428,62 @@ impl<'l, 'a> Flow<'l, 'a> {
             Some(&i) => i as usize,
             None => {
                 let mro = self.mro(c);
-                let n = mro.len();
-                self.chain_tab.push((mro, vec![NO_EXPR; n]));
+                let own = vec![NO_EXPR; mro.len()];
+                self.chain_tab.push(Chain { name, mro, own, cell: NO_EXPR, watched: 0 });
                 self.chains.insert((c, name), (self.chain_tab.len() - 1) as u32);
                 self.chain_tab.len() - 1
             }
         };
-        for pos in skip..self.chain_tab[ci].1.len() {
-            let mut o = self.chain_tab[ci].1[pos];
-            if o == NO_EXPR {
-                o = self.own_member(self.chain_tab[ci].0[pos], name);
-                self.chain_tab[ci].1[pos] = o;
+        let mut out = Vals::new();
+        if skip == 0 {
+            let mut cell = self.chain_tab[ci].cell;
+            if cell == NO_EXPR {
+                cell = self.cells.len() as u32;
+                self.cells.push(Cell::default());
+                self.chain_tab[ci].cell = cell;
+                self.cells[cell as usize].pts = self.chain_value(ci);
             }
-            let (v, cell) = &self.own_tab[o as usize];
-            let (mut out, cell) = (Vals::from_slice(v), *cell);
             self.read(cell, &mut out);
+            return out;
+        }
+        // `super()`: from a later position, read directly (rare).
+        for pos in skip..self.chain_tab[ci].own.len() {
+            let o = self.chain_own(ci, pos, name);
+            let (v, cell) = &self.own_tab[o as usize];
+            let cell = *cell;
+            out.extend_from_slice(v);
+            self.read(cell, &mut out);
+            if !out.is_empty() {
+                return out;
+            }
+        }
+        out
+    }
+
+    /// The `own_tab` entry of MRO position `pos` of chain `ci` for `name` (looked up once).
+    fn chain_own(&mut self, ci: usize, pos: usize, name: Sym) -> u32 {
+        let mut o = self.chain_tab[ci].own[pos];
+        if o == NO_EXPR {
+            o = self.own_member(self.chain_tab[ci].mro[pos], name);
+            self.chain_tab[ci].own[pos] = o;
+        }
+        o
+    }
+
+    /// What chain `ci` answers now: the values of the first MRO position that has any. The
+    /// chain becomes a reader of each position's cell as far as it looks (an earlier
+    /// position only ever gains values, so what lies past the answer never matters again).
+    fn chain_value(&mut self, ci: usize) -> Vals {
+        let name = self.chain_tab[ci].name;
+        for pos in 0..self.chain_tab[ci].own.len() {
+            let o = self.chain_own(ci, pos, name);
+            let cell = self.own_tab[o as usize].1;
+            if pos as u32 >= self.chain_tab[ci].watched {
+                self.cells[cell as usize].readers.push((CHAIN_READER, ci as u32));
+                self.chain_tab[ci].watched = pos as u32 + 1;
+            }
+            let mut out = Vals::from_slice(&self.own_tab[o as usize].0);
+            out.extend_from_slice(&self.cells[cell as usize].pts);
             if !out.is_empty() {
                 return out;
             }
