@@ -37,13 +37,14 @@ built() {
 }
 
 # watch_latencies IDX CORPUS TARGET RUNS LINE [cds-build options...]: runs `cds-build --watch` on
-# CORPUS into IDX and prints, one line per run, the milliseconds from appending `LINE i`'s output
-# to TARGET to CURRENT naming a new generation. TARGET is left edited (the caller restores it).
+# CORPUS into IDX (the executable $exe when set, else $bin/cds-build) and prints, one line per
+# run, the milliseconds from appending `LINE i`'s output to TARGET to CURRENT naming a new
+# generation. TARGET is left edited (the caller restores it).
 watch_latencies() {
     local idx=$1 corpus=$2 target=$3 runs=$4 line=$5 log watcher old now start end i
     shift 5
     log=$(mktemp)
-    "$bin/cds-build" -q --watch "$@" --index "$idx" "$corpus" 2>"$log" &
+    "${exe:-$bin/cds-build}" -q --watch "$@" --index "$idx" "$corpus" 2>"$log" &
     watcher=$!
     for _ in $(seq 300); do grep -q . "$log" && break; [ -f "$idx/CURRENT" ] && break; sleep 0.05; done
     sleep 1

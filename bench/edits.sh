@@ -65,8 +65,8 @@ for round in $(seq "$rounds"); do
         # otherwise start with, while the first edit is measured.
         "$exe" -q --index "$work/idx-$which" "$corpus"
         watched() { word "watch$round$which" "$1"; }
-        # watch_latencies runs "$bin/cds-build".
-        watch_ms=$(bin=$(dirname "$exe") watch_latencies "$work/idx-$which" "$corpus" "$target" \
+        # watch_latencies runs "$exe" (BEFORE_BIN may name a binary not called cds-build).
+        watch_ms=$(watch_latencies "$work/idx-$which" "$corpus" "$target" \
             "$runs" watched | median)
         printf 'round %s %-6s cds-build %5s ms   --watch %5s ms   (load %s)\n' "$round" "$which" \
             "$(median < "$work/cli-$which")" "$watch_ms" "$(cut -d' ' -f1 /proc/loadavg)"
