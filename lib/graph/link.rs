@@ -1506,6 +1506,7 @@ impl Units {
             }
             x
         }
+        // (`NO_EXPR` and `STAR_ARG`, which name no expression, are out of range: skipped.)
         let join = |up: &mut Vec<u32>, a: u32, b: u32| {
             if (a as usize) < up.len() && (b as usize) < up.len() {
                 let (ra, rb) = (root(up, a), root(up, b));
@@ -2083,7 +2084,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 // Reads are charged to the statement's unit.
                 let unit = self.units[fi].stmt[si];
-                if !self.live.is_empty() && !self.live[unit as usize] {
+                if !self.evaluates(unit) {
                     continue;
                 }
                 self.cur_unit = unit;
@@ -2171,7 +2172,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             self.cur_stmt = u32::MAX;
             for (e, x) in flow.exprs.iter().enumerate() {
                 let unit = self.units[fi].expr[e];
-                if !self.live.is_empty() && !self.live[unit as usize] {
+                if !self.evaluates(unit) {
                     continue;
                 }
                 self.cur_unit = unit;
@@ -2191,6 +2192,11 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
         }
         self.live.clear();
+    }
+
+    /// Whether this pass evaluates `unit` of its file.
+    fn evaluates(&self, unit: u32) -> bool {
+        self.live.is_empty() || self.live[unit as usize]
     }
 
     /// Definition `d` of file `fi` is bound to `vals` once its decorators are applied.
@@ -2448,7 +2454,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
         // `super()`: from a later position, read directly (rare).
         for pos in skip..self.chain_tab[ci].own.len() {
-            let o = self.chain_own(ci, pos, name);
+            let o = self.chain_own(ci, pos);
             let (v, cell) = &self.own_tab[o as usize];
             let cell = *cell;
             out.extend_from_slice(v);
@@ -2460,11 +2466,12 @@ impl<'l, 'a> Flow<'l, 'a> {
         out
     }
 
-    /// The `own_tab` entry of MRO position `pos` of chain `ci` for `name` (looked up once).
-    fn chain_own(&mut self, ci: usize, pos: usize, name: Sym) -> u32 {
+    /// The `own_tab` entry of MRO position `pos` of chain `ci` for its name (looked up once).
+    fn chain_own(&mut self, ci: usize, pos: usize) -> u32 {
         let mut o = self.chain_tab[ci].own[pos];
         if o == NO_EXPR {
-            o = self.own_member(self.chain_tab[ci].mro[pos], name);
+            let ch = &self.chain_tab[ci];
+            o = self.own_member(ch.mro[pos], ch.name);
             self.chain_tab[ci].own[pos] = o;
         }
         o
@@ -2474,9 +2481,8 @@ impl<'l, 'a> Flow<'l, 'a> {
     /// chain becomes a reader of each position's cell as far as it looks (an earlier
     /// position only ever gains values, so what lies past the answer never matters again).
     fn chain_value(&mut self, ci: usize) -> Vals {
-        let name = self.chain_tab[ci].name;
         for pos in 0..self.chain_tab[ci].own.len() {
-            let o = self.chain_own(ci, pos, name);
+            let o = self.chain_own(ci, pos);
             let cell = self.own_tab[o as usize].1;
             if pos as u32 >= self.chain_tab[ci].watched {
                 self.cells[cell as usize].readers.push((CHAIN_READER, ci as u32));
