@@ -195,13 +195,23 @@ pub fn edges(
     if debug {
         eprintln!("link: scopes {:?}", started.elapsed());
     }
+    let prepared = Prepared::new(files.len());
     std::thread::scope(|s| {
         let for_names = tables.clone();
+        let pre = &prepared;
         let by_names = s.spawn(move || {
+            // Whatever happens here, the flow never waits for a table that will not come.
+            let _fill = pre.filled_on_drop();
             let names = for_names.map(|t| {
                 let lx = Linker::new(t);
                 let names: Vec<Option<NameLinks>> = (0..files.len())
-                    .map(|fi| (files[fi].lang == Lang::Python).then(|| lx.name_links(fi)))
+                    .map(|fi| {
+                        (files[fi].lang == Lang::Python).then(|| {
+                            let links = lx.name_links(fi);
+                            pre.set(fi, lx.prepare_flow(fi));
+                            links
+                        })
+                    })
                     .collect();
                 names
             });
@@ -209,7 +219,7 @@ pub fn edges(
         });
         let flow = tables.map(|t| {
             let lx = Linker::new(t);
-            let flow = Flow::solve(&lx).into_links();
+            let flow = Flow::solve(&lx, &prepared).into_links();
             if debug {
                 eprintln!("link: flow {:?}", started.elapsed());
             }
@@ -258,6 +268,79 @@ fn other_families(
         out.extend(scope::edges(g, &repo, defs, family, resolver.as_ref()));
     }
     out
+}
+
+/// What the value flow needs of each Python file that is a pure function of the facts and the
+/// scope rules, made by the scope-rule thread beside the flow, file by file ahead of it: the
+/// flow waits for a file's only when it reaches the file first. It is the same whichever thread
+/// is ahead: that thread's linker answers in one fixed order (a linker's caches can shape an
+/// answer where imports form a cycle).
+struct Prepared {
+    files: Vec<std::sync::OnceLock<FilePrep>>,
+}
+
+#[derive(Default)]
+struct FilePrep {
+    /// What each (owner definition, name) that the file's expressions use resolves to by the
+    /// scope rules, sorted by key (names that resolve to nothing left out).
+    names: Vec<((u32, u32), Vals)>,
+    units: Units,
+}
+
+impl Prepared {
+    fn new(n: usize) -> Prepared {
+        Prepared { files: (0..n).map(|_| std::sync::OnceLock::new()).collect() }
+    }
+
+    fn set(&self, fi: usize, p: FilePrep) {
+        let _ = self.files[fi].set(p);
+    }
+
+    /// File `fi`'s tables, once made.
+    fn get(&self, fi: usize) -> &FilePrep {
+        self.files[fi].wait()
+    }
+
+    /// A guard that, when dropped (the thread done or unwinding), gives every file still
+    /// without tables empty ones.
+    fn filled_on_drop(&self) -> impl Drop + '_ {
+        struct Fill<'p>(&'p Prepared);
+        impl Drop for Fill<'_> {
+            fn drop(&mut self) {
+                for f in &self.0.files {
+                    let _ = f.set(FilePrep::default());
+                }
+            }
+        }
+        Fill(self)
+    }
+}
+
+impl<'a> Linker<'a> {
+    /// File `fi`'s [`FilePrep`].
+    fn prepare_flow(&self, fi: usize) -> FilePrep {
+        let flow = &self.files[fi].facts.flow;
+        let mut keys: Vec<(u32, u32)> = flow
+            .exprs
+            .iter()
+            .zip(&flow.owners)
+            .filter_map(|(x, &o)| match *x {
+                PyExpr::Name(n) => Some((o, n)),
+                _ => None,
+            })
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let names = keys
+            .into_iter()
+            .filter_map(|(o, n)| {
+                let scope = (o != NO_EXPR).then(|| self.defs[fi][o as usize]);
+                let v = self.resolve_name(fi, scope, flow.str(n), 0);
+                (!v.is_empty()).then_some(((o, n), v))
+            })
+            .collect();
+        FilePrep { names, units: Units::of(flow) }
+    }
 }
 
 /// What the scope rules alone link in one Python file: its import, inheritance and decorator
@@ -1403,6 +1486,8 @@ struct Cell {
 /// to the scope-based resolution of [`Linker`].
 struct Flow<'l, 'a> {
     lx: &'l Linker<'a>,
+    /// Per file: its units and what its names resolve to by the scope rules.
+    pre: &'l Prepared,
     /// Every key's values and readers, by cell number ([`Flow::cell`] numbers keys).
     cells: Vec<Cell>,
     /// `Var` and `Attr` keys -> cell.
@@ -1452,8 +1537,6 @@ struct Flow<'l, 'a> {
     /// the statement it is at (`u32::MAX` past the statements).
     live: Vec<bool>,
     cur_stmt: u32,
-    /// Per file: its units of evaluation.
-    units: Vec<Units>,
     implicit_seen: HashSet<(u32, u32)>,
     /// (file, call index) -> callee targets, and how many alternatives they are (a decorated
     /// function and the wrapper its decorator returns are both called: one alternative).
@@ -1609,9 +1692,10 @@ struct Dunders {
 }
 
 impl<'l, 'a> Flow<'l, 'a> {
-    fn solve(lx: &'l Linker<'a>) -> Flow<'l, 'a> {
+    fn solve(lx: &'l Linker<'a>, pre: &'l Prepared) -> Flow<'l, 'a> {
         let mut fl = Flow {
             lx,
+            pre,
             cells: Vec::new(),
             key_cell: HashMap::default(),
             ret_cell: vec![NO_EXPR; lx.g.nodes.len()],
@@ -1635,7 +1719,6 @@ impl<'l, 'a> Flow<'l, 'a> {
             cur_file: 0,
             cur_unit: 0,
             dirty: Vec::new(),
-            units: Vec::new(),
             live: Vec::new(),
             cur_stmt: u32::MAX,
             implicit_seen: HashSet::default(),
@@ -1762,12 +1845,11 @@ impl<'l, 'a> Flow<'l, 'a> {
             implicit_seen,
             file_syms,
             call_at,
-            units,
             ..
         } = self;
         let rest = (cells, key_cell, ret_cell, elem_cell, memo_buf, name_slot, name_tab);
         let more = (target_cell, own, own_tab, chains, chain_tab, mod_attr, names, bound);
-        let yet = (reassigned, ret_params, globals, mro, implicit_seen, file_syms, call_at, units);
+        let yet = (reassigned, ret_params, globals, mro, implicit_seen, file_syms, call_at);
         std::thread::spawn(move || drop((rest, more, yet)));
         FlowLinks { calls, wrapped, implicit }
     }
@@ -1841,15 +1923,9 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
     }
 
-    /// Which names each scope binds, and each file's units of evaluation.
+    /// Which names each scope binds.
     fn index(&mut self) {
         let lx = self.lx;
-        self.units = (0..lx.files.len())
-            .map(|fi| match lx.files[fi].lang {
-                Lang::Python => Units::of(&lx.files[fi].facts.flow),
-                _ => Units::default(),
-            })
-            .collect();
         for fi in 0..lx.files.len() {
             if lx.files[fi].lang != Lang::Python {
                 continue;
@@ -2033,7 +2109,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 continue;
             }
             if f == cur && at != u32::MAX && !self.live.is_empty() {
-                let first = self.units[f as usize].first[u as usize];
+                let first = self.pre.get(f as usize).units.first[u as usize];
                 if first == u32::MAX || first > at {
                     self.live[u as usize] = true;
                     continue;
@@ -2060,10 +2136,11 @@ impl<'l, 'a> Flow<'l, 'a> {
     /// One pass over every statement and call of file `fi` (or of its units in `only`).
     fn round(&mut self, fi: usize, only: Option<&[(u32, u32)]>) {
         let lx = self.lx;
+        let units = &self.pre.get(fi).units;
         self.start_file(fi);
         self.live.clear();
         if let Some(o) = only {
-            self.live.resize(self.units[fi].count as usize, false);
+            self.live.resize(units.count as usize, false);
             for &(_, u) in o {
                 self.live[u as usize] = true;
             }
@@ -2083,7 +2160,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     continue;
                 }
                 // Reads are charged to the statement's unit.
-                let unit = self.units[fi].stmt[si];
+                let unit = units.stmt[si];
                 if !self.evaluates(unit) {
                     continue;
                 }
@@ -2171,7 +2248,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             self.cur_stmt = u32::MAX;
             for (e, x) in flow.exprs.iter().enumerate() {
-                let unit = self.units[fi].expr[e];
+                let unit = units.expr[e];
                 if !self.evaluates(unit) {
                     continue;
                 }
@@ -2315,14 +2392,13 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     fn eval_uncached(&mut self, fi: usize, e: u32, depth: u32) -> Vals {
-        let lx = self.lx;
         let flow = self.facts(fi);
         let Some(x) = flow.exprs.get(e as usize) else { return Vals::new() };
         let owner = flow.owners[e as usize];
         let src = self.owner_node(fi, owner);
         match x {
-            PyExpr::Name(n) => {
-                let n = self.fsym(fi, *n);
+            PyExpr::Name(local) => {
+                let n = self.fsym(fi, *local);
                 let slot = self.name_slot[fi].get(e as usize).copied().unwrap_or(NO_EXPR);
                 let slot = if slot != NO_EXPR {
                     slot
@@ -2331,7 +2407,10 @@ impl<'l, 'a> Flow<'l, 'a> {
                     let slot = match self.names.get(&key) {
                         Some(&i) => i,
                         None => {
-                            let v = lx.resolve_name(fi, self.scope(fi, owner), self.name(n), 0);
+                            let names = &self.pre.get(fi).names;
+                            let v = names
+                                .binary_search_by_key(&(owner, *local), |x| x.0)
+                                .map_or_else(|_| Vals::new(), |i| names[i].1.clone());
                             let k = self.name_key(fi, owner, n);
                             let c = self.cell(&k);
                             self.name_tab.push((v, c));
