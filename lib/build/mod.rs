@@ -318,6 +318,20 @@ enum Linked {
     Graph(graph::Graph),
 }
 
+/// Lowers the calling thread's priority a little (nice 5; Linux only, where a thread has one
+/// of its own). The index writers' thread runs so: the link is a build's critical path (its
+/// value flow is one thread), and in a rebuild after an edit the writers' short jobs otherwise
+/// take turns with it on the two cores; lowered, they run in its gaps (a definition edit on
+/// Django: 729 -> 690 ms, medians of 21; cold builds unchanged).
+fn lower_thread_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: gettid and setpriority take no pointers; a failure leaves the priority as it is.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 5);
+    }
+}
+
 /// Prints phase timings to stderr when `CDS_TIMINGS` is set (for benchmarks and profiling).
 struct Phases {
     on: bool,
@@ -970,7 +984,10 @@ pub fn build_with(
     // Native builds link into edges while the nodes are shared with the writers, then add them
     // to the nodes' graph (moved, not copied: it is the biggest structure a build holds).
     let linked = std::thread::scope(|s| {
-        let helper = s.spawn(jobs);
+        let helper = s.spawn(|| {
+            lower_thread_priority();
+            jobs()
+        });
         let linked = match &native {
             Some(_) if reused.is_some() => {
                 if timing {

@@ -188,21 +188,22 @@ pub fn edges(
     let python = files.iter().any(|f| f.lang == Lang::Python);
     let debug = std::env::var_os("CDS_FLOW_DEBUG").is_some();
     let started = std::time::Instant::now();
-    // The scope tables are built once; the value flow, the long part of a link, then runs
-    // beside what the scope rules alone find (which it does not read), each thread with a
-    // linker of its own (their caches are their own; both are pure functions of the facts).
-    let tables = python.then(|| Arc::new(Tables::new(g, files, defs)));
-    if debug {
-        eprintln!("link: scopes {:?}", started.elapsed());
-    }
+    // The scope tables are built once, by the thread of the scope rules while the value flow
+    // makes its prelude; the flow, the long part of a link, then runs beside what the scope
+    // rules alone find (which it does not read), each thread with a linker of its own (their
+    // caches are their own; both are pure functions of the facts).
     let prepared = Prepared::new(files.len());
     std::thread::scope(|s| {
-        let for_names = tables.clone();
         let pre = &prepared;
         let by_names = s.spawn(move || {
             // Whatever happens here, the flow never waits for a table that will not come.
             let _fill = pre.filled_on_drop();
-            let names = for_names.map(|t| {
+            let tables = python.then(|| Arc::new(Tables::new(g, files, defs)));
+            if debug {
+                eprintln!("link: scopes {:?}", started.elapsed());
+            }
+            pre.set_tables(tables.clone());
+            let names = tables.map(|t| {
                 let lx = Linker::new(t);
                 let names: Vec<Option<NameLinks>> = (0..files.len())
                     .map(|fi| {
@@ -217,16 +218,16 @@ pub fn edges(
             });
             (names, other_families(g, files, defs, projects))
         });
-        let flow = tables.map(|t| {
-            let lx = Linker::new(t);
-            let flow = Flow::solve(&lx, &prepared).into_links();
+        let flow = python.then(|| Prelude::new(g, files, defs)).and_then(|ix| {
+            let lx = Linker::new(prepared.tables()?);
+            let flow = Flow::solve(&lx, &prepared, ix).into_links();
             if debug {
                 eprintln!("link: flow {:?}", started.elapsed());
             }
             // The linker and then the tables (its last holder) are freed while the links are
             // merged.
             s.spawn(move || drop(lx));
-            flow
+            Some(flow)
         });
         let (names, others) = by_names.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         let mut out: Vec<crate::graph::Edge> = Vec::new();
@@ -275,7 +276,9 @@ fn other_families(
 /// flow waits for a file's only when it reaches the file first. It is the same whichever thread
 /// is ahead: that thread's linker answers in one fixed order (a linker's caches can shape an
 /// answer where imports form a cycle).
-struct Prepared {
+struct Prepared<'a> {
+    /// The scope tables (None: no Python file, or their thread failed).
+    tables: std::sync::OnceLock<Option<Arc<Tables<'a>>>>,
     files: Vec<std::sync::OnceLock<FilePrep>>,
 }
 
@@ -287,9 +290,21 @@ struct FilePrep {
     units: Units,
 }
 
-impl Prepared {
-    fn new(n: usize) -> Prepared {
-        Prepared { files: (0..n).map(|_| std::sync::OnceLock::new()).collect() }
+impl<'a> Prepared<'a> {
+    fn new(n: usize) -> Prepared<'a> {
+        Prepared {
+            tables: std::sync::OnceLock::new(),
+            files: (0..n).map(|_| std::sync::OnceLock::new()).collect(),
+        }
+    }
+
+    fn set_tables(&self, t: Option<Arc<Tables<'a>>>) {
+        let _ = self.tables.set(t);
+    }
+
+    /// The scope tables, once made.
+    fn tables(&self) -> Option<Arc<Tables<'a>>> {
+        self.tables.wait().clone()
     }
 
     fn set(&self, fi: usize, p: FilePrep) {
@@ -302,11 +317,12 @@ impl Prepared {
     }
 
     /// A guard that, when dropped (the thread done or unwinding), gives every file still
-    /// without tables empty ones.
+    /// without tables empty ones (and None for the scope tables if they never came).
     fn filled_on_drop(&self) -> impl Drop + '_ {
-        struct Fill<'p>(&'p Prepared);
-        impl Drop for Fill<'_> {
+        struct Fill<'p, 'a>(&'p Prepared<'a>);
+        impl Drop for Fill<'_, '_> {
             fn drop(&mut self) {
+                let _ = self.0.tables.set(None);
                 for f in &self.0.files {
                     let _ = f.set(FilePrep::default());
                 }
@@ -1487,7 +1503,7 @@ struct Cell {
 struct Flow<'l, 'a> {
     lx: &'l Linker<'a>,
     /// Per file: its units and what its names resolve to by the scope rules.
-    pre: &'l Prepared,
+    pre: &'l Prepared<'a>,
     /// Every key's values and readers, by cell number ([`Flow::cell`] numbers keys).
     cells: Vec<Cell>,
     /// `Var` and `Attr` keys -> cell.
@@ -1518,14 +1534,8 @@ struct Flow<'l, 'a> {
     mod_attr: HashMap<(u32, Sym), (Vals, u32)>,
     /// (scope node, name) -> what the scope rules resolve it to, and its flow key.
     names: HashMap<(u32, Sym), u32>,
-    /// (scope node, name) bound by the value flow (assignments, parameters, decorated defs).
-    bound: HashSet<(u32, Sym)>,
-    /// (function node, name) assigned in the function's body (not only a parameter).
-    reassigned: HashSet<(u32, Sym)>,
-    /// Function node -> parameter positions it returns as they are.
-    ret_params: HashMap<u32, Vec<usize>>,
-    /// (scope node, name) declared `global` / `nonlocal` there.
-    globals: HashSet<(u32, Sym)>,
+    /// The symbols, and what the statements bind, from the facts alone.
+    ix: Prelude<'a>,
     mro: RefCell<HashMap<u32, Arc<Vec<u32>>>>,
     /// The file being evaluated.
     cur_file: u32,
@@ -1541,16 +1551,20 @@ struct Flow<'l, 'a> {
     /// (file, call index) -> callee targets, and how many alternatives they are (a decorated
     /// function and the wrapper its decorator returns are both called: one alternative).
     calls: HashMap<(u32, u32), (Vec<u32>, usize)>,
-    /// Per file, per expression: its call index when it is a call (`NO_EXPR` otherwise).
-    call_at: Vec<Vec<u32>>,
-    /// Per file, per call: what its callee evaluated to the last time it was evaluated (which
-    /// no later change of what it read contradicts: its readers would have been evaluated
-    /// again).
-    callee: Vec<Vec<Vals>>,
     /// Decorated definitions whose name is bound to what their decorators return.
     wrapped: HashSet<u32>,
     /// Implicit calls: (caller, callee).
     implicit: Vec<(u32, u32)>,
+}
+
+/// What the value flow knows before it evaluates anything, from the facts alone (no scope
+/// rules: it is made while the scope tables are): the interned names, and which names each
+/// scope binds.
+struct Prelude<'a> {
+    files: &'a [Source<'a>],
+    defs: &'a DefNodes,
+    /// Per file: its node.
+    file_node: Vec<u32>,
     /// Interned names: name -> symbol, symbol -> name.
     sym_of: HashMap<&'a str, Sym>,
     sym_str: Vec<&'a str>,
@@ -1558,6 +1572,20 @@ struct Flow<'l, 'a> {
     file_syms: Vec<Vec<Sym>>,
     /// The dunder methods the analysis calls implicitly.
     du: Dunders,
+    /// (scope node, name) bound by the value flow (assignments, parameters, decorated defs).
+    bound: HashSet<(u32, Sym)>,
+    /// (function node, name) assigned in the function's body (not only a parameter).
+    reassigned: HashSet<(u32, Sym)>,
+    /// Function node -> parameter positions it returns as they are.
+    ret_params: HashMap<u32, Vec<usize>>,
+    /// (scope node, name) declared `global` / `nonlocal` there.
+    globals: HashSet<(u32, Sym)>,
+    /// Per file, per expression: its call index when it is a call (`NO_EXPR` otherwise).
+    call_at: Vec<Vec<u32>>,
+    /// Per file, per call: what its callee evaluated to the last time it was evaluated (which
+    /// no later change of what it read contradicts: its readers would have been evaluated
+    /// again).
+    callee: Vec<Vec<Vals>>,
 }
 
 /// A file's units of evaluation: the statements and expressions evaluated together, which
@@ -1691,8 +1719,186 @@ struct Dunders {
     call: Sym,
 }
 
+impl<'a> Prelude<'a> {
+    fn new(g: &Graph, files: &'a [Source<'a>], defs: &'a DefNodes) -> Prelude<'a> {
+        let mut file_node = vec![NONE; files.len()];
+        for (n, node) in g.nodes.iter().enumerate() {
+            if node.kind == NodeKind::File {
+                file_node[node.file as usize] = n as u32;
+            }
+        }
+        let mut ix = Prelude {
+            files,
+            defs,
+            file_node,
+            sym_of: HashMap::default(),
+            sym_str: Vec::new(),
+            file_syms: vec![Vec::new(); files.len()],
+            du: Dunders::default(),
+            bound: HashSet::default(),
+            globals: HashSet::default(),
+            reassigned: HashSet::default(),
+            ret_params: HashMap::default(),
+            call_at: vec![Vec::new(); files.len()],
+            callee: vec![Vec::new(); files.len()],
+        };
+        ix.du = Dunders {
+            enter: ix.sym("__enter__"),
+            exit: ix.sym("__exit__"),
+            getitem: ix.sym("__getitem__"),
+            iter: ix.sym("__iter__"),
+            next: ix.sym("__next__"),
+            init: ix.sym("__init__"),
+            new: ix.sym("__new__"),
+            call: ix.sym("__call__"),
+        };
+        if crate::extract::bench_no_flow() {
+            return ix;
+        }
+        for (fi, f) in files.iter().enumerate() {
+            if f.lang == Lang::Python {
+                let flow = &f.facts.flow;
+                let syms = (0..flow.ends.len() as u32).map(|i| ix.sym(flow.str(i))).collect();
+                ix.file_syms[fi] = syms;
+            }
+        }
+        ix.index();
+        ix
+    }
+
+    /// The symbol of a name.
+    fn sym(&mut self, s: &'a str) -> Sym {
+        if let Some(&y) = self.sym_of.get(s) {
+            return y;
+        }
+        let y = self.sym_str.len() as Sym;
+        self.sym_str.push(s);
+        self.sym_of.insert(s, y);
+        y
+    }
+
+    /// The symbol of string `id` of file `fi`'s flow.
+    fn fsym(&self, fi: usize, id: u32) -> Sym {
+        self.file_syms[fi][id as usize]
+    }
+
+    /// Which names each scope binds.
+    fn index(&mut self) {
+        let (files, defs) = (self.files, self.defs);
+        for fi in 0..files.len() {
+            if files[fi].lang != Lang::Python {
+                continue;
+            }
+            let facts = files[fi].facts;
+            let flow = &facts.flow;
+            let mut at = vec![NO_EXPR; flow.exprs.len()];
+            for (ci, &e) in flow.call_exprs.iter().enumerate() {
+                if let Some(slot) = at.get_mut(e as usize) {
+                    *slot = ci as u32;
+                }
+            }
+            self.call_at[fi] = at;
+            self.callee[fi] = vec![Vals::new(); flow.call_exprs.len()];
+            for (di, &ps) in flow.params.iter().enumerate() {
+                let n = defs[fi][di];
+                for &p in flow.list(ps) {
+                    let y = self.fsym(fi, p);
+                    self.bound.insert((n, y));
+                }
+            }
+            for st in &flow.stmts {
+                match st {
+                    FlowStmt::Assign(t, v) => {
+                        // A parameter's default is evaluated outside the function.
+                        let default = flow.owners.get(*v as usize) != flow.owners.get(*t as usize);
+                        self.bind_targets(fi, *t, 0, !default)
+                    }
+                    FlowStmt::For(t, _) | FlowStmt::With(_, t) => {
+                        self.bind_targets(fi, *t, 0, true)
+                    }
+                    FlowStmt::Global(d, names) => {
+                        let n = defs[fi][*d as usize];
+                        for &x in flow.list(*names) {
+                            let y = self.fsym(fi, x);
+                            self.globals.insert((n, y));
+                        }
+                    }
+                    FlowStmt::Deco(d, _) => {
+                        let def = &facts.defs[*d as usize];
+                        let parent =
+                            def.parent.map_or(self.file_node[fi], |p| defs[fi][p as usize]);
+                        let y = self.sym(def.name.as_str());
+                        self.bound.insert((parent, y));
+                    }
+                    FlowStmt::Return(..) => {}
+                }
+            }
+        }
+        for fi in 0..files.len() {
+            if files[fi].lang != Lang::Python {
+                continue;
+            }
+            for st in &files[fi].facts.flow.stmts {
+                if let FlowStmt::Return(d, e) = st
+                    && let Some(i) = self.returns_param(fi, *d, *e)
+                {
+                    let v = self.ret_params.entry(defs[fi][*d as usize]).or_default();
+                    if !v.contains(&i) {
+                        v.push(i);
+                    }
+                }
+            }
+        }
+    }
+
+    fn bind_targets(&mut self, fi: usize, t: u32, depth: u32, body: bool) {
+        let flow = &self.files[fi].facts.flow;
+        let Some(e) = flow.exprs.get(t as usize) else { return };
+        match e {
+            PyExpr::Name(n) => {
+                let s = match flow.owners[t as usize] {
+                    NO_EXPR => self.file_node[fi],
+                    o => self.defs[fi][o as usize],
+                };
+                let n = self.fsym(fi, *n);
+                self.bound.insert((s, n));
+                if body {
+                    self.reassigned.insert((s, n));
+                }
+            }
+            PyExpr::Coll(ts) if depth < 8 => {
+                for &x in flow.list(*ts) {
+                    self.bind_targets(fi, x, depth + 1, body);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn returns_param(&self, fi: usize, d: u32, e: u32) -> Option<usize> {
+        let flow = &self.files[fi].facts.flow;
+        let Some(&PyExpr::Name(n)) = flow.exprs.get(e as usize) else { return None };
+        if flow.owners[e as usize] != d {
+            return None;
+        }
+        let n = self.fsym(fi, n);
+        let ps = flow.params(d)?;
+        let i = ps.iter().position(|&p| self.fsym(fi, p) == n)?;
+        let def = &self.files[fi].facts.defs[d as usize];
+        let method = def.parent.is_some_and(|p| {
+            self.files[fi].facts.defs[p as usize].kind == DefKind::Class && !is_static(def)
+        });
+        if i == 0 && method {
+            return None; // `return self`: the receiver
+        }
+        // Only while nothing else is assigned to it.
+        let node = self.defs[fi][d as usize];
+        (!self.reassigned.contains(&(node, n))).then_some(i)
+    }
+}
+
 impl<'l, 'a> Flow<'l, 'a> {
-    fn solve(lx: &'l Linker<'a>, pre: &'l Prepared) -> Flow<'l, 'a> {
+    fn solve(lx: &'l Linker<'a>, pre: &'l Prepared<'a>, ix: Prelude<'a>) -> Flow<'l, 'a> {
         let mut fl = Flow {
             lx,
             pre,
@@ -1711,10 +1917,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             chains: HashMap::default(),
             chain_tab: Vec::new(),
             mod_attr: HashMap::default(),
-            bound: HashSet::default(),
-            globals: HashSet::default(),
-            reassigned: HashSet::default(),
-            ret_params: HashMap::default(),
+            ix,
             mro: RefCell::new(HashMap::default()),
             cur_file: 0,
             cur_unit: 0,
@@ -1723,41 +1926,13 @@ impl<'l, 'a> Flow<'l, 'a> {
             cur_stmt: u32::MAX,
             implicit_seen: HashSet::default(),
             calls: HashMap::default(),
-            call_at: vec![Vec::new(); lx.files.len()],
-            callee: vec![Vec::new(); lx.files.len()],
             wrapped: HashSet::default(),
             implicit: Vec::new(),
-            sym_of: HashMap::default(),
-            sym_str: Vec::new(),
-            file_syms: vec![Vec::new(); lx.files.len()],
-            du: Dunders::default(),
-        };
-        fl.du = Dunders {
-            enter: fl.sym("__enter__"),
-            exit: fl.sym("__exit__"),
-            getitem: fl.sym("__getitem__"),
-            iter: fl.sym("__iter__"),
-            next: fl.sym("__next__"),
-            init: fl.sym("__init__"),
-            new: fl.sym("__new__"),
-            call: fl.sym("__call__"),
         };
         if crate::extract::bench_no_flow() {
             return fl;
         }
-        for fi in 0..lx.files.len() {
-            if lx.files[fi].lang == Lang::Python {
-                let flow = &lx.files[fi].facts.flow;
-                let syms = (0..flow.ends.len() as u32).map(|i| fl.sym(flow.str(i))).collect();
-                fl.file_syms[fi] = syms;
-            }
-        }
-        let t_index = std::time::Instant::now();
-        fl.index();
         let debug = std::env::var_os("CDS_FLOW_DEBUG").is_some();
-        if debug {
-            eprintln!("flow index: {:?}", t_index.elapsed());
-        }
         if debug {
             let (mut ex, mut li, mut tx, mut st, mut en, mut ce, mut pa) = (0, 0, 0, 0, 0, 0, 0);
             for f in lx.files {
@@ -1802,7 +1977,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
         let t_calls = std::time::Instant::now();
         for fi in 0..lx.files.len() {
-            for (ci, fv) in std::mem::take(&mut fl.callee[fi]).into_iter().enumerate() {
+            for (ci, fv) in std::mem::take(&mut fl.ix.callee[fi]).into_iter().enumerate() {
                 let t = lx.callables(&fv);
                 if !t.is_empty() && t.len() <= MAX_ALTS {
                     let n = t.iter().filter(|x| !fl.wrapped.contains(x)).count();
@@ -1837,19 +2012,16 @@ impl<'l, 'a> Flow<'l, 'a> {
             chain_tab,
             mod_attr,
             names,
-            bound,
-            reassigned,
-            ret_params,
-            globals,
+            ix,
             mro,
             implicit_seen,
-            file_syms,
-            call_at,
             ..
         } = self;
         let rest = (cells, key_cell, ret_cell, elem_cell, memo_buf, name_slot, name_tab);
-        let more = (target_cell, own, own_tab, chains, chain_tab, mod_attr, names, bound);
-        let yet = (reassigned, ret_params, globals, mro, implicit_seen, file_syms, call_at);
+        let more = (target_cell, own, own_tab, chains, chain_tab, mod_attr, names);
+        let Prelude { bound, globals, reassigned, ret_params, call_at, callee, file_syms, .. } = ix;
+        let yet = (mro, implicit_seen, bound, globals, reassigned, ret_params, call_at, callee);
+        let yet = (yet, file_syms);
         std::thread::spawn(move || drop((rest, more, yet)));
         FlowLinks { calls, wrapped, implicit }
     }
@@ -1860,23 +2032,17 @@ impl<'l, 'a> Flow<'l, 'a> {
 
     /// The symbol of a name.
     fn sym(&mut self, s: &'a str) -> Sym {
-        if let Some(&y) = self.sym_of.get(s) {
-            return y;
-        }
-        let y = self.sym_str.len() as Sym;
-        self.sym_str.push(s);
-        self.sym_of.insert(s, y);
-        y
+        self.ix.sym(s)
     }
 
     /// The symbol of string `id` of file `fi`'s flow.
     fn fsym(&self, fi: usize, id: u32) -> Sym {
-        self.file_syms[fi][id as usize]
+        self.ix.fsym(fi, id)
     }
 
     /// The name of a symbol.
     fn name(&self, y: Sym) -> &'a str {
-        self.sym_str[y as usize]
+        self.ix.sym_str[y as usize]
     }
 
     /// The definition node of an owner, None at module level.
@@ -1892,24 +2058,7 @@ impl<'l, 'a> Flow<'l, 'a> {
     /// decorator that registers `func`): each call then returns its own argument, which keeps
     /// one caller's values from flowing to every other caller.
     fn returns_param(&self, fi: usize, d: u32, e: u32) -> Option<usize> {
-        let flow = self.facts(fi);
-        let Some(&PyExpr::Name(n)) = flow.exprs.get(e as usize) else { return None };
-        if flow.owners[e as usize] != d {
-            return None;
-        }
-        let n = self.fsym(fi, n);
-        let ps = flow.params(d)?;
-        let i = ps.iter().position(|&p| self.fsym(fi, p) == n)?;
-        let def = &self.lx.files[fi].facts.defs[d as usize];
-        let method = def.parent.is_some_and(|p| {
-            self.lx.files[fi].facts.defs[p as usize].kind == DefKind::Class && !is_static(def)
-        });
-        if i == 0 && method {
-            return None; // `return self`: the receiver
-        }
-        // Only while nothing else is assigned to it.
-        let node = self.lx.defs[fi][d as usize];
-        (!self.reassigned.contains(&(node, n))).then_some(i)
+        self.ix.returns_param(fi, d, e)
     }
 
     /// Starts evaluating file `fi` (expressions are memoized per file and round).
@@ -1920,96 +2069,6 @@ impl<'l, 'a> Flow<'l, 'a> {
         self.memo_buf.clear();
         if self.name_slot[fi].is_empty() {
             self.name_slot[fi] = vec![NO_EXPR; self.facts(fi).exprs.len()];
-        }
-    }
-
-    /// Which names each scope binds.
-    fn index(&mut self) {
-        let lx = self.lx;
-        for fi in 0..lx.files.len() {
-            if lx.files[fi].lang != Lang::Python {
-                continue;
-            }
-            let facts = lx.files[fi].facts;
-            let flow = &facts.flow;
-            let mut at = vec![NO_EXPR; flow.exprs.len()];
-            for (ci, &e) in flow.call_exprs.iter().enumerate() {
-                if let Some(slot) = at.get_mut(e as usize) {
-                    *slot = ci as u32;
-                }
-            }
-            self.call_at[fi] = at;
-            self.callee[fi] = vec![Vals::new(); flow.call_exprs.len()];
-            for (di, &ps) in flow.params.iter().enumerate() {
-                let n = lx.defs[fi][di];
-                for &p in flow.list(ps) {
-                    let y = self.fsym(fi, p);
-                    self.bound.insert((n, y));
-                }
-            }
-            for st in &flow.stmts {
-                match st {
-                    FlowStmt::Assign(t, v) => {
-                        // A parameter's default is evaluated outside the function.
-                        let default = flow.owners.get(*v as usize) != flow.owners.get(*t as usize);
-                        self.bind_targets(fi, *t, 0, !default)
-                    }
-                    FlowStmt::For(t, _) | FlowStmt::With(_, t) => {
-                        self.bind_targets(fi, *t, 0, true)
-                    }
-                    FlowStmt::Global(d, names) => {
-                        let n = lx.defs[fi][*d as usize];
-                        for &x in flow.list(*names) {
-                            let y = self.fsym(fi, x);
-                            self.globals.insert((n, y));
-                        }
-                    }
-                    FlowStmt::Deco(d, _) => {
-                        let def = &facts.defs[*d as usize];
-                        let parent =
-                            def.parent.map_or(lx.file_node[fi], |p| lx.defs[fi][p as usize]);
-                        let y = self.sym(def.name.as_str());
-                        self.bound.insert((parent, y));
-                    }
-                    FlowStmt::Return(..) => {}
-                }
-            }
-        }
-        for fi in 0..lx.files.len() {
-            if lx.files[fi].lang != Lang::Python {
-                continue;
-            }
-            for st in &lx.files[fi].facts.flow.stmts {
-                if let FlowStmt::Return(d, e) = st
-                    && let Some(i) = self.returns_param(fi, *d, *e)
-                {
-                    let v = self.ret_params.entry(lx.defs[fi][*d as usize]).or_default();
-                    if !v.contains(&i) {
-                        v.push(i);
-                    }
-                }
-            }
-        }
-    }
-
-    fn bind_targets(&mut self, fi: usize, t: u32, depth: u32, body: bool) {
-        let flow = self.facts(fi);
-        let Some(e) = flow.exprs.get(t as usize) else { return };
-        match e {
-            PyExpr::Name(n) => {
-                let s = self.owner_node(fi, flow.owners[t as usize]);
-                let n = self.fsym(fi, *n);
-                self.bound.insert((s, n));
-                if body {
-                    self.reassigned.insert((s, n));
-                }
-            }
-            PyExpr::Coll(ts) if depth < 8 => {
-                for &x in flow.list(*ts) {
-                    self.bind_targets(fi, x, depth + 1, body);
-                }
-            }
-            _ => {}
         }
     }
 
@@ -2192,11 +2251,11 @@ impl<'l, 'a> Flow<'l, 'a> {
                         for v in &vals {
                             match *v {
                                 Val::Inst(c) => {
-                                    for m in self.method(c, self.du.enter) {
+                                    for m in self.method(c, self.ix.du.enter) {
                                         self.edge(src, m);
                                         self.get_into(&Key::Ret(m), &mut got);
                                     }
-                                    for m in self.method(c, self.du.exit) {
+                                    for m in self.method(c, self.ix.du.exit) {
                                         self.edge(src, m);
                                     }
                                 }
@@ -2336,8 +2395,8 @@ impl<'l, 'a> Flow<'l, 'a> {
         while let Some(n) = cur {
             let node = &lx.g.nodes[n as usize];
             if (node.kind != NodeKind::Class || first)
-                && !self.globals.contains(&(n, name))
-                && self.bound.contains(&(n, name))
+                && !self.ix.globals.contains(&(n, name))
+                && self.ix.bound.contains(&(n, name))
             {
                 return Key::Var(n, name);
             }
@@ -2438,8 +2497,8 @@ impl<'l, 'a> Flow<'l, 'a> {
                 let kn: Vec<Sym> = kn.iter().map(|&k| self.fsym(fi, k)).collect();
                 let kn = &kn[..];
                 let fv = self.eval(fi, *f, depth + 1);
-                if let Some(&ci) = self.call_at[fi].get(e as usize)
-                    && let Some(slot) = self.callee[fi].get_mut(ci as usize)
+                if let Some(&ci) = self.ix.call_at[fi].get(e as usize)
+                    && let Some(slot) = self.ix.callee[fi].get_mut(ci as usize)
                 {
                     slot.clone_from(&fv);
                 }
@@ -2461,7 +2520,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     match *v {
                         Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                         Val::Inst(c) => {
-                            for m in self.method(c, self.du.getitem) {
+                            for m in self.method(c, self.ix.du.getitem) {
                                 self.edge(src, m);
                                 self.get_into(&Key::Ret(m), &mut out);
                             }
@@ -2712,13 +2771,13 @@ impl<'l, 'a> Flow<'l, 'a> {
             match *v {
                 Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                 Val::Inst(c) => {
-                    for m in self.method(c, self.du.iter) {
+                    for m in self.method(c, self.ix.du.iter) {
                         self.edge(src, m);
                         for r in self.get(&Key::Ret(m)) {
                             match r {
                                 Val::Coll(f, x) => self.get_into(&Key::Elem(f, x), &mut out),
                                 Val::Inst(it) => {
-                                    for n in self.method(it, self.du.next) {
+                                    for n in self.method(it, self.ix.du.next) {
                                         self.edge(src, n);
                                         self.get_into(&Key::Ret(n), &mut out);
                                     }
@@ -2727,8 +2786,8 @@ impl<'l, 'a> Flow<'l, 'a> {
                             }
                         }
                     }
-                    if self.method(c, self.du.iter).is_empty() {
-                        for n in self.method(c, self.du.next) {
+                    if self.method(c, self.ix.du.iter).is_empty() {
+                        for n in self.method(c, self.ix.du.next) {
                             self.edge(src, n);
                             self.get_into(&Key::Ret(n), &mut out);
                         }
@@ -2796,7 +2855,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     let skip = usize::from(method && (is_classmethod(def) || through_instance));
                     self.bind(n, argv, kn, kwv, skip);
                     self.get_into(&Key::Ret(n), &mut out);
-                    if let Some(ps) = self.ret_params.get(&n) {
+                    if let Some(ps) = self.ix.ret_params.get(&n) {
                         let nfi = node.file as usize;
                         let names = lx.files[nfi].facts.flow.params(node.def).unwrap_or(&[]);
                         for &i in ps {
@@ -2813,7 +2872,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 }
                 Val::Node(c) if lx.kind(c) == NodeKind::Class => {
                     out.push(Val::Inst(c));
-                    for init in [self.du.init, self.du.new] {
+                    for init in [self.ix.du.init, self.ix.du.new] {
                         for m in self.method(c, init) {
                             self.edge(src, m);
                             self.bind(m, argv, kn, kwv, 1);
@@ -2821,7 +2880,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                 }
                 Val::Inst(c) => {
-                    for m in self.method(c, self.du.call) {
+                    for m in self.method(c, self.ix.du.call) {
                         self.bind(m, argv, kn, kwv, 1);
                         self.get_into(&Key::Ret(m), &mut out);
                     }
@@ -2859,7 +2918,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             argv.get(i).and_then(|a| a.as_deref().map(Vals::from_slice)).unwrap_or_default()
         };
         // The `key=` keyword argument.
-        let key_sym = self.sym_of.get("key").copied();
+        let key_sym = self.ix.sym_of.get("key").copied();
         let key_kw = || -> Vals {
             let i = key_sym.and_then(|y| kn.iter().position(|&x| x == y));
             i.map(|i| Vals::from_slice(&kwv[i])).unwrap_or_default()
