@@ -328,6 +328,16 @@ fn unknown_ids_and_exit_statuses() {
     assert_eq!(d.cmd("cds-get").stdin("").expect_code(1), "");
     let err = d.cmd("cds-get").arg("--ids").stdin("{not json\nshop\n").stderr_of(2);
     assert!(err.starts_with("cds-get: stdin line 1: invalid JSON"), "{err}");
+    // A binary file piped in by mistake: one error naming the fix, 2, not an error per record.
+    let bin = std::fs::read(env!("CARGO_BIN_EXE_cds-get")).unwrap();
+    for tool in ["cds-get", "cds-trav", "cds-fmt"] {
+        let err = d.cmd(tool).stdin(&bin[..4096]).stderr_of(2);
+        assert!(
+            err.starts_with(&format!("{tool}: stdin record 1 is binary data, not an ID")),
+            "{err}"
+        );
+        assert!(err.lines().count() <= 2, "{err}");
+    }
 }
 
 #[test]

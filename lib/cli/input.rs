@@ -91,6 +91,10 @@ impl Iterator for EntityInputs {
                 match records.next() {
                     Some(Ok(Parsed::Record(r))) => return Some(Ok(r)),
                     Some(Ok(Parsed::Bad(text))) => super::msg::error_nonfatal(text),
+                    Some(Ok(Parsed::Binary(text))) => {
+                        self.done = true;
+                        return Some(Err(crate::Error::usage(text)));
+                    }
                     Some(Err(e)) => {
                         self.done = true;
                         return Some(Err(crate::Error::io("cannot read", "<stdin>", e)));
@@ -115,18 +119,20 @@ impl Iterator for EntityInputs {
             }
             match parse_record(&arg.into_encoded_bytes(), None) {
                 Parsed::Record(r) => return Some(Ok(r)),
-                Parsed::Bad(text) => super::msg::error_nonfatal(text),
+                Parsed::Bad(text) | Parsed::Binary(text) => super::msg::error_nonfatal(text),
             }
         }
         None
     }
 }
 
-/// A record, or the message for a bad one.
+/// A record, or the message for a bad one (skipped), or for input that is not records at all
+/// (which ends the input).
 #[derive(Debug, PartialEq)]
 enum Parsed {
     Record(Record),
     Bad(String),
+    Binary(String),
 }
 
 /// Splits a byte stream into protocol records (see the module docs).
@@ -164,6 +170,17 @@ impl<R: Read> Records<R> {
                 continue;
             }
             let what = if self.sep == Some(0) { "record" } else { "line" };
+            // No ID, path or JSON record holds a control byte other than tab (or, in a NUL-
+            // separated record, newline): a binary file piped in by mistake is one error, not
+            // one "no entity" per stray separator in it.
+            let nul = self.sep == Some(0);
+            if line.iter().any(|&b| (b < 0x20 && b != b'\t' && !(nul && b == b'\n')) || b == 0x7f) {
+                return Some(Ok(Parsed::Binary(format!(
+                    "stdin {what} {} is binary data, not an ID: pipe IDs one per line (or JSON \
+                     records with an \"id\")",
+                    self.count
+                ))));
+            }
             return Some(Ok(match parse_record(line, Some(self.count)) {
                 Parsed::Bad(text) => Parsed::Bad(format!("stdin {what} {}: {text}", self.count)),
                 record => record,
@@ -286,6 +303,7 @@ mod tests {
             out.push(match item {
                 Ok(Parsed::Record(r)) => String::from_utf8_lossy(&r.id).into_owned(),
                 Ok(Parsed::Bad(m)) => format!("BAD {m}"),
+                Ok(Parsed::Binary(m)) => format!("BINARY {m}"),
                 Err(e) => format!("ERR {e}"),
             });
         }
@@ -358,6 +376,20 @@ mod tests {
     fn empty_id_is_bad() {
         check(b"\tfunction\nok\n", &["BAD stdin line 1: empty ID", "ok"]);
         check(b"\tx\0", &["BAD stdin record 1: empty ID"]);
+    }
+
+    #[test]
+    fn binary_input_is_one_error_that_ends_the_input() {
+        let elf = b"\x7fELF\x02\x01\x01\0\0\0>\0\x01\0\0\0\x30\xf5\x02\0";
+        let got = ids(EntityInputs::from_reader(os(&["a", "-", "b"]), Box::new(&elf[..]), false));
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0], "a@None");
+        assert!(got[1].starts_with("ERR stdin record 1 is binary data, not an ID"), "{got:?}");
+        let msg = "BINARY stdin line 2 is binary data, not an ID: pipe IDs one per line (or JSON \
+                   records with an \"id\")";
+        check(b"a.py\nb\x1b[0m.py\nc.py\n", &["a.py", msg, "c.py"]);
+        // Tabs, and newlines inside NUL-separated records, are not binary.
+        check(b"a.py\tfunction\0multi\nline\0", &["a.py", "multi\nline"]);
     }
 
     #[test]
