@@ -17,7 +17,10 @@
 //!
 //! A bad line (invalid JSON, JSON without `"id"`, an empty ID) is a non-fatal error: it is
 //! reported with its line number through [`crate::cli::msg::error_nonfatal`] (so the exit status
-//! becomes 2) and skipped. A read error on stdin ends the input with an error. Arguments follow
+//! becomes 2) and skipped. A read error on stdin ends the input with an error, and so does a
+//! record holding a control byte other than TAB (or a newline in a NUL-separated record): no ID
+//! has one, and a binary file piped in by mistake would otherwise be an error per stray
+//! separator in it (a usage error: exit status 2). Arguments follow
 //! the same TAB and JSON rules (so `cds-get "$(cds-search x | head -1)"` works) but `#` has no
 //! special meaning there.
 //!
