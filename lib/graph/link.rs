@@ -192,9 +192,9 @@ pub fn edges(
     // makes its prelude; the flow, the long part of a link, then runs beside what the scope
     // rules alone find (which it does not read), each thread with a linker of its own (their
     // caches are their own; both are pure functions of the facts).
-    let prepared = Prepared::new(files.len());
     std::thread::scope(|s| {
-        let pre = &prepared;
+        let prepared = Arc::new(Prepared::new(files.len()));
+        let pre = Arc::clone(&prepared);
         let by_names = s.spawn(move || {
             // Whatever happens here, the flow never waits for a table that will not come.
             let _fill = pre.filled_on_drop();
@@ -230,6 +230,9 @@ pub fn edges(
             Some(flow)
         });
         let (names, others) = by_names.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        // What was prepared for the flow (its last holder now) is freed while the links are
+        // merged.
+        s.spawn(move || drop(prepared));
         let mut out: Vec<crate::graph::Edge> = Vec::new();
         if let (Some(flow), Some(names)) = (flow, names) {
             out.extend(
