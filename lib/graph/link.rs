@@ -21,7 +21,10 @@
 //! Edges only it finds carry [`META_FLOW`] (or `META_FLOW + n` for one of n); where it knows the
 //! receiver of a call the rules below could only guess, its answer replaces the guess.
 //! The flow runs on one thread while the rules alone link every file on another (each with a
-//! [`Linker`] of its own over the shared scope [`Tables`]); the two are merged at the end.
+//! [`Linker`] of its own over the shared scope [`Tables`]); the two are merged at the end. The
+//! rules' thread builds the tables, and then, file by file ahead of the flow, also what the flow
+//! needs of the rules (`Prepared`: each file's names resolved, its units); meanwhile the flow
+//! makes what it needs of the facts alone (`Prelude`).
 //!
 //! What cannot be proven is not linked, with one exception: a method called on a receiver of
 //! unknown type is linked to the candidates visible from the caller (classes in the same file
