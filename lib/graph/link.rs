@@ -2224,8 +2224,9 @@ impl<'l, 'a> Flow<'l, 'a> {
                 if matches!(st, FlowStmt::Global(..)) {
                     continue;
                 }
-                // Reads are charged to the statement's unit.
-                let unit = units.stmt[si];
+                // Reads are charged to the statement's unit. (A file has no units only when the
+                // thread that makes them failed: its panic, not an index here, is then reported.)
+                let Some(&unit) = units.stmt.get(si) else { continue };
                 if !self.evaluates(unit) {
                     continue;
                 }
@@ -2313,7 +2314,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
             self.cur_stmt = u32::MAX;
             for (e, x) in flow.exprs.iter().enumerate() {
-                let unit = units.expr[e];
+                let Some(&unit) = units.expr.get(e) else { continue };
                 if !self.evaluates(unit) {
                     continue;
                 }
