@@ -424,6 +424,17 @@ fn combine(names: Vec<Option<NameLinks>>, flow: &FlowLinks) -> Vec<(u32, u32, Ed
     out
 }
 
+/// The node of each of the `n` files.
+fn file_nodes(g: &Graph, n: usize) -> Vec<u32> {
+    let mut out = vec![NONE; n];
+    for (i, node) in g.nodes.iter().enumerate() {
+        if node.kind == NodeKind::File {
+            out[node.file as usize] = i as u32;
+        }
+    }
+    out
+}
+
 /// Python's scope tables: what every module, class and function binds, built once from the
 /// facts and shared by the threads that link (each [`Linker`] adds caches of its own).
 struct Tables<'a> {
@@ -473,12 +484,11 @@ impl<'a> std::ops::Deref for Linker<'a> {
 
 impl<'a> Tables<'a> {
     fn new(g: &'a Graph, files: &'a [Source<'a>], defs: &'a DefNodes) -> Tables<'a> {
-        let mut file_node = vec![NONE; files.len()];
+        let file_node = file_nodes(g, files.len());
         let mut path_node: HashMap<Vec<u8>, u32> = HashMap::default();
         for (n, node) in g.nodes.iter().enumerate() {
             match node.kind {
                 NodeKind::File => {
-                    file_node[node.file as usize] = n as u32;
                     path_node.insert(node.id.clone(), n as u32);
                 }
                 NodeKind::Directory if node.id != b"/" => {
@@ -1557,6 +1567,10 @@ struct Flow<'l, 'a> {
     /// (file, call index) -> callee targets, and how many alternatives they are (a decorated
     /// function and the wrapper its decorator returns are both called: one alternative).
     calls: HashMap<(u32, u32), (Vec<u32>, usize)>,
+    /// Per file, per call: what its callee evaluated to the last time it was evaluated (which
+    /// no later change of what it read contradicts: its readers would have been evaluated
+    /// again).
+    callee: Vec<Vec<Vals>>,
     /// Decorated definitions whose name is bound to what their decorators return.
     wrapped: HashSet<u32>,
     /// Implicit calls: (caller, callee).
@@ -1588,10 +1602,6 @@ struct Prelude<'a> {
     globals: HashSet<(u32, Sym)>,
     /// Per file, per expression: its call index when it is a call (`NO_EXPR` otherwise).
     call_at: Vec<Vec<u32>>,
-    /// Per file, per call: what its callee evaluated to the last time it was evaluated (which
-    /// no later change of what it read contradicts: its readers would have been evaluated
-    /// again).
-    callee: Vec<Vec<Vals>>,
 }
 
 /// A file's units of evaluation: the statements and expressions evaluated together, which
@@ -1727,16 +1737,10 @@ struct Dunders {
 
 impl<'a> Prelude<'a> {
     fn new(g: &Graph, files: &'a [Source<'a>], defs: &'a DefNodes) -> Prelude<'a> {
-        let mut file_node = vec![NONE; files.len()];
-        for (n, node) in g.nodes.iter().enumerate() {
-            if node.kind == NodeKind::File {
-                file_node[node.file as usize] = n as u32;
-            }
-        }
         let mut ix = Prelude {
             files,
             defs,
-            file_node,
+            file_node: file_nodes(g, files.len()),
             sym_of: HashMap::default(),
             sym_str: Vec::new(),
             file_syms: vec![Vec::new(); files.len()],
@@ -1746,7 +1750,6 @@ impl<'a> Prelude<'a> {
             reassigned: HashSet::default(),
             ret_params: HashMap::default(),
             call_at: vec![Vec::new(); files.len()],
-            callee: vec![Vec::new(); files.len()],
         };
         ix.du = Dunders {
             enter: ix.sym("__enter__"),
@@ -1804,7 +1807,6 @@ impl<'a> Prelude<'a> {
                 }
             }
             self.call_at[fi] = at;
-            self.callee[fi] = vec![Vals::new(); flow.call_exprs.len()];
             for (di, &ps) in flow.params.iter().enumerate() {
                 let n = defs[fi][di];
                 for &p in flow.list(ps) {
@@ -1881,6 +1883,9 @@ impl<'a> Prelude<'a> {
         }
     }
 
+    /// The parameter position `return e` in definition `d` returns as it is (`return func` in a
+    /// decorator that registers `func`): each call then returns its own argument, which keeps
+    /// one caller's values from flowing to every other caller.
     fn returns_param(&self, fi: usize, d: u32, e: u32) -> Option<usize> {
         let flow = &self.files[fi].facts.flow;
         let Some(&PyExpr::Name(n)) = flow.exprs.get(e as usize) else { return None };
@@ -1932,6 +1937,14 @@ impl<'l, 'a> Flow<'l, 'a> {
             cur_stmt: u32::MAX,
             implicit_seen: HashSet::default(),
             calls: HashMap::default(),
+            callee: lx
+                .files
+                .iter()
+                .map(|f| match f.lang {
+                    Lang::Python => vec![Vals::new(); f.facts.flow.call_exprs.len()],
+                    _ => Vec::new(),
+                })
+                .collect(),
             wrapped: HashSet::default(),
             implicit: Vec::new(),
         };
@@ -1983,7 +1996,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
         let t_calls = std::time::Instant::now();
         for fi in 0..lx.files.len() {
-            for (ci, fv) in std::mem::take(&mut fl.ix.callee[fi]).into_iter().enumerate() {
+            for (ci, fv) in std::mem::take(&mut fl.callee[fi]).into_iter().enumerate() {
                 let t = lx.callables(&fv);
                 if !t.is_empty() && t.len() <= MAX_ALTS {
                     let n = t.iter().filter(|x| !fl.wrapped.contains(x)).count();
@@ -2025,9 +2038,8 @@ impl<'l, 'a> Flow<'l, 'a> {
         } = self;
         let rest = (cells, key_cell, ret_cell, elem_cell, memo_buf, name_slot, name_tab);
         let more = (target_cell, own, own_tab, chains, chain_tab, mod_attr, names);
-        let Prelude { bound, globals, reassigned, ret_params, call_at, callee, file_syms, .. } = ix;
-        let yet = (mro, implicit_seen, bound, globals, reassigned, ret_params, call_at, callee);
-        let yet = (yet, file_syms);
+        let Prelude { bound, globals, reassigned, ret_params, call_at, file_syms, .. } = ix;
+        let yet = (mro, implicit_seen, bound, globals, reassigned, ret_params, call_at, file_syms);
         std::thread::spawn(move || drop((rest, more, yet)));
         FlowLinks { calls, wrapped, implicit }
     }
@@ -2058,13 +2070,6 @@ impl<'l, 'a> Flow<'l, 'a> {
 
     fn owner_node(&self, fi: usize, owner: u32) -> u32 {
         self.scope(fi, owner).unwrap_or(self.lx.file_node[fi])
-    }
-
-    /// The parameter position `return e` in definition `d` returns as it is (`return func` in a
-    /// decorator that registers `func`): each call then returns its own argument, which keeps
-    /// one caller's values from flowing to every other caller.
-    fn returns_param(&self, fi: usize, d: u32, e: u32) -> Option<usize> {
-        self.ix.returns_param(fi, d, e)
     }
 
     /// Starts evaluating file `fi` (expressions are memoized per file and round).
@@ -2239,7 +2244,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     FlowStmt::Return(d, e) => {
                         let n = lx.defs[fi][*d as usize];
-                        if self.returns_param(fi, *d, *e).is_some() {
+                        if self.ix.returns_param(fi, *d, *e).is_some() {
                             continue; // taken from each call's own argument instead
                         }
                         let vals = self.eval(fi, *e, 0);
@@ -2505,7 +2510,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                 let kn = &kn[..];
                 let fv = self.eval(fi, *f, depth + 1);
                 if let Some(&ci) = self.ix.call_at[fi].get(e as usize)
-                    && let Some(slot) = self.ix.callee[fi].get_mut(ci as usize)
+                    && let Some(slot) = self.callee[fi].get_mut(ci as usize)
                 {
                     slot.clone_from(&fv);
                 }
