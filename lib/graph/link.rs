@@ -238,11 +238,17 @@ pub fn edges(
         s.spawn(move || drop(prepared));
         let mut out: Vec<crate::graph::Edge> = Vec::new();
         if let (Some(flow), Some(names)) = (flow, names) {
-            out.extend(
-                combine(names, &flow)
-                    .into_iter()
-                    .map(|(src, dst, kind, meta)| crate::graph::Edge { src, dst, kind, meta }),
-            );
+            let tc = std::time::Instant::now();
+            let cm = combine(names, &flow);
+            if debug {
+                eprintln!("link: combine {:?} ({} edges)", tc.elapsed(), cm.len());
+            }
+            out.extend(cm.into_iter().map(|(src, dst, kind, meta)| crate::graph::Edge {
+                src,
+                dst,
+                kind,
+                meta,
+            }));
         }
         out.extend(others);
         out
@@ -375,10 +381,11 @@ struct NameLinks {
     targets: Vec<u32>,
 }
 
-/// What the value flow found: (file, call index) -> callee targets and how many alternatives
-/// they are; the decorated definitions bound to what their decorators return; implicit calls.
+/// What the value flow found: per file and call, the callee targets and how many alternatives
+/// they are (none: empty); the decorated definitions bound to what their decorators return;
+/// implicit calls.
 struct FlowLinks {
-    calls: HashMap<(u32, u32), (Vec<u32>, usize)>,
+    calls: Vec<Vec<(Vec<u32>, usize)>>,
     wrapped: HashSet<u32>,
     implicit: Vec<(u32, u32)>,
 }
@@ -395,8 +402,11 @@ fn combine(names: Vec<Option<NameLinks>>, flow: &FlowLinks) -> Vec<(u32, u32, Ed
         for (ci, &(src, end, meta)) in links.calls.iter().enumerate() {
             let targets = &links.targets[start..end as usize];
             start = end as usize;
-            let (found, alts) =
-                flow.calls.get(&(fi as u32, ci as u32)).map_or((&[][..], 0), |v| (&v.0[..], v.1));
+            let (found, alts) = flow
+                .calls
+                .get(fi)
+                .and_then(|c| c.get(ci))
+                .map_or((&[][..], 0), |v| (&v.0[..], v.1));
             if meta != META_EXACT && !found.is_empty() {
                 // The value flow knows what the name-based guess did not: its answer replaces it.
                 let fm = flow_meta(alts);
@@ -1564,9 +1574,10 @@ struct Flow<'l, 'a> {
     live: Vec<bool>,
     cur_stmt: u32,
     implicit_seen: HashSet<(u32, u32)>,
-    /// (file, call index) -> callee targets, and how many alternatives they are (a decorated
-    /// function and the wrapper its decorator returns are both called: one alternative).
-    calls: HashMap<(u32, u32), (Vec<u32>, usize)>,
+    /// Per file, per call index: the callee targets (none: empty), and how many alternatives
+    /// they are (a decorated function and the wrapper its decorator returns are both called:
+    /// one alternative). Dense: the links look every call up.
+    calls: Vec<Vec<(Vec<u32>, usize)>>,
     /// Per file, per call: what its callee evaluated to the last time it was evaluated (which
     /// no later change of what it read contradicts: its readers would have been evaluated
     /// again).
@@ -1936,7 +1947,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             live: Vec::new(),
             cur_stmt: u32::MAX,
             implicit_seen: HashSet::default(),
-            calls: HashMap::default(),
+            calls: Vec::new(),
             callee: lx
                 .files
                 .iter()
@@ -1995,15 +2006,21 @@ impl<'l, 'a> Flow<'l, 'a> {
             }
         }
         let t_calls = std::time::Instant::now();
-        for fi in 0..lx.files.len() {
-            for (ci, fv) in std::mem::take(&mut fl.callee[fi]).into_iter().enumerate() {
-                let t = lx.callables(&fv);
-                if !t.is_empty() && t.len() <= MAX_ALTS {
-                    let n = t.iter().filter(|x| !fl.wrapped.contains(x)).count();
-                    fl.calls.insert((fi as u32, ci as u32), (t, n));
-                }
-            }
-        }
+        fl.calls = (0..lx.files.len())
+            .map(|fi| {
+                std::mem::take(&mut fl.callee[fi])
+                    .into_iter()
+                    .map(|fv| {
+                        let t = lx.callables(&fv);
+                        if t.is_empty() || t.len() > MAX_ALTS {
+                            return (Vec::new(), 0);
+                        }
+                        let n = t.iter().filter(|x| !fl.wrapped.contains(x)).count();
+                        (t, n)
+                    })
+                    .collect()
+            })
+            .collect();
         if debug {
             eprintln!("flow calls: {:?}", t_calls.elapsed());
         }
