@@ -319,17 +319,18 @@ impl<'a> Prepared<'a> {
         self.tables.wait().clone()
     }
 
+    /// Publishes file `fi`'s preparation (the first one set stays).
     fn set(&self, fi: usize, p: FilePrep) {
         let _ = self.files[fi].set(p);
     }
 
-    /// File `fi`'s tables, once made.
+    /// File `fi`'s preparation, once made (waits for it).
     fn get(&self, fi: usize) -> &FilePrep {
         self.files[fi].wait()
     }
 
     /// A guard that, when dropped (the thread done or unwinding), gives every file still
-    /// without tables empty ones (and None for the scope tables if they never came).
+    /// without a preparation an empty one (and None for the scope tables if they never came).
     fn filled_on_drop(&self) -> impl Drop + '_ {
         struct Fill<'p, 'a>(&'p Prepared<'a>);
         impl Drop for Fill<'_, '_> {
