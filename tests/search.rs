@@ -101,6 +101,31 @@ fn whole_issues_from_a_file_and_stdin() {
 }
 
 #[test]
+fn issues_find_code_by_other_forms_of_their_words() {
+    // The issue says "archiving" and "snapshots"; the code says `archive` and `snapshot`. No
+    // word of the issue is a name or a term of the code in the form the issue uses it.
+    let d = Dir::new("search-forms");
+    d.write(
+        "store/vault.py",
+        "def archive_snapshot(snapshot, target):\n    target.write(snapshot.payload)\n",
+    )
+    .write("store/meter.py", "def usage_report(store):\n    return store.usage\n")
+    .write("store/clock.py", "def elapsed_seconds(start, stop):\n    return stop - start\n");
+    d.cmd("cds-build").arg("-q").ok();
+    let issue = "Archiving fails for large snapshots\n\nWhen archiving snapshots over 2 GB the \
+        process halts halfway and leaves a truncated copy behind.\n";
+    d.write("issue.md", issue);
+    let got = ids(&d, &["-n", "3", "-f", "issue.md"]);
+    assert_eq!(got[0], "store/vault.py:archive_snapshot", "{got:?}");
+    // Terms an update adds (kept beside the dictionary until a later build merges them).
+    d.write("store/press.py", "def compress_bytes(data):\n    return data\n");
+    d.cmd("cds-build").arg("-q").ok();
+    d.write("issue.md", "Compressing fails\n\nCompressing payloads over 2 GB halts halfway.\n");
+    let got = ids(&d, &["-n", "3", "-f", "issue.md"]);
+    assert_eq!(got[0], "store/press.py:compress_bytes", "{got:?}");
+}
+
+#[test]
 fn filters_kind_glob_tests_and_limit() {
     let d = ranking_repo("search-filters");
     for id in ids(&d, &["-t", "class", "user"]) {

@@ -121,6 +121,34 @@ impl<'a> Postings<'a> {
         (i < order.len() && found == term).then(|| self.base_terms() + k)
     }
 
+    /// The numbers of the terms not in `terms.fst` that start with `prefix`, through the
+    /// sorted orders [`Self::find_added`] searches.
+    pub fn added_with_prefix(&self, prefix: &[u8]) -> Vec<usize> {
+        use crate::search::bm25::partition_point;
+        let mut out = Vec::new();
+        let base = &self.base;
+        let n = base.added_ends.len();
+        let at = |k: usize| nth_term(&base.added_text, &base.added_ends, k);
+        let mut k = partition_point(n, |k| at(k) < prefix);
+        while k < n && at(k).starts_with(prefix) {
+            out.push(self.fst_terms() + k);
+            k += 1;
+        }
+        if let Some(d) = self.delta {
+            let order = d.added_order.as_slice();
+            let at = |i: usize| {
+                let k = order[i].to_native() as usize;
+                (k, nth_term(&d.added_text, &d.added_ends, k))
+            };
+            let mut i = partition_point(order.len(), |i| at(i).1 < prefix);
+            while i < order.len() && at(i).1.starts_with(prefix) {
+                out.push(self.base_terms() + at(i).0);
+                i += 1;
+            }
+        }
+        out
+    }
+
     /// Term `t`'s postings in the base (all of them, those of replaced documents too).
     fn base_list(&self, t: usize) -> (&'a [u32_le], &'a [u16_le]) {
         let b = self.base;

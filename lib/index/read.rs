@@ -536,6 +536,29 @@ impl Index {
         Ok(near)
     }
 
+    /// The terms documents hold that start with `prefix` and are at most `max_len` bytes long,
+    /// in order.
+    pub fn terms_with_prefix(&self, prefix: &str, max_len: usize) -> Result<Vec<String>> {
+        let (dict, post) = (self.terms()?, self.postings()?);
+        let mut found: Vec<String> = Vec::new();
+        let aut = PrefixUpTo { prefix: prefix.as_bytes(), max_len };
+        dict.search(aut, |k, n| {
+            if post.held(n as usize) {
+                found.push(String::from_utf8_lossy(k).into_owned());
+            }
+            true
+        })?;
+        for t in post.added_with_prefix(prefix.as_bytes()) {
+            let added = post.added(t - post.fst_terms());
+            if added.len() <= max_len && post.held(t) {
+                found.push(String::from_utf8_lossy(added).into_owned());
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        Ok(found)
+    }
+
     /// Every term documents hold, in order, with its (document, term frequency) postings:
     /// what two builds of one tree must agree on, however their dictionaries number the terms.
     pub fn term_postings(&self) -> Result<Vec<TermPostings>> {
@@ -981,6 +1004,40 @@ pub fn validated_history_others(m: &Mapped) -> Option<&ArchivedHistoryOthersFile
     })
 }
 
+/// The keys that start with `prefix` and are at most `max_len` bytes long. The fst's walk
+/// stops at the length, where `Str::starts_with` would visit every longer key too (`form`
+/// starts thousands of Django's terms).
+struct PrefixUpTo<'a> {
+    prefix: &'a [u8],
+    max_len: usize,
+}
+
+impl fst::Automaton for PrefixUpTo<'_> {
+    /// Bytes read, or `None` once the key can no longer match.
+    type State = Option<usize>;
+
+    fn start(&self) -> Option<usize> {
+        Some(0)
+    }
+
+    fn is_match(&self, state: &Option<usize>) -> bool {
+        state.is_some_and(|n| n >= self.prefix.len())
+    }
+
+    fn can_match(&self, state: &Option<usize>) -> bool {
+        state.is_some()
+    }
+
+    fn accept(&self, state: &Option<usize>, byte: u8) -> Option<usize> {
+        let n = (*state)?;
+        let fits = match self.prefix.get(n) {
+            Some(&b) => b == byte,
+            None => n < self.max_len,
+        };
+        fits.then_some(n + 1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -998,6 +1055,28 @@ mod tests {
             one_edit_apart("aé", "aè") && one_edit_apart("é", "") && one_edit_apart("x", "x🦀")
         );
         assert!(!one_edit_apart("ab", "ba") && !one_edit_apart("éé", ""));
+    }
+
+    #[test]
+    fn prefix_up_to_a_length_matches_only_those_keys() {
+        let keys = ["delet", "delete", "deleted", "deletes_all_rows", "deletion", "delta", "del"];
+        let mut sorted = keys.to_vec();
+        sorted.sort_unstable();
+        let set = fst::Set::from_iter(sorted).unwrap();
+        let found = |prefix: &str, max_len: usize| -> Vec<String> {
+            let aut = PrefixUpTo { prefix: prefix.as_bytes(), max_len };
+            let mut s = fst::IntoStreamer::into_stream(set.search(aut));
+            let mut out = Vec::new();
+            while let Some(k) = fst::Streamer::next(&mut s) {
+                out.push(String::from_utf8(k.to_vec()).unwrap());
+            }
+            out
+        };
+        assert_eq!(found("delet", 8), ["delet", "delete", "deleted", "deletion"]);
+        assert_eq!(found("delet", 5), ["delet"]);
+        assert_eq!(found("dele", 4), Vec::<String>::new());
+        assert_eq!(found("del", 3), ["del"]);
+        assert_eq!(found("x", 9), Vec::<String>::new());
     }
     use crate::index::format::MAGIC_CONTENT;
     use crate::index::write::StreamedFile;

@@ -87,7 +87,8 @@ baseline for localization benchmarks.
 Method: the issue is read as a long query in which identifiers, dotted names, file paths and \
 traceback frames weigh more than prose, and every content word is also looked up as a name (so \
 'sqlmigrate' finds sqlmigrate.py). Each candidate gets evidence of its own (name matches, BM25 \
-over its code, over the issue's identifiers and over its title, path words, traceback frames, \
+over its code with the other forms of the issue's words (delete for deleting), over the \
+issue's identifiers and over its title, path words, traceback frames, \
 graph neighbours and class members named in the issue, shape priors, and for a file how \
 recently and how often it changed, when cds-build read the repository's git history) and a \
 small linear model, \

@@ -365,9 +365,7 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
         }
         for v in &mut by_kind {
             v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            for (r, (n, _)) in v.iter().enumerate() {
-                bm_rank.insert(*n, r);
-            }
+            bm_rank.extend(tied_ranks(v));
         }
     }
     let bm_lrank = |n: u32| bm_rank.get(&n).map_or(lrank(2000), |&r| lrank(r));
@@ -549,6 +547,7 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
         |m| message_scores(m, ix, &q.terms, heur_files.iter().take(n_files).map(|c| c.0)),
     );
     let mut c = Candidates::default();
+    let file_ranks: Vec<usize> = tied_ranks(&heur_files[..n_files]).map(|(_, r)| r).collect();
     for (rank, &(f, hs)) in heur_files.iter().take(n_files).enumerate() {
         let s = sig_of(f);
         let ents = per_file.get(&f).map_or(&[][..], |v| &v[..]);
@@ -573,7 +572,7 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
         let stem = file_stem(p);
         let mut x = vec![
             hs / 100.0,
-            lrank(rank),
+            lrank(file_ranks[rank]),
             s.exact,
             s.fname,
             s.bm25,
@@ -630,8 +629,7 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
     }
     let mut heur_fns: Vec<(u32, f32)> = fn_heur.iter().map(|(&n, &s)| (n, s)).collect();
     sort_scored(ix, &mut heur_fns);
-    let heur_fn_rank: HashMap<u32, usize> =
-        heur_fns.iter().enumerate().map(|(r, x)| (x.0, r)).collect();
+    let heur_fn_rank: HashMap<u32, usize> = tied_ranks(&heur_fns).collect();
     let mut fn_cands: Vec<u32> = heur_fns.iter().take(FUNCTION_CANDIDATES).map(|x| x.0).collect();
     for &(f, _) in heur_files.iter().take(FN_FILES_EXPANDED) {
         for n in children(ix, f) {
@@ -657,9 +655,7 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
         for (v, dst) in [(&mut by_file, &mut in_file), (&mut by_file_bm, &mut in_file_bm)] {
             for v in v.values_mut() {
                 sort_scored(ix, v);
-                for (r, (n, _)) in v.iter().enumerate() {
-                    dst.insert(*n, r);
-                }
+                dst.extend(tied_ranks(v));
             }
         }
     }
@@ -749,8 +745,7 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
     let mut heur_mods: Vec<(u32, f32)> =
         mod_heur.iter().map(|(&n, &s)| (n, s + w.module_file * file_share(n))).collect();
     sort_scored(ix, &mut heur_mods);
-    let heur_mod_rank: HashMap<u32, usize> =
-        heur_mods.iter().enumerate().map(|(r, x)| (x.0, r)).collect();
+    let heur_mod_rank: HashMap<u32, usize> = tied_ranks(&heur_mods).collect();
     let mut mod_cands: Vec<u32> = heur_mods.iter().take(MODULE_CANDIDATES).map(|x| x.0).collect();
     mod_cands.extend(c.functions.module.iter().copied());
     for &(f, _) in heur_files.iter().take(FILES_EXPANDED) {
@@ -937,6 +932,19 @@ fn message_scores(
             s.ln_1p()
         })
         .collect()
+}
+
+/// The rank of each node of a list sorted best first, tied scores sharing the better rank:
+/// two files alike but for their names differ in their other features (their history), not
+/// in a rank that only their IDs' order set.
+fn tied_ranks(sorted: &[(u32, f32)]) -> impl Iterator<Item = (u32, usize)> + '_ {
+    let mut first = 0;
+    sorted.iter().enumerate().map(move |(i, &(n, s))| {
+        if i > 0 && s != sorted[i - 1].1 {
+            first = i;
+        }
+        (n, first)
+    })
 }
 
 fn sort_scored(ix: &Index, v: &mut [(u32, f32)]) {

@@ -119,7 +119,10 @@ first); words joined into one identifier (prefetch related objects finds \
 prefetch_related_objects); name prefix; fuzzy name (one edit, for names of 4 to 20 characters); \
 then BM25 over entity content with a code-aware tokenizer (getUserName finds get_user_name). In a \
 long query, identifiers, dotted names, file paths and traceback frames weigh more than prose \
-words, and a name shared by many entities (get, save) weighs less than a rare one.
+words, and a name shared by many entities (get, save) weighs less than a rare one. A long query \
+(several lines, or more than 8 words) also searches the other forms of its words that the index \
+holds, at half weight: deleting also finds delete, deleted and deletion (one English stem). A \
+short query stays literal.
 
 BM25 uses k1 = 1.2 and b = 0.75, with document lengths normalised per entity kind; a function's \
 document is its code, a class's is its own code and member names, a file's is all of it, each \

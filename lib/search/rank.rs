@@ -9,7 +9,7 @@
 //! outrank one, and a query with no name match is ranked by BM25 alone. Every hit says why
 //! it matched ([`Reason`]).
 
-use fxhash::FxHashMap as HashMap;
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::error::Result;
 use crate::graph::{FLAG_TEST, NodeKind, id_path, id_qual};
@@ -180,6 +180,8 @@ pub fn candidates(ix: &Index, q: &Query) -> Result<(Vec<Scored>, Terms)> {
         frame_candidates(ix, f, &mut cands)?;
     }
     let terms = with_typo_fixes(ix, &q.terms, q.short)?;
+    // Short queries are names, mostly: other forms of their words would outrank them.
+    let terms = if q.short { terms } else { with_word_forms(ix, terms)? };
     // A query that names an entity by its ID needs no content search.
     let named =
         q.short && cands.values().any(|c| c.names.iter().any(|(r, _)| *r == Reason::ExactId));
@@ -489,6 +491,41 @@ fn with_typo_fixes(ix: &Index, terms: &[(String, f32)], short: bool) -> Result<V
     }
     Ok(out)
 }
+
+/// The weight of another form of a query word, as a share of the word's.
+const WORD_FORM_SHARE: f32 = 0.5;
+
+/// The other forms of an issue-sized query's words that the index holds, at
+/// [`WORD_FORM_SHARE`] of the word's weight: `deleting` also finds `delete`, `deleted` and
+/// `deletion` (one English stem, Snowball's). Issues are prose about code, and code names
+/// things in other forms than prose does. Forms are looked for among the terms that share the
+/// word's first letters with its stem (at least four) and are at most [`MAX_FORM_SUFFIX`]
+/// letters longer than the stem.
+fn with_word_forms(ix: &Index, terms: Vec<(String, f32)>) -> Result<Terms> {
+    let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
+    let mut seen: HashSet<String> = terms.iter().map(|(t, _)| t.clone()).collect();
+    let mut out = terms.clone();
+    for (term, weight) in &terms {
+        if term.len() < 4 || !term.bytes().all(|b| b.is_ascii_lowercase()) {
+            continue;
+        }
+        let stem = stemmer.stem(term);
+        let common = stem.bytes().zip(term.bytes()).take_while(|(a, b)| a == b).count();
+        if common < 4 {
+            continue;
+        }
+        for form in ix.terms_with_prefix(&term[..common], stem.len() + MAX_FORM_SUFFIX)? {
+            if !seen.contains(&form) && stemmer.stem(&form) == stem {
+                seen.insert(form.clone());
+                out.push((form, weight * WORD_FORM_SHARE));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// How much longer than its stem a form can be (`deletions` is `delet` and four letters).
+const MAX_FORM_SUFFIX: usize = 5;
 
 /// BM25 scores of every document matching a weighted term.
 pub fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)>> {
