@@ -242,6 +242,9 @@ fn non_utf8_paths_round_trip() {
 fn help_examples_run() {
     let d = demo("pipe-help-examples");
     d.write("issue.md", "The cart total ignores the discount: Cart.total\n");
+    // Examples that grep Django's tree (`rg -l csrf_failure django`) need the directory to be
+    // there, or rg's own error would read as the tool's.
+    d.write("django/README", "Not Django: a stand-in for the examples that search its tree.\n");
     let mut ran = 0;
     for tool in ["cds-search", "cds-trav", "cds-get", "cds-fmt", "cds-loc"] {
         let help = d.cmd(tool).arg("--help").ok();

@@ -323,14 +323,21 @@ pub fn candidates(ix: &Index, text: &str, w: &Weights) -> Result<Option<Ranked>>
     if q.is_empty() {
         return Ok(None);
     }
-    candidates_of(ix, &q, w).map(Some)
+    let (cands, terms) = rank::candidates(ix, &q)?;
+    candidates_of(ix, &q, w, &cands, terms).map(Some)
 }
 
 /// How likely each candidate of an issue-sized query is the one to change, by the model:
 /// the softmax of its level's scores (files, modules, functions), the best level for a node
-/// that is a candidate of two. This is how `cds-search` ranks a whole issue.
-pub fn likelihoods(ix: &Index, q: &query::Query) -> Result<HashMap<u32, f32>> {
-    let (c, _, _) = candidates_of(ix, q, &Weights::default())?;
+/// that is a candidate of two. This is how `cds-search` ranks a whole issue, from the search
+/// signals it already has (`rank::candidates` of the same query).
+pub fn likelihoods(
+    ix: &Index,
+    q: &query::Query,
+    cands: &[rank::Scored],
+    terms: &rank::Terms,
+) -> Result<HashMap<u32, f32>> {
+    let (c, _, _) = candidates_of(ix, q, &Weights::default(), cands, terms.clone())?;
     let mut out: HashMap<u32, f32> = HashMap::default();
     for level in [&c.files, &c.modules, &c.functions] {
         let top = level.score.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -344,13 +351,18 @@ pub fn likelihoods(ix: &Index, q: &query::Query) -> Result<HashMap<u32, f32>> {
     Ok(out)
 }
 
-fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
-    let (cands, terms) = rank::candidates(ix, q)?;
+fn candidates_of(
+    ix: &Index,
+    q: &query::Query,
+    w: &Weights,
+    cands: &[rank::Scored],
+    terms: rank::Terms,
+) -> Result<Ranked> {
     let skip = |n: u32| ix.flags(n) & FLAG_TEST != 0 || ix.kind(n) == NodeKind::Directory;
 
     // BM25 normalised per kind (file documents are far longer than functions').
     let mut max_bm = [0f32; 4];
-    for c in &cands {
+    for c in cands {
         if !skip(c.node) {
             let k = ix.kind(c.node) as usize;
             max_bm[k] = max_bm[k].max(c.bm25);
@@ -378,7 +390,7 @@ fn candidates_of(ix: &Index, q: &query::Query, w: &Weights) -> Result<Ranked> {
     let mut sig: HashMap<u32, Sig> = HashMap::default();
     let mut score: HashMap<u32, f32> = HashMap::default();
     let mut why: Why = HashMap::default();
-    for c in &cands {
+    for c in cands {
         let n = c.node;
         if skip(n) {
             continue;

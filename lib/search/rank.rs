@@ -210,6 +210,10 @@ fn scored(node: u32, c: Cand, bm25: f32) -> Scored {
 /// Runs a search.
 pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
     let (cands, terms) = candidates(ix, q)?;
+    // A whole issue is ranked by cds-loc's model (one ranking core), from these signals.
+    let issue = !q.short && q.names.len() + q.terms.len() > 8;
+    let likely =
+        if issue { crate::loc::likelihoods(ix, q, &cands, &terms)? } else { Default::default() };
     let max_bm = cands.iter().map(|c| c.bm25).fold(0.0f32, f32::max);
     let globs = crate::search::glob::Globs::new(&opts.globs)?;
     let mut hits: Vec<Hit> = Vec::with_capacity(cands.len());
@@ -234,10 +238,9 @@ pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
     // A whole issue is ranked by cds-loc's model (one ranking core): files, modules and
     // functions by how likely each is the one to change, ahead of the other hits. A file or a
     // class counts half: the functions it holds are what a search is for.
-    if !q.short && q.names.len() + q.terms.len() > 8 {
-        let p = crate::loc::likelihoods(ix, q)?;
+    if issue {
         for h in &mut hits {
-            if let Some(&l) = p.get(&h.node) {
+            if let Some(&l) = likely.get(&h.node) {
                 let l = if ix.kind(h.node) == NodeKind::Function { l } else { l * 0.5 };
                 h.score = ISSUE_BASE + ISSUE_SPAN * l;
             }
@@ -505,11 +508,16 @@ fn with_word_forms(ix: &Index, terms: Vec<(String, f32)>) -> Result<Terms> {
     let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
     let mut seen: HashSet<String> = terms.iter().map(|(t, _)| t.clone()).collect();
     let mut out = terms.clone();
+    // Words of one stem (`query`, `queries`) have the same forms: they are looked up once.
+    let mut stems: HashSet<String> = HashSet::default();
     for (term, weight) in &terms {
         if term.len() < 4 || !term.bytes().all(|b| b.is_ascii_lowercase()) {
             continue;
         }
         let stem = stemmer.stem(term);
+        if !stems.insert(stem.to_string()) {
+            continue;
+        }
         let common = stem.bytes().zip(term.bytes()).take_while(|(a, b)| a == b).count();
         if common < 4 {
             continue;
