@@ -338,6 +338,16 @@ fn unknown_ids_and_exit_statuses() {
         );
         assert!(err.lines().count() <= 2, "{err}");
     }
+    // Nor is it a query or an issue: the tools that read text say so, on stdin or from a file.
+    d.write("issue.bin", &bin[..4096]);
+    for tool in ["cds-search", "cds-loc"] {
+        let err = d.cmd(tool).stdin(&bin[..4096]).stderr_of(2);
+        assert!(err.starts_with(&format!("{tool}: stdin is binary data, not text")), "{err}");
+        let flag: &[&str] =
+            if tool == "cds-search" { &["-f", "issue.bin"] } else { &["issue.bin"] };
+        let err = d.cmd(tool).args(flag).stderr_of(2);
+        assert!(err.starts_with(&format!("{tool}: issue.bin is binary data, not text")), "{err}");
+    }
 }
 
 #[test]

@@ -120,10 +120,10 @@ fn empty_binary_and_huge_input() {
     let d = indexed_demo("loc-bad");
     let err = d.cmd("cds-loc").arg("-").stdin("   \n\n").stderr_of(1);
     assert!(err.contains("the issue is empty"), "{err}");
-    // Binary input: handled, nothing matched, no crash.
+    // Binary input: one error naming the problem, 2, no crash.
     let bin: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 256) as u8).collect();
-    let out = d.cmd("cds-loc").args(["--json", "-"]).stdin(&bin).output();
-    assert!(matches!(out.status.code(), Some(0) | Some(1)), "{out:?}");
+    let err = d.cmd("cds-loc").args(["--json", "-"]).stdin(&bin).stderr_of(2);
+    assert!(err.starts_with("cds-loc: stdin is binary data, not text"), "{err}");
     // A huge issue is read up to a bound and answered.
     let huge = ISSUE.repeat(40_000);
     assert!(huge.len() > 4 << 20);

@@ -363,8 +363,11 @@ fn query_text(args: &mut SearchArgs) -> Result<String> {
             .read_to_end(&mut bytes)
             .map_err(|e| Error::io("cannot read", "stdin", e))?;
     }
-    // Non-UTF-8 bytes become U+FFFD; they never match anything, nor do they break anything.
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    let source = match &args.file {
+        Some(f) if f.as_os_str() != "-" => f.to_string_lossy().into_owned(),
+        _ => "stdin".to_string(),
+    };
+    crate::cli::input::query_text(&bytes, &source)
 }
 
 /// The short tag in the text view: score and strongest reason.
