@@ -247,13 +247,16 @@ impl<R: Read> Records<R> {
     }
 }
 
-/// One record's text (already without separator and `\r`) as a [`Record`].
-/// The text of a query or an issue read from `source` (a file's path, or "stdin"). A NUL byte
+/// The text of a query or an issue read from `file` (stdin when none or `-`). A NUL byte
 /// means binary data (git's and grep's test: no text has one), which is a usage error rather
 /// than a query of stray words; other bytes that are not UTF-8 become U+FFFD, which match
 /// nothing and break nothing.
-pub fn query_text(bytes: &[u8], source: &str) -> crate::error::Result<String> {
+pub fn query_text(bytes: &[u8], file: Option<&std::ffi::OsStr>) -> crate::error::Result<String> {
     if bytes.contains(&0) {
+        let source = match file.filter(|f| *f != "-") {
+            Some(f) => std::path::Path::new(f).display().to_string(),
+            None => "stdin".to_string(),
+        };
         return Err(crate::error::Error::usage(format!(
             "{source} is binary data, not text: give the query or the issue as text"
         )));
@@ -261,6 +264,7 @@ pub fn query_text(bytes: &[u8], source: &str) -> crate::error::Result<String> {
     Ok(String::from_utf8_lossy(bytes).into_owned())
 }
 
+/// One record's text (already without separator and `\r`) as a [`Record`].
 fn parse_record(text: &[u8], line: Option<usize>) -> Parsed {
     if text.starts_with(b"{") {
         let value: serde_json::Value = match serde_json::from_slice(text) {

@@ -103,50 +103,36 @@ impl<'a> Postings<'a> {
     /// The number of `term` when it is not in `terms.fst` (the base's added terms are sorted;
     /// the delta's are found through their sorted order).
     pub fn find_added(&self, term: &[u8]) -> Option<usize> {
-        let base = &self.base;
-        let n = base.added_ends.len();
-        let at = |k: usize| nth_term(&base.added_text, &base.added_ends, k);
-        let k = crate::search::bm25::partition_point(n, |k| at(k) < term);
-        if k < n && at(k) == term {
-            return Some(self.fst_terms() + k);
-        }
-        let d = self.delta?;
-        let order = d.added_order.as_slice();
-        let at = |i: usize| {
-            let k = order.get(i).map_or(usize::MAX, |k| k.to_native() as usize);
-            (k, nth_term(&d.added_text, &d.added_ends, k))
-        };
-        let i = crate::search::bm25::partition_point(order.len(), |i| at(i).1 < term);
-        let (k, found) = at(i);
-        (i < order.len() && found == term).then(|| self.base_terms() + k)
+        let exact = |delta| self.added_from(term, delta).next().filter(|&(_, t)| t == term);
+        exact(false).or_else(|| exact(true)).map(|(number, _)| number)
     }
 
-    /// The numbers of the terms not in `terms.fst` that start with `prefix`, through the
-    /// sorted orders [`Self::find_added`] searches.
-    pub fn added_with_prefix(&self, prefix: &[u8]) -> Vec<usize> {
-        use crate::search::bm25::partition_point;
-        let mut out = Vec::new();
-        let base = &self.base;
-        let n = base.added_ends.len();
-        let at = |k: usize| nth_term(&base.added_text, &base.added_ends, k);
-        let mut k = partition_point(n, |k| at(k) < prefix);
-        while k < n && at(k).starts_with(prefix) {
-            out.push(self.fst_terms() + k);
-            k += 1;
-        }
-        if let Some(d) = self.delta {
-            let order = d.added_order.as_slice();
-            let at = |i: usize| {
-                let k = order[i].to_native() as usize;
-                (k, nth_term(&d.added_text, &d.added_ends, k))
-            };
-            let mut i = partition_point(order.len(), |i| at(i).1 < prefix);
-            while i < order.len() && at(i).1.starts_with(prefix) {
-                out.push(self.base_terms() + at(i).0);
-                i += 1;
-            }
-        }
-        out
+    /// The terms not in `terms.fst` that start with `prefix`: (number, term), each run in order.
+    pub fn added_with_prefix(&self, prefix: &[u8]) -> impl Iterator<Item = (usize, &'a [u8])> {
+        let starts = move |&(_, t): &(usize, &[u8])| t.starts_with(prefix);
+        let base = self.added_from(prefix, false).take_while(starts);
+        base.chain(self.added_from(prefix, true).take_while(starts))
+    }
+
+    /// The base's (or the delta's) added terms from the first not below `key`, in order, with
+    /// their numbers: the base's are stored sorted, the delta's through `added_order`.
+    fn added_from(
+        &self,
+        key: &[u8],
+        delta: bool,
+    ) -> impl Iterator<Item = (usize, &'a [u8])> + use<'a> {
+        let (text, ends, order): (&'a [u8], &'a [u32_le], &'a [u32_le]) = match (delta, self.delta)
+        {
+            (false, _) => (&self.base.added_text, &self.base.added_ends, &[]),
+            (true, Some(d)) => (&d.added_text, &d.added_ends, d.added_order.as_slice()),
+            (true, None) => (&[], &[], &[]),
+        };
+        let len = if delta { order.len() } else { ends.len() };
+        let local = move |i: usize| if delta { order[i].to_native() as usize } else { i };
+        let at = move |i: usize| nth_term(text, ends, local(i));
+        let first = crate::search::bm25::partition_point(len, |i| at(i) < key);
+        let number0 = if delta { self.base_terms() } else { self.fst_terms() };
+        (first..len).map(move |i| (number0 + local(i), at(i)))
     }
 
     /// Term `t`'s postings in the base (all of them, those of replaced documents too).

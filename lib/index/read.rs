@@ -548,8 +548,7 @@ impl Index {
             }
             true
         })?;
-        for t in post.added_with_prefix(prefix.as_bytes()) {
-            let added = post.added(t - post.fst_terms());
+        for (t, added) in post.added_with_prefix(prefix.as_bytes()) {
             if added.len() <= max_len && post.held(t) {
                 found.push(String::from_utf8_lossy(added).into_owned());
             }

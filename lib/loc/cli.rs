@@ -188,12 +188,7 @@ pub fn run(args: LocArgs) -> Result<Status> {
                 .map_err(|e| Error::io("cannot read", "stdin", e))?;
         }
     }
-    let source = args
-        .input
-        .as_deref()
-        .filter(|p| *p != "-")
-        .map_or("stdin".into(), |p| std::path::Path::new(p).to_string_lossy().into_owned());
-    let text = crate::cli::input::query_text(&bytes, &source)?;
+    let text = crate::cli::input::query_text(&bytes, args.input.as_deref())?;
     if args.level.is_some() && args.common.format == Format::Json {
         return Err(Error::usage(
             "--level does not apply to --json, which always has every level: use --ids or the text",

@@ -324,7 +324,8 @@ pub fn candidates(ix: &Index, text: &str, w: &Weights) -> Result<Option<Ranked>>
         return Ok(None);
     }
     let (cands, terms) = rank::candidates(ix, &q)?;
-    candidates_of(ix, &q, w, &cands, terms).map(Some)
+    let (c, why) = candidates_of(ix, &q, w, &cands, &terms)?;
+    Ok(Some((c, why, terms)))
 }
 
 /// How likely each candidate of an issue-sized query is the one to change, by the model:
@@ -337,7 +338,7 @@ pub fn likelihoods(
     cands: &[rank::Scored],
     terms: &rank::Terms,
 ) -> Result<HashMap<u32, f32>> {
-    let (c, _, _) = candidates_of(ix, q, &Weights::default(), cands, terms.clone())?;
+    let (c, _) = candidates_of(ix, q, &Weights::default(), cands, terms)?;
     let mut out: HashMap<u32, f32> = HashMap::default();
     for level in [&c.files, &c.modules, &c.functions] {
         let top = level.score.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -356,8 +357,8 @@ fn candidates_of(
     q: &query::Query,
     w: &Weights,
     cands: &[rank::Scored],
-    terms: rank::Terms,
-) -> Result<Ranked> {
+    terms: &rank::Terms,
+) -> Result<(Candidates, Why)> {
     let skip = |n: u32| ix.flags(n) & FLAG_TEST != 0 || ix.kind(n) == NodeKind::Directory;
 
     // BM25 normalised per kind (file documents are far longer than functions').
@@ -463,7 +464,7 @@ fn candidates_of(
     }
 
     // Path evidence: query words among a file's directory names and its name.
-    let path = path_scores(ix, &terms);
+    let path = path_scores(ix, terms);
     let max_path = path.values().copied().fold(0.0f32, f32::max);
     let path_of =
         |f: u32| if max_path > 0.0 { path.get(&f).map_or(0.0, |p| p / max_path) } else { 0.0 };
@@ -811,7 +812,7 @@ fn candidates_of(
             level.score = level.x.iter().map(|x| x[0]).collect();
         }
     }
-    Ok((c, why, terms))
+    Ok((c, why))
 }
 
 /// Functions ranked by the hand-set score before the model reads them.

@@ -363,11 +363,7 @@ fn query_text(args: &mut SearchArgs) -> Result<String> {
             .read_to_end(&mut bytes)
             .map_err(|e| Error::io("cannot read", "stdin", e))?;
     }
-    let source = match &args.file {
-        Some(f) if f.as_os_str() != "-" => f.to_string_lossy().into_owned(),
-        _ => "stdin".to_string(),
-    };
-    crate::cli::input::query_text(&bytes, &source)
+    crate::cli::input::query_text(&bytes, args.file.as_deref().map(|f| f.as_os_str()))
 }
 
 /// The short tag in the text view: score and strongest reason.
