@@ -99,7 +99,16 @@ impl fmt::Display for Error {
         match self {
             Error::Usage(m) => write!(f, "{m}"),
             Error::Io { action, path, source } => {
-                write!(f, "{action} {}: {}", path.display(), io_reason(source))
+                write!(f, "{action} {}: {}", path.display(), io_reason(source))?;
+                if matches!(
+                    source.kind(),
+                    io::ErrorKind::StorageFull
+                        | io::ErrorKind::QuotaExceeded
+                        | io::ErrorKind::FileTooLarge
+                ) {
+                    write!(f, ": free some space (or raise the limit) and try again")?;
+                }
+                Ok(())
             }
             Error::Index { path, problem } => {
                 let p = path.display();

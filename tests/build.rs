@@ -370,6 +370,46 @@ fn an_up_to_date_build_removes_partial_generations() {
 }
 
 #[test]
+fn a_build_stopped_by_a_file_size_limit_is_undone() {
+    // A full disk, as a test can make one: `ulimit -f`, where a write fails with "File too
+    // large" instead of "No space left on device". What the failed build appended to the files
+    // it shares with the live generation must go with it: on a full disk those bytes would
+    // stay, and keep every later build from fitting.
+    let d = Dir::demo("build-fsize");
+    build(&d, &[]);
+    let live = std::fs::read_to_string(d.path(".cds/CURRENT")).unwrap();
+    let shared = |f: &str| d.path(format!(".cds/{}/{f}", live.trim()));
+    let size = |f: &str| std::fs::metadata(shared(f)).unwrap().len();
+    let before = (size("content.bin"), size("facts.bin"));
+    // A megabyte of new code; the limit (256 or 512 KiB, as the shell counts its blocks) lets
+    // the build start appending, then stops it.
+    for k in 0..4 {
+        let body: String =
+            (0..6000).map(|i| format!("def f_{k}_{i}(x):\n    return g_{i}(x) + {i}\n")).collect();
+        d.write(&format!("big{k}.py"), body);
+    }
+    let out = std::process::Command::new("sh")
+        .args(["-c", "ulimit -f 512 && exec \"$0\" -q", bin("cds-build").to_str().unwrap()])
+        .current_dir(&d.root)
+        .env_remove("CDS_INDEX")
+        .output()
+        .unwrap();
+    // Killed by SIGXFSZ, the status would have no code.
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("cds-build: cannot write "), "{err}");
+    assert!(err.ends_with("File too large: free some space (or raise the limit) and try again\n"));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(std::fs::read_to_string(d.path(".cds/CURRENT")).unwrap(), live);
+    assert_eq!((size("content.bin"), size("facts.bin")), before);
+    // The live index answers as before, and the next build, without the limit, takes it all.
+    assert!(d.cmd("cds-search").arg("Cart").ok().starts_with("shop/cart.py:Cart\t"));
+    build(&d, &[]);
+    assert!(d.cmd("cds-search").arg("f_3_5999").ok().starts_with("big3.py:f_3_5999\t"));
+    assert_eq!(verify(&d).0, 0);
+}
+
+#[test]
 fn concurrent_builds_do_not_corrupt_each_other() {
     let d = Dir::demo("build-concurrent");
     let children: Vec<_> = (0..4)

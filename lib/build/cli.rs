@@ -157,7 +157,9 @@ reads; a change that only moves code or edits comments, docstrings, messages, nu
 (every changed file's facts the same but for positions, the same files and project files) \
 keeps the previous index's edges. A new index is written beside the old one and swapped in \
 atomically, so readers never see half an index and a build killed halfway leaves the old one \
-usable; concurrent builds of one index wait for each other.
+usable; concurrent builds of one index wait for each other. A build that fails (a full disk, \
+a file-size limit) says so, exits with status 2 and takes back what it wrote, so the old index \
+stays in use and the next build has the space it had.
 
 With --watch, cds-build stays running after the build and keeps the index in sync with the \
 tree, one incremental rebuild per burst of changes, until SIGINT or SIGTERM. Run it beside an \
@@ -268,6 +270,7 @@ there are any, 0 when the index is sound.",
 
 /// Runs `cds-build`.
 pub fn run(mut args: BuildArgs) -> Result<Status> {
+    report_file_size_limit();
     let root = PathBuf::from(args.path.take().unwrap_or_else(|| OsString::from(".")));
     if args.verify {
         return verify_index(&args, &root);
@@ -450,6 +453,17 @@ impl Progress {
         if self.shown.lock().is_ok_and(|s| *s) {
             let _ = write!(std::io::stderr().lock(), "\r\x1b[K");
         }
+    }
+}
+
+/// A file-size limit (`ulimit -f`) reached while writing the index is an error like a full
+/// disk (the write fails with "File too large", the build is reported and undone, the previous
+/// index stays in use), not SIGXFSZ's default: the process killed in the middle of a write.
+fn report_file_size_limit() {
+    #[cfg(unix)]
+    // SAFETY: installs the ignore disposition, no handler code; nothing else here handles it.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }
 

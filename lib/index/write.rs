@@ -133,6 +133,7 @@ impl Generation {
         let dest = self.index_dir.join(&self.name);
         fs::rename(&self.tmp, &dest).map_err(|e| Error::io("cannot rename", &self.tmp, e))?;
         self.committed = true;
+        appends_under(&self.tmp);
         index::sync_dir(&self.index_dir);
         index::swap_current(&self.index_dir, &self.name)?;
         let mut keep = vec![self.name.as_str()];
@@ -148,9 +149,29 @@ impl Drop for Generation {
     fn drop(&mut self) {
         if !self.committed {
             let _ = wait_for_syncs(&self.tmp);
+            // What the failed build appended to the files it shares with the live generation
+            // would stay there (they outlive this directory through their other links): with a
+            // full disk, it would fill the disk for good, and every later build would fail.
+            for (path, len) in appends_under(&self.tmp) {
+                let _ = fs::OpenOptions::new().write(true).open(&path).and_then(|f| f.set_len(len));
+            }
             let _ = fs::remove_dir_all(&self.tmp);
         }
     }
+}
+
+/// The shared files ([`AppendedFile`]) builds in this process are appending to, each with its
+/// length before: a build that fails cuts them back to it ([`Generation`]'s drop). Only what
+/// the build appended goes: readers of the live generation never read past its pieces, and
+/// their maps end before it.
+static APPENDS: std::sync::Mutex<Vec<(PathBuf, u64)>> = std::sync::Mutex::new(Vec::new());
+
+/// Takes the entries of [`APPENDS`] for files under `dir`.
+fn appends_under(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let Ok(mut all) = APPENDS.lock() else { return Vec::new() };
+    let (mine, rest) = std::mem::take(&mut *all).into_iter().partition(|(p, _)| p.starts_with(dir));
+    *all = rest;
+    mine
 }
 
 /// The multi-postings table `names.fst` values point into (stored in `graph.rkyv`).
@@ -621,7 +642,8 @@ impl StreamedFile {
 /// reads the file.
 pub struct AppendedFile {
     path: PathBuf,
-    file: std::io::BufWriter<fs::File>,
+    /// `None` once finished.
+    file: Option<std::io::BufWriter<fs::File>>,
     /// The payload offset of the next piece.
     pos: u64,
     /// Bytes this build added.
@@ -649,6 +671,9 @@ impl AppendedFile {
                 // Past the end, bytes a killed build appended count as unused.
                 let len = file.metadata().map_err(io)?.len();
                 let pos = len.saturating_sub(HEADER_LEN as u64);
+                if let Ok(mut a) = APPENDS.lock() {
+                    a.push((path.to_path_buf(), len));
+                }
                 (file, pos, Some((mapped.as_ptr() as usize, mapped.len())))
             }
             None => {
@@ -666,7 +691,7 @@ impl AppendedFile {
         };
         let mut f = AppendedFile {
             path: path.to_path_buf(),
-            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            file: Some(std::io::BufWriter::with_capacity(1 << 20, file)),
             pos,
             appended: 0,
             shared,
@@ -687,7 +712,7 @@ impl AppendedFile {
             return Ok(((at - base) as u64, false));
         }
         let off = self.pos;
-        self.file.write_all(piece).map_err(|e| self.error(e))?;
+        self.writer().write_all(piece).map_err(|e| self.error(e))?;
         self.pos += piece.len() as u64;
         self.appended += piece.len() as u64;
         self.pad().map_err(|e| self.error(e))?;
@@ -696,7 +721,7 @@ impl AppendedFile {
 
     fn pad(&mut self) -> std::io::Result<()> {
         let pad = ((self.align - self.pos % self.align) % self.align) as usize;
-        self.file.write_all(&[0u8; 16][..pad])?;
+        self.writer().write_all(&[0u8; 16][..pad])?;
         self.pos += pad as u64;
         self.appended += pad as u64;
         Ok(())
@@ -707,13 +732,28 @@ impl AppendedFile {
         Error::io("cannot write", &self.path, e)
     }
 
+    fn writer(&mut self) -> &mut std::io::BufWriter<fs::File> {
+        self.file.as_mut().expect("an AppendedFile is written to only until it is finished")
+    }
+
     /// Flushes and starts syncing ([`sync_later`]). Returns the bytes this build added.
-    pub fn finish(self) -> Result<u64> {
-        let AppendedFile { path, file, appended, .. } = self;
+    pub fn finish(mut self) -> Result<u64> {
+        let path = std::mem::take(&mut self.path);
+        let file = self.file.take().expect("finished once");
         let file =
             file.into_inner().map_err(|e| Error::io("cannot write", &path, e.into_error()))?;
         sync_later(path, file);
-        Ok(appended)
+        Ok(self.appended)
+    }
+}
+
+impl Drop for AppendedFile {
+    /// Unfinished (the build failed): what is still buffered is dropped, not written, so
+    /// nothing is appended after the failed build's bytes are cut back ([`Generation`]).
+    fn drop(&mut self) {
+        if let Some(w) = self.file.take() {
+            drop(w.into_parts());
+        }
     }
 }
 
