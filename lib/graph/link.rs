@@ -26,6 +26,15 @@
 //! needs of the rules (`Prepared`: each file's names resolved, its units); meanwhile the flow
 //! makes what it needs of the facts alone (`Prelude`).
 //!
+//! The flow's answer depends on the order it evaluates files in, which is why it is always
+//! solved whole, in path order: a set of values keeps the first [`MAX_PTS`] to reach it, and a
+//! class member answers with the first base class that has the name, so values that reached a
+//! cell before an earlier base gained the name stay. On Django, evaluating the files in
+//! reverse order loses 290 of the 151,000 edges, gains 248 others and takes a third longer
+//! (an import-ordered walk, dependencies first, differs likewise and is no faster). Solving
+//! only what an edit reaches (a definition edit in 100 ms) needs an order-independent flow
+//! first.
+//!
 //! What cannot be proven is not linked, with one exception: a method called on a receiver of
 //! unknown type is linked to the candidates visible from the caller (classes in the same file
 //! or in files it imports) or, failing that, to the only method of that name in the repository.
