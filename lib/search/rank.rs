@@ -507,7 +507,7 @@ const WORD_FORM_SHARE: f32 = 0.5;
 fn with_word_forms(ix: &Index, terms: Vec<(String, f32)>) -> Result<Terms> {
     let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
     let mut seen: HashSet<String> = terms.iter().map(|(t, _)| t.clone()).collect();
-    let mut out = terms.clone();
+    let mut forms: Terms = Vec::new();
     // Words of one stem (`query`, `queries`) have the same forms: they are looked up once.
     let mut stems: HashSet<String> = HashSet::default();
     for (term, weight) in &terms {
@@ -523,12 +523,13 @@ fn with_word_forms(ix: &Index, terms: Vec<(String, f32)>) -> Result<Terms> {
             continue;
         }
         for form in ix.terms_with_prefix(&term[..common], stem.len() + MAX_FORM_SUFFIX)? {
-            if !seen.contains(&form) && stemmer.stem(&form) == stem {
-                seen.insert(form.clone());
-                out.push((form, weight * WORD_FORM_SHARE));
+            if stemmer.stem(&form) == stem && seen.insert(form.clone()) {
+                forms.push((form, weight * WORD_FORM_SHARE));
             }
         }
     }
+    let mut out = terms;
+    out.extend(forms);
     Ok(out)
 }
 
