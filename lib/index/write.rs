@@ -399,23 +399,34 @@ pub fn write_built_postings(
         None => finished,
     };
     let path = dir.join(TERMS_FILE);
-    let mut total = match (finished.kept_base, previous) {
+    let kept_terms = match (finished.kept_base, previous) {
         // Carried postings keep the previous dictionary, their new terms added after it.
-        (Some(_), Some(payload)) => write_payload(&path, MAGIC_TERMS, payload)?,
+        (Some(_), Some(payload)) => Some(payload),
         (Some(_), None) => {
             return Err(Error::msg("internal error: postings keep a terms.fst that is not there"));
         }
-        (None, Some(payload)) if same_keys(payload, finished.terms()) => {
-            write_payload(&path, MAGIC_TERMS, payload)?
-        }
-        (None, _) => {
-            write_fst(&path, MAGIC_TERMS, finished.terms().enumerate().map(|(i, t)| (t, i as u64)))?
-        }
+        (None, Some(payload)) if same_keys(payload, finished.terms()) => Some(payload),
+        (None, _) => None,
     };
-    let (added_text, added_ends) = finished.added_terms();
-    let streamed = StreamedPostings { finished: &finished, added_text, added_ends };
-    total += write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &streamed)?;
-    Ok(total)
+    let postings = || {
+        let (added_text, added_ends) = finished.added_terms();
+        let streamed = StreamedPostings { finished: &finished, added_text, added_ends };
+        write_rkyv(&dir.join(POSTINGS_FILE), MAGIC_POSTINGS, &streamed)
+    };
+    match kept_terms {
+        Some(payload) => Ok(write_payload(&path, MAGIC_TERMS, payload)? + postings()?),
+        // A new dictionary (a cold build's): built on a thread of its own beside the postings,
+        // the two longest writes at the end of a build, when the other threads are done.
+        None => std::thread::scope(|s| {
+            let terms = finished.terms().enumerate().map(|(i, t)| (t, i as u64));
+            let dictionary = s.spawn(|| write_fst(&path, MAGIC_TERMS, terms));
+            let postings = postings();
+            let dictionary = dictionary
+                .join()
+                .unwrap_or_else(|_| Err(Error::msg("the terms dictionary's writer panicked")));
+            Ok(dictionary? + postings?)
+        }),
+    }
 }
 
 /// Links `from` (a file of the previous generation) to `to`, or where the file system has no
