@@ -31,14 +31,14 @@ pub const NAME_WEIGHT: u32 = 2;
 /// is the own text of definition `d`.
 #[derive(Debug, Clone, Default, PartialEq, Archive, Serialize, Deserialize)]
 pub struct FileTerms {
-    /// The file's distinct terms.
-    pub vocab: Vec<Vec<u8>>,
-    /// Segment s spans `seg_off[s]..seg_off[s+1]` of `seg_term` / `seg_tf`.
+    /// The file's distinct terms, one after another: term `i` ends at `term_ends[i]` and
+    /// starts where term `i - 1` ends (one buffer, not an allocation per term).
+    pub term_text: Vec<u8>,
+    pub term_ends: Vec<u32>,
+    /// Segment s spans `seg_off[s]..seg_off[s+1]` of `seg`.
     pub seg_off: Vec<u32>,
-    /// Local term numbers (into `vocab`), ascending within a segment.
-    pub seg_term: Vec<u32>,
-    /// Counts.
-    pub seg_tf: Vec<u32>,
+    /// (local term number into the terms above, count), terms ascending within a segment.
+    pub seg: Vec<(u32, u32)>,
 }
 
 impl FileTerms {
@@ -47,10 +47,22 @@ impl FileTerms {
         self.seg_off.len().saturating_sub(1)
     }
 
+    /// The file's distinct terms, by local number.
+    pub fn terms(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        (0..self.term_ends.len()).map(|i| self.term(i as u32))
+    }
+
+    /// Local term `t`.
+    pub fn term(&self, t: u32) -> &[u8] {
+        let i = t as usize;
+        let start = if i == 0 { 0 } else { self.term_ends[i - 1] as usize };
+        &self.term_text[start..self.term_ends[i] as usize]
+    }
+
     /// (local term, count) pairs of segment `s`.
     pub fn segment(&self, s: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
         let (a, b) = (self.seg_off[s] as usize, self.seg_off[s + 1] as usize);
-        self.seg_term[a..b].iter().copied().zip(self.seg_tf[a..b].iter().copied())
+        self.seg[a..b].iter().copied()
     }
 }
 
@@ -100,14 +112,14 @@ pub fn file_terms(src: &[u8], facts: &FileFacts) -> FileTerms {
     drop(occ);
     let mut out = FileTerms {
         seg_off: Vec::with_capacity(nseg + 1),
-        seg_term: Vec::new(),
-        seg_tf: Vec::new(),
-        vocab: Vec::new(),
+        seg: Vec::new(),
+        term_text: Vec::new(),
+        term_ends: Vec::new(),
     };
     let mut acc = vec![0u32; words.len()];
     let mut touched: Vec<u32> = Vec::new();
     for s in 0..nseg {
-        out.seg_off.push(out.seg_term.len() as u32);
+        out.seg_off.push(out.seg.len() as u32);
         for &t in &by_seg[start[s] as usize..start[s + 1] as usize] {
             let slot = &mut acc[t as usize];
             if *slot == 0 {
@@ -117,13 +129,13 @@ pub fn file_terms(src: &[u8], facts: &FileFacts) -> FileTerms {
         }
         touched.sort_unstable();
         for &t in &touched {
-            out.seg_term.push(t);
-            out.seg_tf.push(std::mem::take(&mut acc[t as usize]));
+            out.seg.push((t, std::mem::take(&mut acc[t as usize])));
         }
         touched.clear();
     }
-    out.seg_off.push(out.seg_term.len() as u32);
-    out.vocab = (0..words.len() as u32).map(|t| words.term(t).to_vec()).collect();
+    out.seg_off.push(out.seg.len() as u32);
+    out.term_ends = words.ends.iter().map(|&e| e as u32).collect();
+    out.term_text = words.text;
     out
 }
 
@@ -304,7 +316,7 @@ impl PostingsBuilder {
         let defs = &d.facts.defs;
         let nseg = d.terms.segments();
         // Global term number of each local term; name terms are appended as they are met.
-        let mut gid: Vec<u32> = d.terms.vocab.iter().map(|t| self.intern(t)).collect();
+        let mut gid: Vec<u32> = d.terms.terms().map(|t| self.intern(t)).collect();
         // Which documents each segment counts towards: the file, the definition's own node,
         // and every enclosing function (a nested body is part of it); as (document, segment)
         // pairs sorted by document, the file's own left out (it counts every segment).
@@ -1289,7 +1301,7 @@ mod tests {
     fn seg_words(ft: &FileTerms, s: usize) -> Vec<(String, u32)> {
         let mut v: Vec<(String, u32)> = ft
             .segment(s)
-            .map(|(t, n)| (String::from_utf8_lossy(&ft.vocab[t as usize]).into_owned(), n))
+            .map(|(t, n)| (String::from_utf8_lossy(ft.term(t)).into_owned(), n))
             .collect();
         v.sort();
         v
