@@ -902,9 +902,7 @@ pub fn build_with(
                     .as_ref()
                     .and_then(|p| Some((p.gen_dir.as_path(), p.terms.as_ref()?.payload())));
                 let map = postings.map(&nodes.nodes, defs);
-                let mut pb = postings.builder;
-                pb.renumber(&map, nodes.nodes.len());
-                drop(map);
+                let pb = postings.builder;
                 let carried_from: Vec<Option<usize>> =
                     kept.iter().map(|it| if carry { it.cached } else { None }).collect();
                 let r = match previous.as_ref().filter(|_| carry) {
@@ -912,7 +910,15 @@ pub fn build_with(
                     None => Ok(None),
                 }
                 .and_then(|carried| {
-                    index::write::write_built_postings(dir, pb, &nodes.nodes, prev_terms, carried)
+                    let map = Some(&map[..]);
+                    index::write::write_built_postings(
+                        dir,
+                        pb,
+                        map,
+                        &nodes.nodes,
+                        prev_terms,
+                        carried,
+                    )
                 });
                 job_time(timing, "postings", t);
                 put(&posting_out, r);

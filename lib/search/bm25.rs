@@ -54,15 +54,32 @@ impl FileTerms {
 
     /// Local term `t`.
     pub fn term(&self, t: u32) -> &[u8] {
-        let i = t as usize;
-        let start = if i == 0 { 0 } else { self.term_ends[i - 1] as usize };
-        &self.term_text[start..self.term_ends[i] as usize]
+        nth_term(&self.term_text, &self.term_ends, t as usize)
     }
 
     /// (local term, count) pairs of segment `s`.
     pub fn segment(&self, s: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
         let (a, b) = (self.seg_off[s] as usize, self.seg_off[s + 1] as usize);
         self.seg[a..b].iter().copied()
+    }
+}
+
+/// Term `i` of terms stored one after another, term `i` ending at `ends[i]`.
+fn nth_term<'t>(text: &'t [u8], ends: &[u32], i: usize) -> &'t [u8] {
+    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+    &text[start..ends[i] as usize]
+}
+
+/// Terms copied out of a [`PostingsBuilder`], one after another, in sorted order.
+#[derive(Debug, Default)]
+pub struct SortedTerms {
+    text: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl SortedTerms {
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        (0..self.ends.len()).map(|i| &self.text[Vocab::span(&self.ends, i as u32)])
     }
 }
 
@@ -471,10 +488,36 @@ impl PostingsBuilder {
     /// it is written ([`Finished::extend_term`]), never held whole. `kinds` gives each node's kind
     /// code.
     pub fn finish(self, kinds: &[u8]) -> Finished<'static> {
-        let mut vocab = self.vocab;
-        vocab.table = hashbrown::HashTable::new();
+        let order = self.term_order();
+        self.finish_in(kinds, order)
+    }
+
+    /// The term numbers in sorted order (what [`PostingsBuilder::finish`] numbers the terms by).
+    pub fn term_order(&self) -> Vec<u32> {
+        let vocab = &self.vocab;
         let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| vocab.term(a).cmp(vocab.term(b)));
+        order
+    }
+
+    /// The terms in `order` ([`PostingsBuilder::term_order`]), copied: a dictionary can be
+    /// written from them while the builder goes on to renumber and finish.
+    pub fn terms_in(&self, order: &[u32]) -> SortedTerms {
+        let mut out = SortedTerms {
+            text: Vec::with_capacity(self.vocab.text.len()),
+            ends: Vec::with_capacity(order.len()),
+        };
+        for &t in order {
+            out.text.extend_from_slice(self.vocab.term(t));
+            out.ends.push(out.text.len());
+        }
+        out
+    }
+
+    /// [`PostingsBuilder::finish`] with the term order already computed.
+    pub fn finish_in(self, kinds: &[u8], order: Vec<u32>) -> Finished<'static> {
+        let mut vocab = self.vocab;
+        vocab.table = hashbrown::HashTable::new();
         let mut lists = self.lists;
         let mut post_off = Vec::with_capacity(order.len() + 1);
         let mut total = 0usize;
