@@ -1529,7 +1529,9 @@ enum Key {
 #[derive(Default)]
 struct Cell {
     pts: Vals,
-    readers: Vec<(u32, u32)>,
+    /// Two inline: Django's 226,000 cells have 3.3 readers on average, and a heap vector for
+    /// each cell's first one cost 3.7% of a definition edit's instructions (callgrind).
+    readers: SmallVec<[(u32, u32); 2]>,
 }
 
 /// The inter-procedural, flow-insensitive points-to analysis of Python's value flow: every
