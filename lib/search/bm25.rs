@@ -78,6 +78,7 @@ pub struct SortedTerms {
 }
 
 impl SortedTerms {
+    /// The terms, in sorted order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
         (0..self.ends.len()).map(|i| &self.text[Vocab::span(&self.ends, i as u32)])
     }
