@@ -1122,7 +1122,12 @@ pub fn build_with(
             }
         }
         None => {
-            let mut seen = std::collections::HashSet::with_capacity(g.edges.len());
+            // (Fx, not SipHash: on Django 151,000 edges, counted at the end of every build.)
+            let mut seen: fxhash::FxHashSet<(u32, u32, EdgeKind)> =
+                std::collections::HashSet::with_capacity_and_hasher(
+                    g.edges.len(),
+                    Default::default(),
+                );
             for e in &g.edges {
                 if seen.insert((e.src, e.dst, e.kind)) {
                     s.count_edge(e.kind, e.meta);

@@ -2167,7 +2167,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         if r.last() != Some(&me) && (r.len() > 16 || !r.contains(&me)) {
             r.push(me);
         }
-        out.extend(c.pts.iter().copied());
+        out.extend_from_slice(&c.pts);
     }
 
     fn add(&mut self, k: Key, vals: &[Val]) {
@@ -2775,13 +2775,13 @@ impl<'l, 'a> Flow<'l, 'a> {
                     NodeKind::File | NodeKind::Directory => {
                         let cell = match self.mod_attr.get(&(n, a)) {
                             Some((m, cell)) => {
-                                out.extend(m.iter().copied());
+                                out.extend_from_slice(m);
                                 *cell
                             }
                             None => {
                                 // The scope rules' answer never changes once asked.
                                 let m = lx.attr(*v, self.name(a), 0);
-                                out.extend(m.iter().copied());
+                                out.extend_from_slice(&m);
                                 let cell = if lx.kind(n) == NodeKind::File {
                                     self.cell(&Key::Var(n, a))
                                 } else {
@@ -2901,11 +2901,11 @@ impl<'l, 'a> Flow<'l, 'a> {
                         let names = lx.files[nfi].facts.flow.params(node.def).unwrap_or(&[]);
                         for &i in ps {
                             if let Some(Some(a)) = i.checked_sub(skip).and_then(|j| argv.get(j)) {
-                                out.extend(a.iter().copied());
+                                out.extend_from_slice(a);
                             }
                             if let Some(k) = kn.iter().position(|k| *k == self.fsym(nfi, names[i]))
                             {
-                                out.extend(kwv[k].iter().copied());
+                                out.extend_from_slice(&kwv[k]);
                             }
                         }
                     }
