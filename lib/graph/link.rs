@@ -1406,11 +1406,12 @@ pub(crate) fn dedup(v: &mut Vec<u32>) {
 }
 
 /// Moves the first occurrence of each value to the front, in order, until `cap` are there, and
-/// returns how many are. Short lists (most are a few values) are compared in place, without a
-/// set allocated: the value flow asks this of every callee it evaluates.
+/// returns how many are. Each value is compared with the ones kept so far, without a set
+/// allocated, when those are few: when the list is short (most are a few values) or the cap
+/// small (the value flow's, which asks this of every expression it evaluates).
 fn unique_prefix<T: Copy + Eq + std::hash::Hash>(v: &mut [T], cap: usize) -> usize {
     let mut w = 0;
-    let mut seen: Option<HashSet<T>> = (v.len() > 32).then(HashSet::default);
+    let mut seen: Option<HashSet<T>> = (v.len() > 32 && cap > 32).then(HashSet::default);
     for r in 0..v.len() {
         if w == cap {
             break;
@@ -1530,7 +1531,7 @@ enum Key {
 struct Cell {
     pts: Vals,
     /// Two inline: Django's 226,000 cells have 3.3 readers on average, and a heap vector for
-    /// each cell's first one cost 3.7% of a definition edit's instructions (callgrind).
+    /// each cell's first ones took 150,000 of a definition edit's 2.2 million mallocs.
     readers: SmallVec<[(u32, u32); 2]>,
 }
 
