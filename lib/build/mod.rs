@@ -910,7 +910,7 @@ pub fn build_with(
                     None => Ok(None),
                 }
                 .and_then(|carried| {
-                    let map = Some(&map[..]);
+                    let map = Some(map.as_slice());
                     index::write::write_built_postings(
                         dir,
                         pb,

@@ -70,17 +70,15 @@ fn nth_term<'t>(text: &'t [u8], ends: &[u32], i: usize) -> &'t [u8] {
     &text[start..ends[i] as usize]
 }
 
-/// Terms copied out of a [`PostingsBuilder`], one after another, in sorted order.
-#[derive(Debug, Default)]
-pub struct SortedTerms {
-    text: Vec<u8>,
-    ends: Vec<usize>,
-}
+/// Terms copied out of a [`PostingsBuilder`] in sorted order (a [`Vocab`] without its table:
+/// nothing is looked up in it).
+#[derive(Default)]
+pub struct SortedTerms(Vocab);
 
 impl SortedTerms {
     /// The terms, in sorted order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
-        (0..self.ends.len()).map(|i| &self.text[Vocab::span(&self.ends, i as u32)])
+        (0..self.0.len() as u32).map(|t| self.0.term(t))
     }
 }
 
@@ -504,15 +502,16 @@ impl PostingsBuilder {
     /// The terms in `order` ([`PostingsBuilder::term_order`]), copied: a dictionary can be
     /// written from them while the builder goes on to renumber and finish.
     pub fn terms_in(&self, order: &[u32]) -> SortedTerms {
-        let mut out = SortedTerms {
+        let mut out = Vocab {
             text: Vec::with_capacity(self.vocab.text.len()),
             ends: Vec::with_capacity(order.len()),
+            table: hashbrown::HashTable::new(),
         };
         for &t in order {
             out.text.extend_from_slice(self.vocab.term(t));
             out.ends.push(out.text.len());
         }
-        out
+        SortedTerms(out)
     }
 
     /// [`PostingsBuilder::finish`] with the term order already computed.
