@@ -86,12 +86,33 @@ impl SortedTerms {
 pub fn file_terms(src: &[u8], facts: &FileFacts) -> FileTerms {
     let defs = &facts.defs;
     // The file's terms, numbered in order of first occurrence.
-    let mut words = Vocab::default();
+    // Sized for a file's distinct words and terms (about one per 32 bytes of code), so that
+    // neither table grows and rehashes a few times per file.
+    let mut words = Vocab::with_capacity(src.len() / 32);
     // (segment, local term) for every token, in document order.
     let mut occ: Vec<(u32, u32)> = Vec::with_capacity(src.len() / 8);
     let mut stack: Vec<usize> = Vec::new(); // indices of open definitions
     let mut next_def = 0usize;
-    tokenize::tokens(src, |pos, term| {
+    // Each distinct word is lower-cased, split and its terms numbered once; its later
+    // occurrences repeat those numbers (a file uses the same identifiers over and over).
+    let mut seen = Vocab::with_capacity(src.len() / 32);
+    let mut word_terms: Vec<std::ops::Range<u32>> = Vec::new();
+    let mut term_ids: Vec<u32> = Vec::new();
+    let mut buf = Vec::with_capacity(tokenize::MAX_WORD);
+    tokenize::words(src, |pos, word| {
+        if word.len() < 2 {
+            return; // no term: a term has two bytes or more
+        }
+        let w = seen.intern(word) as usize;
+        if w == word_terms.len() {
+            let start = term_ids.len() as u32;
+            tokenize::word_terms(word, &mut buf, |t| term_ids.push(words.intern(t)));
+            word_terms.push(start..term_ids.len() as u32);
+        }
+        let terms = word_terms[w].clone();
+        if terms.is_empty() {
+            return;
+        }
         let pos = pos as u32;
         // Open every definition starting at or before `pos`, closing finished ones first.
         while next_def < defs.len() && defs[next_def].byte_start <= pos {
@@ -105,7 +126,7 @@ pub fn file_terms(src: &[u8], facts: &FileFacts) -> FileTerms {
             stack.pop();
         }
         let seg = stack.last().map_or(0, |&d| d as u32 + 1);
-        occ.push((seg, words.intern(term)));
+        occ.extend(term_ids[terms.start as usize..terms.end as usize].iter().map(|&t| (seg, t)));
     });
     // The tokens grouped by segment (a counting sort, stable), then counted per segment with
     // one accumulator: the same (segment, term)-ordered runs as sorting every token, in
@@ -188,6 +209,14 @@ impl std::fmt::Debug for Vocab {
 }
 
 impl Vocab {
+    fn with_capacity(terms: usize) -> Vocab {
+        Vocab {
+            text: Vec::with_capacity(terms * 8),
+            ends: Vec::with_capacity(terms),
+            table: hashbrown::HashTable::with_capacity(terms),
+        }
+    }
+
     fn len(&self) -> usize {
         self.ends.len()
     }

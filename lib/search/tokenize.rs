@@ -14,6 +14,12 @@ pub const MAX_WORD: usize = 64;
 /// Calls `emit(byte_offset, term)` for every term of `text`, in order.
 pub fn tokens(text: &[u8], mut emit: impl FnMut(usize, &[u8])) {
     let mut buf: Vec<u8> = Vec::with_capacity(MAX_WORD);
+    words(text, |start, word| word_terms(word, &mut buf, |t| emit(start, t)));
+}
+
+/// Calls `emit(byte_offset, word)` for every word of `text` that may have terms (those of at
+/// most [`MAX_WORD`] bytes), in order; [`word_terms`] gives its terms.
+pub fn words(text: &[u8], mut emit: impl FnMut(usize, &[u8])) {
     let mut i = 0;
     let n = text.len();
     while i < n {
@@ -26,10 +32,9 @@ pub fn tokens(text: &[u8], mut emit: impl FnMut(usize, &[u8])) {
             i += 1;
         }
         let word = &text[start..i];
-        if word.len() > MAX_WORD {
-            continue;
+        if word.len() <= MAX_WORD {
+            emit(start, word);
         }
-        word_terms(word, &mut buf, |t| emit(start, t));
     }
 }
 
@@ -58,7 +63,8 @@ fn is_word_byte(b: u8) -> bool {
 }
 
 /// Emits the terms of one word: the whole word lower-cased, then its parts if it has several.
-fn word_terms(word: &[u8], buf: &mut Vec<u8>, mut emit: impl FnMut(&[u8])) {
+/// `buf` is scratch space.
+pub fn word_terms(word: &[u8], buf: &mut Vec<u8>, mut emit: impl FnMut(&[u8])) {
     let trimmed = trim_underscores(word);
     if trimmed.len() < 2 {
         // No term, and at most one part (of one byte).
