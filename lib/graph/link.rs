@@ -66,6 +66,10 @@ fn flow_meta(n: usize) -> u8 {
     if n <= 1 { META_FLOW } else { META_FLOW + n.min(15) as u8 }
 }
 
+/// The functions (and classes) a call may reach: almost always one or two, kept inline (the
+/// value flow asks for them at every call, method lookup and implicit call it evaluates).
+type Targets = SmallVec<[u32; 4]>;
+
 /// How deep a chain of bindings may go before we give up (cycles, pathological code).
 const MAX_DEPTH: u32 = 24;
 /// Most alternatives carried for one name.
@@ -743,8 +747,9 @@ impl<'a> Linker<'a> {
     }
 
     /// Callable targets: functions and classes (instantiation); instances through `__call__`.
-    fn callables(&self, vals: &[Val]) -> Vec<u32> {
-        let mut out = Vec::new();
+    /// The functions and classes among `vals` (an instance: its `__call__`), each once.
+    fn callables(&self, vals: &[Val]) -> Targets {
+        let mut out = Targets::new();
         for v in vals {
             match *v {
                 Val::Node(n) if matches!(self.kind(n), NodeKind::Function | NodeKind::Class) => {
@@ -762,7 +767,8 @@ impl<'a> Linker<'a> {
                 _ => {}
             }
         }
-        dedup(&mut out);
+        let n = unique_prefix(&mut out, usize::MAX);
+        out.truncate(n);
         out
     }
 
@@ -772,7 +778,8 @@ impl<'a> Linker<'a> {
             Callee::Name(n) => {
                 let vals = self.resolve_name(fi, scope, n, 0);
                 let t = self.callables(&vals);
-                return (t.clone(), ambiguity(t.len()));
+                let a = ambiguity(t.len());
+                return (t.into_vec(), a);
             }
             Callee::Chain(c) => {
                 let (head, attr) = c.rsplit_once('.').unwrap_or(("", c));
@@ -793,7 +800,8 @@ impl<'a> Linker<'a> {
                     })
                     .unwrap_or_default();
                 let t = self.callables(&vals);
-                return (t.clone(), ambiguity(t.len()));
+                let a = ambiguity(t.len());
+                return (t.into_vec(), a);
             }
             Callee::OnCall(f, attr) => {
                 let vals = self.resolve_chain(fi, scope, f, 0);
@@ -817,7 +825,8 @@ impl<'a> Linker<'a> {
         }
         let t = self.callables(&found);
         if !t.is_empty() {
-            return (t.clone(), ambiguity(t.len()));
+            let a = ambiguity(t.len());
+            return (t.into_vec(), a);
         }
         if typed || found.contains(&Val::External) {
             // The receiver's type is known and has no such method in the repository: it comes
@@ -2035,7 +2044,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                             return (Vec::new(), 0);
                         }
                         let n = t.iter().filter(|x| !fl.wrapped.contains(x)).count();
-                        (t, n)
+                        (t.into_vec(), n)
                     })
                     .collect()
             })
@@ -2605,13 +2614,11 @@ impl<'l, 'a> Flow<'l, 'a> {
     }
 
     /// Functions named `name` found on class `c` through its MRO.
-    fn method(&mut self, c: u32, name: Sym) -> Vec<u32> {
+    fn method(&mut self, c: u32, name: Sym) -> Targets {
         let vals = self.class_member(c, name, 0);
-        self.lx
-            .callables(&vals)
-            .into_iter()
-            .filter(|&n| self.lx.kind(n) == NodeKind::Function)
-            .collect()
+        let mut t = self.lx.callables(&vals);
+        t.retain(|n| self.lx.kind(*n) == NodeKind::Function);
+        t
     }
 
     /// Member `name` of class `c` looked up along its C3 MRO, starting at position `skip`.
