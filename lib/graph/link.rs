@@ -33,7 +33,13 @@
 //! reverse order loses 290 of the 151,000 edges, gains 248 others and takes a third longer
 //! (an import-ordered walk, dependencies first, differs likewise and is no faster). Solving
 //! only what an edit reaches (a definition edit in 100 ms) needs an order-independent flow
-//! first.
+//! first: a monotone one, where every answer only grows with what it reads. Today's is not
+//! in four places, which such a redesign has to replace: the cap (on Django 3,195 of the
+//! 226,000 cells end full, read by 20,400 units: an order-free cap is a "too many" value
+//! that spreads to whatever reads it); a member chain, whose answer is replaced when an
+//! earlier base gains the name; a call answered by the builtin rules while its callee holds
+//! no known function or class (and still so once it does); and a decorated definition, bound
+//! to itself while its decorator's result is unknown (and still so once it is known).
 //!
 //! What cannot be proven is not linked, with one exception: a method called on a receiver of
 //! unknown type is linked to the candidates visible from the caller (classes in the same file
