@@ -753,7 +753,7 @@ impl<'a> Linker<'a> {
     }
 
     /// Callable targets: functions and classes (instantiation); instances through `__call__`.
-    /// The functions and classes among `vals` (an instance: its `__call__`), each once.
+    /// Each once, in the order of `vals`.
     fn callables(&self, vals: &[Val]) -> Targets {
         let mut out = Targets::new();
         for v in vals {

@@ -1398,6 +1398,30 @@ mod tests {
         assert!(seg_words(&ft, 4).iter().any(|(w, _)| w == "delta"));
     }
 
+    #[test]
+    fn a_repeated_word_counts_every_time() {
+        // Each distinct word is split once and its terms repeated: the counts must be those of
+        // every token, split or not, single bytes and over-long words left out.
+        let one = "def getUserName(user_id):\n    getUserName = user_id or getUserName\n    \
+                   return __x__ + x + getUserName + \u{c9}t\u{e9}Name_2 + GETUSERNAME\n";
+        let src = format!("{}{}\n", one.repeat(3), "a".repeat(tokenize::MAX_WORD + 1));
+        let facts = Extractor::new().extract(src.as_bytes());
+        let ft = file_terms(src.as_bytes(), &facts);
+        let mut got = std::collections::BTreeMap::new();
+        for s in 0..ft.segments() {
+            for (w, n) in seg_words(&ft, s) {
+                *got.entry(w).or_insert(0) += n;
+            }
+        }
+        let mut want = std::collections::BTreeMap::new();
+        for t in tokenize::terms(&src) {
+            *want.entry(t).or_insert(0) += 1;
+        }
+        assert_eq!(got, want);
+        assert_eq!(want["getusername"], 15);
+        assert_eq!(want["user_id"], 6);
+    }
+
     /// Our on-disk scoring must agree with the `bm25` crate's in-memory engine given the same
     /// tokenizer, parameters and average length.
     #[test]
