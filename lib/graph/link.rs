@@ -1433,6 +1433,9 @@ pub(crate) fn dedup(v: &mut Vec<u32>) {
 /// allocated, when those are few: when the list is short (most are a few values) or the cap
 /// small (the value flow's, which asks this of every expression it evaluates).
 fn unique_prefix<T: Copy + Eq + std::hash::Hash>(v: &mut [T], cap: usize) -> usize {
+    if v.len() < 2 {
+        return v.len().min(cap);
+    }
     let mut w = 0;
     let mut seen: Option<HashSet<T>> = (v.len() > 32 && cap > 32).then(HashSet::default);
     for r in 0..v.len() {
@@ -2197,7 +2200,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         if r.last() != Some(&me) && (r.len() > 16 || !r.contains(&me)) {
             r.push(me);
         }
-        out.extend_from_slice(&c.pts);
+        append(out, &c.pts);
     }
 
     fn add(&mut self, k: Key, vals: &[Val]) {
@@ -2390,7 +2393,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     PyExpr::Coll(items) => {
                         let mut vals = Vals::new();
                         for &i in flow.list(*items) {
-                            vals.extend(self.eval(fi, i, 0));
+                            append(&mut vals, &self.eval(fi, i, 0));
                         }
                         self.add(Key::Elem(fi as u32, e as u32), &cap_pts(vals));
                     }
@@ -2491,7 +2494,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         }
         match self.memo.get(e as usize) {
             Some(&(s, n)) if s != MEMO_NONE.0 => {
-                return Vals::from_slice(&self.memo_buf[s as usize..(s + n) as usize]);
+                return vals_of(&self.memo_buf[s as usize..(s + n) as usize]);
             }
             Some(_) => self.memo[e as usize] = (0, 0), // a cycle reads nothing
             None => return cap_pts(self.eval_uncached(fi, e, depth)),
@@ -2499,7 +2502,9 @@ impl<'l, 'a> Flow<'l, 'a> {
         let mut v = self.eval_uncached(fi, e, depth);
         dedup_pts(&mut v);
         self.memo[e as usize] = (self.memo_buf.len() as u32, v.len() as u32);
-        self.memo_buf.extend_from_slice(&v);
+        for &x in &v {
+            self.memo_buf.push(x);
+        }
         v
     }
 
@@ -2555,7 +2560,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     slot
                 };
                 let (v, c) = &self.name_tab[slot as usize];
-                let (mut out, c) = (Vals::from_slice(v), *c);
+                let (mut out, c) = (vals_of(v), *c);
                 self.read(c, &mut out);
                 out
             }
@@ -2571,7 +2576,8 @@ impl<'l, 'a> Flow<'l, 'a> {
                 if let Some(&ci) = self.ix.call_at[fi].get(e as usize)
                     && let Some(slot) = self.callee[fi].get_mut(ci as usize)
                 {
-                    slot.clone_from(&fv);
+                    slot.clear();
+                    append(slot, &fv);
                 }
                 let argv: Vec<Option<Vals>> = args
                     .iter()
@@ -2605,7 +2611,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             PyExpr::Union(xs) => {
                 let mut out = Vals::new();
                 for &i in flow.list(*xs) {
-                    out.extend(self.eval(fi, i, depth + 1));
+                    append(&mut out, &self.eval(fi, i, depth + 1));
                 }
                 out
             }
@@ -2664,7 +2670,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             let o = self.chain_own(ci, pos);
             let (v, cell) = &self.own_tab[o as usize];
             let cell = *cell;
-            out.extend_from_slice(v);
+            append(&mut out, v);
             self.read(cell, &mut out);
             if !out.is_empty() {
                 return out;
@@ -2695,8 +2701,8 @@ impl<'l, 'a> Flow<'l, 'a> {
                 self.cells[cell as usize].readers.push((CHAIN_READER, ci as u32));
                 self.chain_tab[ci].watched = pos as u32 + 1;
             }
-            let mut out = Vals::from_slice(&self.own_tab[o as usize].0);
-            out.extend_from_slice(&self.cells[cell as usize].pts);
+            let mut out = vals_of(&self.own_tab[o as usize].0);
+            append(&mut out, &self.cells[cell as usize].pts);
             if !out.is_empty() {
                 return out;
             }
@@ -2799,17 +2805,17 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                 }
                 Val::Node(n) => match lx.kind(n) {
-                    NodeKind::Class => out.extend(self.class_member(n, a, 0)),
+                    NodeKind::Class => append(&mut out, &self.class_member(n, a, 0)),
                     NodeKind::File | NodeKind::Directory => {
                         let cell = match self.mod_attr.get(&(n, a)) {
                             Some((m, cell)) => {
-                                out.extend_from_slice(m);
+                                append(&mut out, m);
                                 *cell
                             }
                             None => {
                                 // The scope rules' answer never changes once asked.
                                 let m = lx.attr(*v, self.name(a), 0);
-                                out.extend_from_slice(&m);
+                                append(&mut out, &m);
                                 let cell = if lx.kind(n) == NodeKind::File {
                                     self.cell(&Key::Var(n, a))
                                 } else {
@@ -2825,7 +2831,7 @@ impl<'l, 'a> Flow<'l, 'a> {
                     }
                     NodeKind::Function => self.get_into(&Key::Attr(n, a), &mut out),
                 },
-                Val::Super(c) => out.extend(self.class_member(c, a, 1)),
+                Val::Super(c) => append(&mut out, &self.class_member(c, a, 1)),
                 Val::External => out.push(Val::External),
                 Val::Coll(..) => {}
             }
@@ -2929,15 +2935,15 @@ impl<'l, 'a> Flow<'l, 'a> {
                         let names = lx.files[nfi].facts.flow.params(node.def).unwrap_or(&[]);
                         for &i in ps {
                             if let Some(Some(a)) = i.checked_sub(skip).and_then(|j| argv.get(j)) {
-                                out.extend_from_slice(a);
+                                append(&mut out, a);
                             }
                             if let Some(k) = kn.iter().position(|k| *k == self.fsym(nfi, names[i]))
                             {
-                                out.extend_from_slice(&kwv[k]);
+                                append(&mut out, &kwv[k]);
                             }
                         }
                     }
-                    out.extend(lx.call_results(&[*v], 0));
+                    append(&mut out, &lx.call_results(&[*v], 0));
                 }
                 Val::Node(c) if lx.kind(c) == NodeKind::Class => {
                     out.push(Val::Inst(c));
@@ -3204,6 +3210,21 @@ impl<'l, 'a> Flow<'l, 'a> {
             _ => {}
         }
     }
+}
+
+/// Appends `vals` to `out`. (`extend_from_slice` calls `memcpy` for every few values: a
+/// twelfth of the value flow's instructions went to copying cells into the values read.)
+fn append(out: &mut Vals, vals: &[Val]) {
+    for &v in vals {
+        out.push(v);
+    }
+}
+
+/// `vals` as [`Vals`] (see [`append`]).
+fn vals_of(vals: &[Val]) -> Vals {
+    let mut out = Vals::new();
+    append(&mut out, vals);
+    out
 }
 
 /// Removes repeated values (keeping the first of each) and keeps the first [`MAX_PTS`].
