@@ -835,7 +835,7 @@ impl<'a> Linker<'a> {
                 Val::Node(n) if self.kind(n) != NodeKind::Function => typed = true,
                 _ => {}
             }
-            found.extend(self.attr(*r, attr, 0));
+            append(&mut found, &self.attr(*r, attr, 0));
         }
         let t = self.callables(&found);
         if !t.is_empty() {
@@ -1059,7 +1059,10 @@ impl<'a> Linker<'a> {
                             if let Some(sub) = self.submodule(mn, name) {
                                 out.push(Val::Node(sub));
                             } else if self.kind(mn) == NodeKind::File {
-                                out.extend(self.module_attr(self.file_of(mn), name, depth + 1));
+                                append(
+                                    &mut out,
+                                    &self.module_attr(self.file_of(mn), name, depth + 1),
+                                );
                             }
                         }
                         other => out.push(other),
@@ -1093,13 +1096,13 @@ impl<'a> Linker<'a> {
         }
         let key = (fi as u32, name);
         if let Some(v) = self.memo_attr.borrow().get(&key) {
-            return Vals::from_slice(v);
+            return vals_of(v);
         }
         self.memo_attr.borrow_mut().insert(key, Vals::new());
         let mut out = Vals::new();
         if let Some(bs) = self.module_scope[fi].get(name) {
             for b in bs {
-                out.extend(self.resolve_binding(*b, depth + 1));
+                append(&mut out, &self.resolve_binding(*b, depth + 1));
             }
         }
         if out.is_empty() {
@@ -1110,7 +1113,7 @@ impl<'a> Linker<'a> {
                         && self.kind(mn) == NodeKind::File
                         && self.star_exports(self.file_of(mn), name, depth + 1)
                     {
-                        out.extend(self.module_attr(self.file_of(mn), name, depth + 1));
+                        append(&mut out, &self.module_attr(self.file_of(mn), name, depth + 1));
                     }
                 }
             }
@@ -1121,7 +1124,7 @@ impl<'a> Linker<'a> {
             out.push(Val::Node(sub));
         }
         let out = cap(out);
-        self.memo_attr.borrow_mut().insert(key, Vals::from_slice(&out));
+        self.memo_attr.borrow_mut().insert(key, vals_of(&out));
         out
     }
 
@@ -1283,15 +1286,15 @@ impl<'a> Linker<'a> {
         };
         let key = (n, name);
         if let Some(v) = self.memo_local.borrow().get(&key) {
-            return Vals::from_slice(v);
+            return vals_of(v);
         }
         self.memo_local.borrow_mut().insert(key, Vals::new());
         let mut out = Vals::new();
         for b in bs {
-            out.extend(self.resolve_binding(*b, depth + 1));
+            append(&mut out, &self.resolve_binding(*b, depth + 1));
         }
         let out = cap(out);
-        self.memo_local.borrow_mut().insert(key, Vals::from_slice(&out));
+        self.memo_local.borrow_mut().insert(key, vals_of(&out));
         out
     }
 
@@ -1309,7 +1312,7 @@ impl<'a> Linker<'a> {
             }
             let mut next = Vals::new();
             for v in vals {
-                next.extend(self.attr(v, p, depth + 1));
+                append(&mut next, &self.attr(v, p, depth + 1));
             }
             vals = cap(next);
         }
@@ -1347,11 +1350,11 @@ impl<'a> Linker<'a> {
         }
         let key = (c, name);
         if let Some(v) = self.memo_member.borrow().get(&key) {
-            return Vals::from_slice(v);
+            return vals_of(v);
         }
         self.memo_member.borrow_mut().insert(key, Vals::new());
         let out = self.member_uncached(c, name, depth);
-        self.memo_member.borrow_mut().insert(key, Vals::from_slice(&out));
+        self.memo_member.borrow_mut().insert(key, vals_of(&out));
         out
     }
 
@@ -1359,7 +1362,7 @@ impl<'a> Linker<'a> {
         if let Some(bs) = self.attrs.get(&(c, name)) {
             let mut out = Vals::new();
             for b in bs {
-                out.extend(self.resolve_binding(*b, depth + 1));
+                append(&mut out, &self.resolve_binding(*b, depth + 1));
             }
             if !out.is_empty() {
                 return cap(out);
@@ -2722,7 +2725,7 @@ impl<'l, 'a> Flow<'l, 'a> {
             v.push(Val::Node(m));
         } else if let Some(bs) = lx.attrs.get(&(k, s)) {
             for b in bs {
-                v.extend(lx.resolve_binding(*b, 0));
+                append(&mut v, &lx.resolve_binding(*b, 0));
             }
         }
         let cell = self.cell(&Key::Attr(k, name));
