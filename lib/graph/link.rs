@@ -2505,6 +2505,7 @@ impl<'l, 'a> Flow<'l, 'a> {
         let mut v = self.eval_uncached(fi, e, depth);
         dedup_pts(&mut v);
         self.memo[e as usize] = (self.memo_buf.len() as u32, v.len() as u32);
+        // Pushed, not `extend_from_slice`d, for the reason given at [`append`].
         for &x in &v {
             self.memo_buf.push(x);
         }
