@@ -226,10 +226,10 @@ fn mutated_indexes_never_crash_a_reader() {
     d.cmd("cds-build").arg("-q").ok();
     assert!(index_has(&d.path(".cds"), "history.rkyv"));
     assert!(index_has(&d.path(".cds"), "messages.rkyv"));
-    // A comment edited, so the live generation's postings are a delta over the first one's
-    // (linked into it), and both are damaged in turn.
+    // A definition added, so the live generation's postings are a delta over the first one's
+    // (linked into it) that renumbers the documents after it, and both are damaged in turn.
     let cart = std::fs::read_to_string(d.path("shop/cart.py")).unwrap();
-    d.write("shop/cart.py", format!("# the cart's total, discounted\n{cart}"));
+    d.write("shop/cart.py", format!("def _note():\n    return 'discounted'\n\n{cart}"));
     d.cmd("cds-build").arg("-q").ok();
     assert!(index_has(&d.path(".cds"), "postings-delta.rkyv"));
     let index = d.path(".cds");

@@ -279,20 +279,50 @@ fn postings_deltas_add_up_and_are_written_whole_again() {
     step("pkg/m3.py", module(3, "quokka"), "another file's comment", true);
     step("pkg/m1.py", module(1, "module 1 again"), "the first file again, a word gone", true);
     step("pkg/m4.py", module(4, "quokka zebra"), "the last file's comment", true);
-    // A definition added in the middle renumbers the documents after it.
+    // A definition added in the middle renumbers the documents after it: the delta shifts
+    // the base's documents past it.
     step(
         "pkg/m2.py",
         format!("{}\ndef added():\n    return 1\n", module(2, "module 2")),
         "a definition added",
-        false,
+        true,
     );
-    step("pkg/m0.py", module(0, "zebra"), "a delta over the new base", true);
+    step("pkg/m0.py", module(0, "zebra"), "a comment before the renumbered documents", true);
+    step("pkg/m2.py", module(2, "module 2 quokka"), "the definition removed again", true);
+    d.write("pkg/m5.py", module(5, "zebra five"));
+    step("pkg/m1.py", module(1, "zebra"), "a file added, another edited", true);
+    std::fs::remove_file(d.path("pkg/m3.py")).unwrap();
+    step("pkg/m4.py", module(4, "quokka four"), "a file removed, another edited", true);
+    d.write("pkg/m3.py", module(3, "quokka"));
     // Past the size a delta may take, the postings are written whole.
     d.write("pkg/m3.py", module(3, "quokka again"));
     std::thread::sleep(std::time::Duration::from_millis(15));
     d.cmd("cds-build").arg("-q").env("CDS_DELTA_POSTINGS", "0").ok();
     assert!(!generation_has(&d, "postings-delta.rkyv"), "a delta too big is not written");
     step("pkg/m3.py", module(3, "quokka zebra"), "after compaction", true);
+}
+
+/// A delta in the layout before deltas could renumber documents (format 5) is refused as an
+/// older index's, with the one-line advice; cds-build then builds from scratch.
+#[test]
+fn a_delta_in_the_older_layout_is_refused_and_built_again() {
+    let d = Dir::demo("incremental-old-delta");
+    d.cmd("cds-build").arg("-q").ok();
+    let cart = std::fs::read_to_string(d.path("shop/cart.py")).unwrap();
+    d.write("shop/cart.py", format!("# the cart's total\n{cart}"));
+    std::thread::sleep(std::time::Duration::from_millis(15));
+    d.cmd("cds-build").arg("-q").ok();
+    let ix = d.path(".cds");
+    let current = std::fs::read_to_string(ix.join("CURRENT")).unwrap();
+    let delta = ix.join(current.trim()).join("postings-delta.rkyv");
+    let mut bytes = std::fs::read(&delta).unwrap();
+    bytes[8..12].copy_from_slice(&5u32.to_le_bytes());
+    std::fs::write(&delta, bytes).unwrap();
+    let err = d.cmd("cds-search").arg("cart").stderr_of(2);
+    assert!(err.contains("is from an older cds: run cds-build"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    d.cmd("cds-build").arg("-q").ok();
+    assert!(d.cmd("cds-search").arg("cart").ok().contains("shop/cart.py"));
 }
 
 /// Builds `d` incrementally and `cold_ix` from scratch, and checks that the two agree: counts,

@@ -1976,11 +1976,9 @@ impl Previous {
         // Old node -> new node: a file's nodes are its node and its definitions' after it, the
         // same number of them for the same facts, in the same order in both generations.
         let mut map = vec![graph::NONE; old_lens.len()];
-        let mut old_used = vec![false; self.blocks.len()];
         for (j, &c) in carried.iter().enumerate() {
             let Some(i) = c else { continue };
             let (old, len) = *self.blocks.get(i).ok_or_else(mismatch)?;
-            old_used[i] = true;
             let new = new_start[j];
             let new_len = nodes
                 .get(new as usize..)
@@ -2020,28 +2018,18 @@ impl Previous {
         if terms.len() != view.n_terms() {
             return Err(mismatch());
         }
-        // When every carried document keeps its number (a rebuild that kept its links), the
-        // postings may be written as a delta over the previous ones, and otherwise a term none
-        // of whose documents changed takes its postings whole, without decoding them; up to a
-        // size whose pages may stay mapped until they are written.
-        let unmoved = map.iter().enumerate().all(|(k, &n)| n == graph::NONE || n == k as u32);
-        let layer = unmoved.then(|| {
-            // The documents of the files counted again, and of the files gone.
-            let mut changed: Vec<std::ops::Range<u32>> = Vec::new();
-            for (n, node) in nodes.iter().enumerate() {
-                let counted = carried.get(node.file as usize).is_some_and(Option::is_none);
-                let n = n as u32;
-                match changed.last_mut() {
-                    Some(r) if r.end == n && counted => r.end = n + 1,
-                    _ if counted => changed.push(n..n + 1),
-                    _ => {}
-                }
-            }
-            for (&(old, len), _) in self.blocks.iter().zip(&old_used).filter(|(_, u)| !**u) {
-                changed.push(old..old + len);
-            }
-            bm25::Layer { prev: view, dict, base_crc: postings.header_crc(), changed }
+        // The postings may be written as a delta over the previous ones (the carried documents
+        // renumbered by it); otherwise, when every carried document keeps its number (a rebuild
+        // that kept its links), a term none of whose documents changed takes its postings
+        // whole, without decoding them, up to a size whose pages may stay mapped until they
+        // are written.
+        let layer = Some(bm25::Layer {
+            prev: view,
+            dict,
+            base_crc: postings.header_crc(),
+            map: map.clone(),
         });
+        let unmoved = map.iter().enumerate().all(|(k, &n)| n == graph::NONE || n == k as u32);
         let unmoved =
             (unmoved && !view.has_delta() && postings.payload().len() as u64 <= sink::DEFER_BYTES)
                 .then(|| {

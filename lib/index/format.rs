@@ -22,12 +22,17 @@
 use rkyv::{Archive, Deserialize, Serialize};
 
 /// Bumped whenever any file's layout or meaning changes.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// The oldest version readers take: version 5 added `postings-delta.rkyv` and changed nothing
 /// else, so a version 4 generation reads as one without a delta (and version 4 readers refuse
-/// a version 5 index, whose delta they would not see).
+/// a version 5 index, whose delta they would not see). Version 6 changed only the delta's
+/// layout (it may renumber documents: [`PostingsDelta::base_replaced`]), so an older
+/// generation reads as it did unless it has a delta, which [`MIN_DELTA_VERSION`] refuses.
 pub const MIN_READ_VERSION: u32 = 4;
+
+/// The oldest `postings-delta.rkyv` readers take (see [`MIN_READ_VERSION`]).
+pub const MIN_DELTA_VERSION: u32 = 6;
 
 /// rkyv layout of this build: little endian (1), aligned (2), 32-bit relative pointers (4).
 /// The format is fixed by Cargo features; recording it catches a build with other features.
@@ -313,13 +318,16 @@ pub struct PostingsFile {
     pub added_ends: Vec<u32>,
 }
 
-/// `postings-delta.rkyv`: what a rebuild that kept every unchanged document's number writes
-/// instead of the whole postings, over the previous generation's `postings.rkyv` (its base,
-/// hard-linked into the new generation): the postings of the documents of the files that
-/// changed since the base was written, and the document statistics whole. A reader takes a
-/// term's base postings but for the documents in `replaced`, and the delta's for those. A
-/// rebuild whose delta would grow past a fraction of its base, or that renumbers documents,
-/// writes the postings whole again (and no delta).
+/// `postings-delta.rkyv`: what a rebuild writes instead of the whole postings, over the
+/// previous generation's `postings.rkyv` (its base, hard-linked into the new generation): the
+/// postings of the documents of the files that changed since the base was written, and the
+/// document statistics whole. Documents are nodes, numbered in path order, so a definition
+/// added or removed renumbers the documents after it: the delta replaces ranges of the base's
+/// documents (`base_replaced`) by ranges of this generation's (`replaced`), and the base's
+/// documents between two ranges keep their order, shifted by the same amount. A reader takes
+/// a term's base postings but for the documents in `base_replaced`, each shifted, and the
+/// delta's for the documents in `replaced`. A rebuild whose delta would grow past a fraction
+/// of its base writes the postings whole again (and no delta).
 #[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
 pub struct PostingsDelta {
     /// The CRC-32 in the base's header: a delta is never read over another base.
@@ -333,6 +341,12 @@ pub struct PostingsDelta {
     /// The documents whose postings are here, not in the base: sorted, disjoint ranges, as
     /// (start, end) pairs flattened.
     pub replaced: Vec<u32>,
+    /// The base's documents that range `i` of `replaced` replaces, numbered as in the base,
+    /// likewise flattened: one pair per pair of `replaced`. Between two ranges (and before the
+    /// first) the base's documents and this generation's correspond one to one, in order, so
+    /// base document `d` past range `i` is document `d + replaced[2i + 1] - base_replaced[2i
+    /// + 1]`.
+    pub base_replaced: Vec<u32>,
     /// The term numbers with postings here, ascending; term `terms[i]`'s postings are
     /// `off[i]..off[i + 1]` of `doc` / `tf`.
     pub terms: Vec<u32>,

@@ -12,9 +12,9 @@
 //!                         shared by generations, appended to: `write::AppendedFile`)
 //!                         (terms.fst may be an earlier generation's: postings.rkyv lists the
 //!                         words added since, see `format::PostingsFile`)
-//!                         postings-delta.rkyv (only after a rebuild that kept every unchanged
-//!                         document's number: postings.rkyv is then an earlier generation's,
-//!                         hard-linked, and this holds the changed documents' postings, see
+//!                         postings-delta.rkyv (only after a rebuild: postings.rkyv is then
+//!                         an earlier generation's, hard-linked, and this holds the changed
+//!                         documents' postings and how the others were renumbered, see
 //!                         `format::PostingsDelta`)
 //!                         history.rkyv, messages.rkyv (only for a git work tree: see
 //!                         `crate::history`)

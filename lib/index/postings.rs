@@ -1,5 +1,5 @@
 //! The BM25 postings as readers see them: `postings.rkyv`, and over it the
-//! `postings-delta.rkyv` a rebuild that kept every unchanged document's number wrote (see
+//! `postings-delta.rkyv` a rebuild wrote, which may renumber the base's documents (see
 //! [`crate::index::format::PostingsDelta`]). Every accessor tolerates damaged bytes that passed
 //! validation (offsets out of order, unsorted ranges): wrong answers, never a panic.
 
@@ -157,10 +157,14 @@ impl<'a> Postings<'a> {
         (slice(&d.doc, lo, hi), slice(&d.tf, lo, hi))
     }
 
-    /// The delta's replaced documents, as ranges.
-    fn replaced(&self) -> impl Iterator<Item = std::ops::Range<u32>> + 'a {
-        let flat = self.delta.map_or(&[][..], |d| d.replaced.as_slice());
-        flat.chunks_exact(2).map(|r| r[0].to_native()..r[1].to_native())
+    /// The delta's replaced ranges: (the base's documents, this generation's documents that
+    /// replace them). Pairs past the shorter column are left out.
+    fn pairs(&self) -> impl Iterator<Item = (std::ops::Range<u32>, std::ops::Range<u32>)> + 'a {
+        let (base, new) = self
+            .delta
+            .map_or((&[][..], &[][..]), |d| (d.base_replaced.as_slice(), d.replaced.as_slice()));
+        let range = |r: &[u32_le]| r[0].to_native()..r[1].to_native();
+        base.chunks_exact(2).zip(new.chunks_exact(2)).map(move |(b, n)| (range(b), range(n)))
     }
 
     /// How many documents hold term `t`.
@@ -168,7 +172,7 @@ impl<'a> Postings<'a> {
         let (docs, _) = self.base_list(t);
         let Some(_) = self.delta else { return docs.len() };
         let at = |d: u32| docs.partition_point(|x| x.to_native() < d);
-        let gone: usize = self.replaced().map(|r| at(r.end).saturating_sub(at(r.start))).sum();
+        let gone: usize = self.pairs().map(|(b, _)| at(b.end).saturating_sub(at(b.start))).sum();
         docs.len().saturating_sub(gone) + self.delta_list(t).0.len()
     }
 
@@ -187,30 +191,41 @@ impl<'a> Postings<'a> {
         }
         let (ddocs, dtfs) = self.delta_list(t);
         let dn = ddocs.len().min(dtfs.len());
-        let (mut i, mut j) = (0, 0);
-        for r in self.replaced() {
-            // The base's postings before the range, the delta's in it; then past it.
-            let start = docs.partition_point(|x| x.to_native() < r.start).max(i);
-            emit(docs, tfs, i, start.min(n), &mut f);
+        let (mut i, mut j, mut shift) = (0, 0, 0i64);
+        let shifted = |lo: usize, hi: usize, shift: i64, f: &mut dyn FnMut(u32, u32)| {
+            for (d, tf) in docs[lo..hi].iter().zip(&tfs[lo..hi]) {
+                f((i64::from(d.to_native()) + shift) as u32, u32::from(tf.to_native()));
+            }
+        };
+        for (b, r) in self.pairs() {
+            // The base's postings before the range, shifted as the gap before it; the delta's
+            // in it; then past it, shifted as the gap after it.
+            let start = docs.partition_point(|x| x.to_native() < b.start).max(i).min(n);
+            shifted(i, start, shift, &mut f);
             while j < dn && ddocs[j].to_native() < r.end {
                 f(ddocs[j].to_native(), u32::from(dtfs[j].to_native()));
                 j += 1;
             }
-            i = docs.partition_point(|x| x.to_native() < r.end).max(start).min(n);
+            i = docs.partition_point(|x| x.to_native() < b.end).max(start).min(n);
+            shift = i64::from(r.end) - i64::from(b.end);
         }
-        emit(docs, tfs, i, n, &mut f);
+        shifted(i, n, shift, &mut f);
     }
 
     /// Whether document `doc` holds term `t`.
     pub fn holds(&self, t: usize, doc: u32) -> bool {
-        let replaced = self.delta.is_some_and(|d| {
-            let flat = d.replaced.as_slice();
-            let i = flat.partition_point(|x| x.to_native() <= doc);
-            // Inside a range: after its start (an odd count of bounds at or below `doc`).
-            i % 2 == 1
-        });
-        let (docs, _) = if replaced { self.delta_list(t) } else { self.base_list(t) };
-        docs.binary_search_by(|d| d.to_native().cmp(&doc)).is_ok()
+        let mut base_doc = i64::from(doc);
+        for (b, r) in self.pairs() {
+            if doc < r.start {
+                break;
+            }
+            if doc < r.end {
+                return self.delta_list(t).0.binary_search_by(|d| d.to_native().cmp(&doc)).is_ok();
+            }
+            base_doc = i64::from(doc) - (i64::from(r.end) - i64::from(b.end));
+        }
+        let Ok(base_doc) = u32::try_from(base_doc) else { return false };
+        self.base_list(t).0.binary_search_by(|d| d.to_native().cmp(&base_doc)).is_ok()
     }
 
     /// Term `t`'s postings, documents ascending.
@@ -237,24 +252,69 @@ impl<'a> Postings<'a> {
         })
     }
 
-    /// The delta's replaced ranges (none without a delta).
-    pub fn replaced_ranges(&self) -> Vec<std::ops::Range<u32>> {
-        self.replaced().collect()
+    /// The delta's replaced ranges, as (the base's documents, this generation's): none
+    /// without a delta.
+    pub fn replaced_pairs(&self) -> Vec<(std::ops::Range<u32>, std::ops::Range<u32>)> {
+        self.pairs().collect()
+    }
+
+    /// The base's document lengths (numbered as in the base).
+    pub fn base_doc_lens(&self) -> &'a [u32_le] {
+        self.base.doc_len.as_slice()
+    }
+
+    /// Each base document's number in this generation ([`crate::graph::NONE`]: replaced by
+    /// the delta).
+    pub fn base_numbers(&self) -> Vec<u32> {
+        let n = self.base.doc_len.len() as u32;
+        let mut out = Vec::with_capacity(n as usize);
+        let mut shift = 0i64;
+        for (b, r) in self.pairs() {
+            let start = b.start.min(n).max(out.len() as u32);
+            out.extend((out.len() as u32..start).map(|d| (i64::from(d) + shift) as u32));
+            let end = b.end.min(n).max(out.len() as u32);
+            out.resize(end as usize, crate::graph::NONE);
+            shift = i64::from(r.end) - i64::from(b.end);
+        }
+        out.extend((out.len() as u32..n).map(|d| (i64::from(d) + shift) as u32));
+        out
+    }
+
+    /// This generation's number of base document `d` (None: replaced by the delta).
+    pub fn from_base(&self, d: u32) -> Option<u32> {
+        let mut shift = 0i64;
+        for (b, r) in self.pairs() {
+            if d < b.start {
+                break;
+            }
+            if d < b.end {
+                return None;
+            }
+            shift = i64::from(r.end) - i64::from(b.end);
+        }
+        u32::try_from(i64::from(d) + shift).ok()
     }
 
     /// Whether the delta's columns are in order (what `cds-build --verify` checks): terms and
-    /// replaced ranges ascending, offsets monotone and within the columns, the added terms'
-    /// order a permutation.
+    /// replaced ranges ascending, a base range for each replaced one with gaps of the same
+    /// length between them, offsets monotone and within the columns, the added terms' order a
+    /// permutation.
     pub fn sound(&self) -> bool {
         let Some(d) = self.delta else { return true };
         let ascending = |c: &[u32_le]| c.windows(2).all(|w| w[0].to_native() < w[1].to_native());
         let monotone = |c: &[u32_le]| c.windows(2).all(|w| w[0].to_native() <= w[1].to_native());
         let mut order: Vec<u32> = d.added_order.iter().map(|k| k.to_native()).collect();
         order.sort_unstable();
+        let gaps_match = self.pairs().try_fold((0u32, 0u32), |(b0, r0), (b, r)| {
+            (b.start.checked_sub(b0) == r.start.checked_sub(r0)).then_some((b.end, r.end))
+        });
         d.off.len() == d.terms.len() + 1
             && ascending(&d.terms)
             && monotone(&d.replaced)
             && d.replaced.len() % 2 == 0
+            && monotone(&d.base_replaced)
+            && d.base_replaced.len() == d.replaced.len()
+            && gaps_match.is_some()
             && monotone(&d.off)
             && d.off.last().is_some_and(|l| l.to_native() as usize == d.doc.len())
             && d.doc.len() == d.tf.len()
@@ -312,8 +372,9 @@ mod tests {
             doc_len: vec![3, 3, 9, 3, 0, 3],
             avgdl: vec![4.0; 4],
             n_docs: 5,
-            // Documents 2 and 4 changed (4 is gone).
+            // Documents 2 and 4 changed (4 is gone), none renumbered.
             replaced: vec![2, 3, 4, 5],
+            base_replaced: vec![2, 3, 4, 5],
             // alpha in 2 again (another tf), beta no more in 4, gamma gone from 2, and a
             // new term "delta" (3) in 2.
             terms: vec![0, 3],
@@ -352,6 +413,52 @@ mod tests {
     }
 
     #[test]
+    fn a_delta_renumbers_the_base_documents_between_its_ranges() {
+        let base_bytes = archived(&base());
+        let delta = PostingsDelta {
+            base_crc: 0,
+            doc_len: vec![3, 4, 9, 3, 3, 3],
+            avgdl: vec![4.0; 4],
+            n_docs: 6,
+            // Document 0 gone; document 2 now two (1 and 2); 1 is 0 now, 3..6 keep theirs.
+            replaced: vec![0, 0, 1, 3],
+            base_replaced: vec![0, 1, 2, 3],
+            // alpha in 2, beta in 1, the new term "delta" (3) in 1.
+            terms: vec![0, 1, 3],
+            off: vec![0, 1, 2, 3],
+            doc: vec![2, 1, 1],
+            tf: vec![9, 8, 1],
+            added_text: b"delta".to_vec(),
+            added_ends: vec![5],
+            added_order: vec![0],
+        };
+        let delta_bytes = archived(&delta);
+        let b = rkyv::access::<ArchivedPostings, rkyv::rancor::Error>(&base_bytes).unwrap();
+        let d = rkyv::access::<ArchivedPostingsDelta, rkyv::rancor::Error>(&delta_bytes).unwrap();
+        let p = Postings::new(b, Some(d));
+        assert!(p.sound());
+        assert_eq!(p.list(0), [(2, 9), (3, 3), (5, 4)]);
+        assert_eq!(p.list(1), [(0, 5), (1, 8), (4, 6)]);
+        assert_eq!((p.list(2), p.held(2)), (vec![], false));
+        assert_eq!(p.list(3), [(1, 1)]);
+        assert_eq!([p.df(0), p.df(1), p.df(2), p.df(3)], [3, 3, 0, 1]);
+        let numbers: Vec<Option<u32>> = (0..6).map(|d| p.from_base(d)).collect();
+        assert_eq!(numbers, [None, Some(0), None, Some(3), Some(4), Some(5)]);
+        for t in 0..5 {
+            for doc in 0..8 {
+                let listed = p.list(t).iter().any(|x| x.0 == doc);
+                assert_eq!(p.holds(t, doc), listed, "term {t}, document {doc}");
+            }
+        }
+        // Gaps of different lengths on the two sides are not sound.
+        let mut uneven = delta.clone();
+        uneven.base_replaced = vec![0, 1, 3, 4];
+        let bytes = archived(&uneven);
+        let d = rkyv::access::<ArchivedPostingsDelta, rkyv::rancor::Error>(&bytes).unwrap();
+        assert!(!Postings::new(b, Some(d)).sound());
+    }
+
+    #[test]
     fn a_damaged_delta_gives_wrong_postings_never_a_panic() {
         let base_bytes = archived(&base());
         let b = rkyv::access::<ArchivedPostings, rkyv::rancor::Error>(&base_bytes).unwrap();
@@ -369,6 +476,15 @@ mod tests {
                 ..Default::default()
             },
             PostingsDelta {
+                replaced: vec![0, 4, 4, 6],
+                base_replaced: vec![u32::MAX, 0, 9],
+                terms: vec![0, 1],
+                off: vec![0, 1, 2],
+                doc: vec![5, 3],
+                tf: vec![1, 1],
+                ..Default::default()
+            },
+            PostingsDelta {
                 replaced: vec![u32::MAX, 0],
                 terms: vec![u32::MAX],
                 off: vec![],
@@ -383,6 +499,9 @@ mod tests {
             assert!(!p.sound());
             for t in 0..p.n_terms() + 3 {
                 let _ = (p.list(t), p.df(t), p.held(t));
+                for doc in [0, 3, 7, u32::MAX] {
+                    let _ = (p.holds(t, doc), p.from_base(doc));
+                }
             }
             for k in 0..p.n_added() + 2 {
                 let _ = p.added(k);

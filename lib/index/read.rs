@@ -158,6 +158,11 @@ impl Mapped {
         self.release_through(&self.map[done..end]);
     }
 
+    /// The format version its header records.
+    pub fn header_version(&self) -> u32 {
+        Header::parse(&self.map).map_or(0, |h| h.version)
+    }
+
     /// The CRC-32 its header records for the payload.
     pub fn header_crc(&self) -> u32 {
         Header::parse(&self.map).map_or(0, |h| h.crc)
@@ -183,6 +188,10 @@ pub fn open_postings(gen_dir: &Path, index_dir: &Path) -> Result<(Mapped, Option
         return Ok((base, None));
     }
     let delta = Mapped::open(&path, MAGIC_POSTINGS_DELTA, index_dir)?;
+    // A delta in the layout before it could renumber documents: the whole index is rebuilt.
+    if delta.header_version() < MIN_DELTA_VERSION {
+        return Err(Error::index(index_dir, IndexProblem::Older));
+    }
     match rkyv::access::<ArchivedPostingsDelta, rkyv::rancor::Error>(delta.payload()) {
         Ok(d) if d.base_crc.to_native() == base.header_crc() => Ok((base, Some(delta))),
         Ok(_) => Err(corrupt("postings-delta.rkyv belongs to another postings.rkyv")),

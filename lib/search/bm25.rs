@@ -610,18 +610,49 @@ fn within(ranges: &[std::ops::Range<u32>], doc: u32) -> bool {
     ranges.get(i).is_some_and(|r| r.start <= doc)
 }
 
-/// Sorted ranges merged where they overlap or touch.
-fn merged_ranges(mut ranges: Vec<std::ops::Range<u32>>) -> Vec<std::ops::Range<u32>> {
-    ranges.retain(|r| r.start < r.end);
-    ranges.sort_unstable_by_key(|r| r.start);
-    let mut out: Vec<std::ops::Range<u32>> = Vec::with_capacity(ranges.len());
-    for r in ranges {
-        match out.last_mut() {
-            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-            _ => out.push(r),
+/// The ranges a delta over `prev`'s base replaces, as (the base's documents, this
+/// generation's), given where `prev`'s documents went (`map`) and this generation's document
+/// lengths: what lies between two base documents whose postings hold as they are, but for
+/// their numbers. A gap with no postings on either side and the same length on both sides
+/// (directories between carried files) is no range. None when `map` would reorder documents.
+fn replaced_pairs(
+    prev: &crate::index::postings::Postings,
+    map: &[u32],
+    doc_len: &[u32],
+) -> Option<Vec<(std::ops::Range<u32>, std::ops::Range<u32>)>> {
+    let none = crate::graph::NONE;
+    let base_len = prev.base_doc_lens();
+    let (base_n, new_n) = (base_len.len() as u32, doc_len.len() as u32);
+    let mut pairs = Vec::new();
+    // A gap between base documents kept (`b0..b`) and between their new numbers (`n0..n`).
+    let mut gap = |b0: u32, b: u32, n0: u32, n: u32| {
+        let base_empty =
+            (b0..b).all(|d| base_len.get(d as usize).is_none_or(|l| l.to_native() == 0));
+        let new_empty = (n0..n).all(|d| doc_len.get(d as usize).is_none_or(|&l| l == 0));
+        if b - b0 != n - n0 || !base_empty || !new_empty {
+            pairs.push((b0..b, n0..n));
         }
+    };
+    // Where the run of base documents kept as they are ends, on each side.
+    let (mut b0, mut n0) = (0u32, 0u32);
+    for (b, p) in prev.base_numbers().into_iter().enumerate() {
+        let n = map.get(p as usize).copied().unwrap_or(none);
+        if p == none || n == none {
+            continue;
+        }
+        let b = b as u32;
+        if n < n0 || n >= new_n {
+            return None;
+        }
+        if (b, n) != (b0, n0) {
+            gap(b0, b, n0, n);
+        }
+        (b0, n0) = (b + 1, n + 1);
     }
-    out
+    if (b0, n0) != (base_n, new_n) {
+        gap(b0, base_n, n0, new_n);
+    }
+    Some(pairs)
 }
 
 /// Average document length per node kind: files and functions differ by orders of magnitude.
@@ -667,9 +698,9 @@ pub struct Layer<'a> {
     pub dict: fst::Map<&'a [u8]>,
     /// The CRC in its base's header.
     pub base_crc: u32,
-    /// The documents of the files counted again or gone, in either generation (they number
-    /// the same documents alike), as sorted, disjoint ranges.
-    pub changed: Vec<std::ops::Range<u32>>,
+    /// Its documents' numbers in this generation: those of the files carried over, in the
+    /// same order ([`crate::graph::NONE`] for a file counted again or gone).
+    pub map: Vec<u32>,
 }
 
 /// Most postings a delta holds: past a sixteenth of its base's (at least 64K), a rebuild
@@ -994,18 +1025,21 @@ impl<'a> Finished<'a> {
         kinds: &[u8],
     ) -> Option<crate::index::format::PostingsDelta> {
         let prev = &layer.prev;
-        let replaced = merged_ranges(
-            prev.replaced_ranges().into_iter().chain(layer.changed.iter().cloned()).collect(),
-        );
-        if replaced.len() > MAX_DELTA_RANGES {
+        let doc_len = with_lengths(self.doc_len.clone(), carried);
+        let pairs = replaced_pairs(prev, &layer.map, &doc_len)?;
+        if pairs.len() > MAX_DELTA_RANGES {
             return None;
         }
+        let replaced: Vec<std::ops::Range<u32>> = pairs.iter().map(|p| p.1.clone()).collect();
+        let carry = |d: u32| layer.map.get(d as usize).copied().unwrap_or(crate::graph::NONE);
         // (term number, document, tf): the previous delta's for documents carried over, and
-        // those counted now, which all lie in the changed ranges.
+        // those counted now; all in the replaced ranges (or no delta).
         let mut postings: Vec<(u32, u32, u32)> = Vec::new();
         for (t, list) in prev.delta_terms() {
-            let kept = list.into_iter().filter(|&(d, _)| !within(&layer.changed, d));
-            postings.extend(kept.map(|(d, tf)| (t as u32, d, tf)));
+            let kept = list.into_iter().map(|(d, tf)| (carry(d), tf));
+            postings.extend(
+                kept.filter(|&(d, _)| d != crate::graph::NONE).map(|(d, tf)| (t as u32, d, tf)),
+            );
         }
         let mut added_text = Vec::new();
         let mut added_ends = Vec::new();
@@ -1035,13 +1069,15 @@ impl<'a> Finished<'a> {
         let base_postings = prev.base_postings();
         if prev.n_added() + fresh > max_added(prev.fst_terms())
             || postings.len() > max_delta_postings(base_postings)
+            || postings.iter().any(|&(_, d, _)| !within(&replaced, d))
         {
             return None;
         }
         postings.sort_unstable();
         let mut delta = crate::index::format::PostingsDelta {
             base_crc: layer.base_crc,
-            replaced: replaced.iter().flat_map(|r| [r.start, r.end]).collect(),
+            replaced: pairs.iter().flat_map(|(_, r)| [r.start, r.end]).collect(),
+            base_replaced: pairs.iter().flat_map(|(b, _)| [b.start, b.end]).collect(),
             ..Default::default()
         };
         for &(t, d, tf) in &postings {
@@ -1063,7 +1099,6 @@ impl<'a> Finished<'a> {
         delta.added_order = order;
         delta.added_text = added_text;
         delta.added_ends = added_ends;
-        let doc_len = with_lengths(self.doc_len.clone(), carried);
         delta.n_docs = doc_len.iter().filter(|&&l| l > 0).count() as u32;
         delta.avgdl = avgdl(&doc_len, kinds);
         delta.doc_len = doc_len;
