@@ -426,3 +426,23 @@ fn concurrent_builds_do_not_corrupt_each_other() {
     }
     assert_eq!(verify(&d).0, 0);
 }
+
+/// A language family with enough facts is linked in two parts on two threads, each with a
+/// driver of its own: every fixture's graph (and its confidence counts) is the one linking it
+/// in one part gives.
+#[test]
+fn linking_in_two_parts_gives_the_same_graph() {
+    for lang in ["c", "cpp", "go", "java", "php", "ruby", "rust"] {
+        let d = Dir::fixture(&format!("split-{lang}"), lang);
+        let mut graphs = Vec::new();
+        for split in ["0", "1000000000"] {
+            let summary =
+                d.cmd("cds-build").args(["--json", "--force"]).env("CDS_LINK_SPLIT", split).ok();
+            let v: serde_json::Value = serde_json::from_str(summary.trim()).unwrap();
+            let counts = ["nodes", "edges", "ambiguous", "guessed"].map(|k| v[k].clone());
+            graphs.push((counts, d.cmd("cds-fmt").arg("--graph").ok()));
+        }
+        assert!(graphs[0].1.lines().count() > 10, "{lang}: {}", graphs[0].1);
+        assert!(graphs[0] == graphs[1], "{lang}: two parts differ from one");
+    }
+}

@@ -295,17 +295,21 @@ fn other_families(
     families.sort_unstable();
     families.dedup();
     for family in families {
-        let resolver: Box<dyn Resolver> = match family {
-            Family::Python => continue,
-            Family::Js => Box::new(crate::lang::js::Resolver::new(&repo)),
-            Family::Java => Box::new(crate::lang::java::Resolver::new(&repo)),
-            Family::Go => Box::new(crate::lang::go::Resolver::new(&repo)),
-            Family::Rust => Box::new(crate::lang::rust::Resolver::new(&repo)),
-            Family::C => Box::new(crate::lang::c::Resolver::new(&repo)),
-            Family::Ruby => Box::new(crate::lang::ruby::Resolver::new(&repo)),
-            Family::Php => Box::new(crate::lang::php::Resolver::new(&repo)),
+        let resolver = |repo: &Repo| -> Box<dyn Resolver> {
+            match family {
+                Family::Python => unreachable!("Python is linked by the value flow"),
+                Family::Js => Box::new(crate::lang::js::Resolver::new(repo)),
+                Family::Java => Box::new(crate::lang::java::Resolver::new(repo)),
+                Family::Go => Box::new(crate::lang::go::Resolver::new(repo)),
+                Family::Rust => Box::new(crate::lang::rust::Resolver::new(repo)),
+                Family::C => Box::new(crate::lang::c::Resolver::new(repo)),
+                Family::Ruby => Box::new(crate::lang::ruby::Resolver::new(repo)),
+                Family::Php => Box::new(crate::lang::php::Resolver::new(repo)),
+            }
         };
-        out.extend(scope::edges(g, &repo, defs, family, resolver.as_ref()));
+        if family != Family::Python {
+            out.extend(scope::edges(g, &repo, defs, family, &resolver));
+        }
     }
     out
 }
