@@ -364,13 +364,32 @@ mod tests {
         }
     }
 
+    /// `holds` answers as `list` does for terms 0..5 and documents `0..docs`.
+    fn holds_as_listed(p: &Postings, docs: u32) {
+        for t in 0..5 {
+            for doc in 0..docs {
+                let listed = p.list(t).iter().any(|x| x.0 == doc);
+                assert_eq!(p.holds(t, doc), listed, "term {t}, document {doc}");
+            }
+        }
+    }
+
+    /// A delta adding the term "delta" (3) and nothing else but `change`'s columns.
+    fn adding_delta(change: PostingsDelta) -> PostingsDelta {
+        PostingsDelta {
+            avgdl: vec![4.0; 4],
+            added_text: b"delta".to_vec(),
+            added_ends: vec![5],
+            added_order: vec![0],
+            ..change
+        }
+    }
+
     #[test]
     fn a_delta_replaces_the_postings_of_its_documents() {
         let base_bytes = archived(&base());
-        let delta = PostingsDelta {
-            base_crc: 0,
+        let delta = adding_delta(PostingsDelta {
             doc_len: vec![3, 3, 9, 3, 0, 3],
-            avgdl: vec![4.0; 4],
             n_docs: 5,
             // Documents 2 and 4 changed (4 is gone), none renumbered.
             replaced: vec![2, 3, 4, 5],
@@ -381,10 +400,8 @@ mod tests {
             off: vec![0, 1, 2],
             doc: vec![2, 2],
             tf: vec![9, 1],
-            added_text: b"delta".to_vec(),
-            added_ends: vec![5],
-            added_order: vec![0],
-        };
+            ..Default::default()
+        });
         let delta_bytes = archived(&delta);
         let b = rkyv::access::<ArchivedPostings, rkyv::rancor::Error>(&base_bytes).unwrap();
         let d = rkyv::access::<ArchivedPostingsDelta, rkyv::rancor::Error>(&delta_bytes).unwrap();
@@ -404,21 +421,14 @@ mod tests {
         assert_eq!(p.find_added(b"delta"), Some(3));
         assert_eq!(p.find_added(b"beta"), None);
         assert_eq!((p.n_docs(), p.doc_len(2), p.avgdl(1)), (5, 9, 4.0));
-        for t in 0..5 {
-            for doc in 0..7 {
-                let listed = p.list(t).iter().any(|x| x.0 == doc);
-                assert_eq!(p.holds(t, doc), listed, "term {t}, document {doc}");
-            }
-        }
+        holds_as_listed(&p, 7);
     }
 
     #[test]
     fn a_delta_renumbers_the_base_documents_between_its_ranges() {
         let base_bytes = archived(&base());
-        let delta = PostingsDelta {
-            base_crc: 0,
+        let delta = adding_delta(PostingsDelta {
             doc_len: vec![3, 4, 9, 3, 3, 3],
-            avgdl: vec![4.0; 4],
             n_docs: 6,
             // Document 0 gone; document 2 now two (1 and 2); 1 is 0 now, 3..6 keep theirs.
             replaced: vec![0, 0, 1, 3],
@@ -428,10 +438,8 @@ mod tests {
             off: vec![0, 1, 2, 3],
             doc: vec![2, 1, 1],
             tf: vec![9, 8, 1],
-            added_text: b"delta".to_vec(),
-            added_ends: vec![5],
-            added_order: vec![0],
-        };
+            ..Default::default()
+        });
         let delta_bytes = archived(&delta);
         let b = rkyv::access::<ArchivedPostings, rkyv::rancor::Error>(&base_bytes).unwrap();
         let d = rkyv::access::<ArchivedPostingsDelta, rkyv::rancor::Error>(&delta_bytes).unwrap();
@@ -444,12 +452,7 @@ mod tests {
         assert_eq!([p.df(0), p.df(1), p.df(2), p.df(3)], [3, 3, 0, 1]);
         let numbers: Vec<Option<u32>> = (0..6).map(|d| p.from_base(d)).collect();
         assert_eq!(numbers, [None, Some(0), None, Some(3), Some(4), Some(5)]);
-        for t in 0..5 {
-            for doc in 0..8 {
-                let listed = p.list(t).iter().any(|x| x.0 == doc);
-                assert_eq!(p.holds(t, doc), listed, "term {t}, document {doc}");
-            }
-        }
+        holds_as_listed(&p, 8);
         // Gaps of different lengths on the two sides are not sound.
         let mut uneven = delta.clone();
         uneven.base_replaced = vec![0, 1, 3, 4];
