@@ -427,13 +427,17 @@ fn concurrent_builds_do_not_corrupt_each_other() {
     assert_eq!(verify(&d).0, 0);
 }
 
-/// A language family with enough facts is linked in two parts on two threads, each with a
-/// driver of its own: every fixture's graph (and its confidence counts) is the one linking it
-/// in one part gives.
+/// A language family with enough facts is linked in two parts, each with a driver of its own,
+/// on two threads (or one after the other beside a Python value flow): every fixture's graph
+/// (and its confidence counts) is the one linking it in one part gives.
 #[test]
 fn linking_in_two_parts_gives_the_same_graph() {
-    for lang in ["c", "cpp", "go", "java", "php", "ruby", "rust"] {
-        let d = Dir::fixture(&format!("split-{lang}"), lang);
+    let langs = ["c", "cpp", "go", "java", "php", "ruby", "rust"];
+    for (lang, python) in langs.iter().flat_map(|l| [(*l, false), (*l, true)]) {
+        let d = Dir::fixture(&format!("split-{lang}-{python}"), lang);
+        if python {
+            d.write("tools/helper.py", "def helper():\n    return 1\n");
+        }
         let mut graphs = Vec::new();
         for split in ["0", "1000000000"] {
             let summary =
@@ -443,6 +447,6 @@ fn linking_in_two_parts_gives_the_same_graph() {
             graphs.push((counts, d.cmd("cds-fmt").arg("--graph").ok()));
         }
         assert!(graphs[0].1.lines().count() > 10, "{lang}: {}", graphs[0].1);
-        assert!(graphs[0] == graphs[1], "{lang}: two parts differ from one");
+        assert!(graphs[0] == graphs[1], "{lang} (Python beside: {python}): two parts differ");
     }
 }

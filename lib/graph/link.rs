@@ -246,7 +246,7 @@ pub fn edges(
                     .collect();
                 names
             });
-            (names, other_families(g, files, defs, projects))
+            (names, other_families(g, files, defs, projects, !python))
         });
         let flow = python.then(|| Prelude::new(g, files, defs)).and_then(|ix| {
             let lx = Linker::new(prepared.tables()?);
@@ -282,12 +282,14 @@ pub fn edges(
     })
 }
 
-/// The edges of the language families other than Python, each through its resolver.
+/// The edges of the language families other than Python, each through its resolver; a big
+/// family's two parts on two threads when `spare_core` (no value flow runs beside them).
 fn other_families(
     g: &Graph,
     files: &[Source],
     defs: &DefNodes,
     projects: &[ProjectFile],
+    spare_core: bool,
 ) -> Vec<crate::graph::Edge> {
     let mut out = Vec::new();
     let repo = Repo::new(files, projects);
@@ -308,7 +310,7 @@ fn other_families(
             }
         };
         if family != Family::Python {
-            out.extend(scope::edges(g, &repo, defs, family, &resolver));
+            out.extend(scope::edges(g, &repo, defs, family, &resolver, spare_core));
         }
     }
     out

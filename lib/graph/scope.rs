@@ -228,16 +228,19 @@ const SPLIT_WEIGHT: usize = 20_000;
 /// a [`Driver`] (and a resolver from `resolver`) of its own.
 ///
 /// A family with more than [`SPLIT_WEIGHT`] calls, imports and bindings is linked in two parts
-/// of about equal weight, on two threads: the second driver's name tables cost a tenth of its
-/// part's links (three.js: 12-16 ms of a 120 ms link). The parts depend on the facts alone,
-/// never on the machine's cores, so a tree gives the same edges everywhere: the drivers' memos
-/// (what a binding cycle's first entry sees) are per part.
+/// of about equal weight, on two threads when `threads` (else one after the other: a Python
+/// value flow has the other core). Each driver builds the family's name tables, then links its
+/// part (three.js: 15-24 ms, then 35-40 ms, against 80-120 ms for the whole in one part). The
+/// parts depend on the facts alone, never on the machine's cores or on `threads`, so a tree
+/// gives the same edges everywhere: the drivers' memos (what a binding cycle's first entry
+/// sees) are per part.
 pub fn edges(
     g: &Graph,
     repo: &Repo,
     defs: &DefNodes,
     family: Family,
     resolver: &(dyn Fn(&Repo) -> Box<dyn Resolver> + Sync),
+    threads: bool,
 ) -> Vec<Edge> {
     let files: Vec<u32> = (0..repo.files.len() as u32)
         .filter(|&f| repo.files[f as usize].lang.family() == family)
@@ -271,14 +274,20 @@ pub fn edges(
         }
         out
     };
-    let mut out = std::thread::scope(|s| {
-        let rest = (!second.is_empty()).then(|| s.spawn(|| link_part(second)));
-        let mut out = link_part(first);
-        if let Some(rest) = rest {
+    let mut out = if threads && !second.is_empty() {
+        std::thread::scope(|s| {
+            let rest = s.spawn(|| link_part(second));
+            let mut out = link_part(first);
             out.extend(rest.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            out
+        })
+    } else {
+        let mut out = link_part(first);
+        if !second.is_empty() {
+            out.extend(link_part(second));
         }
         out
-    });
+    };
     let mut seen = HashSet::with_capacity_and_hasher(out.len(), Default::default());
     out.retain(|e: &Edge| seen.insert((e.src, e.dst, e.kind)));
     out
