@@ -1210,6 +1210,37 @@ mod tests {
     use super::*;
     use crate::lang::python::Extractor;
 
+    /// The ranges a delta replaces: runs of base documents kept in order are no range, a gap
+    /// of empty documents as long on both sides (a directory) joins the runs around it, and
+    /// anything else between two kept documents is one.
+    #[test]
+    fn a_delta_replaces_what_lies_between_documents_kept_in_order() {
+        let none = crate::graph::NONE;
+        // Base documents: a directory (0), file A (1, 2), a directory (3), file B (4, 5), file
+        // C (6). B gained a definition (new 4..7); C is gone; a file D came after (new 8).
+        let base = crate::index::format::PostingsFile {
+            doc_len: vec![0, 5, 3, 0, 4, 2, 7],
+            ..Default::default()
+        };
+        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&base).unwrap();
+        let b = rkyv::access::<crate::index::read::ArchivedPostings, rkyv::rancor::Error>(&bytes)
+            .unwrap();
+        let prev = crate::index::postings::Postings::new(b, None);
+        let map = [0, 1, 2, 3, none, none, none];
+        let doc_len = [0, 5, 3, 0, 4, 1, 2, 0, 6];
+        let pairs = replaced_pairs(&prev, &map, &doc_len).unwrap();
+        assert_eq!(pairs, [(4..7, 4..9)]);
+        // A directory gone and another added at its place join the runs around them (no
+        // postings either side); one that moved by a document does not.
+        let map = [none, 1, 2, none, 4, 5, 6];
+        assert_eq!(replaced_pairs(&prev, &map, &[0, 5, 3, 0, 4, 2, 7]).unwrap(), []);
+        let map = [none, 2, 3, none, 5, 6, 7];
+        let pairs = replaced_pairs(&prev, &map, &[0, 0, 5, 3, 0, 4, 2, 7]).unwrap();
+        assert_eq!(pairs, [(0..1, 0..2)]);
+        // A map that reorders documents gives no delta.
+        assert_eq!(replaced_pairs(&prev, &[0, 4, 5, 6, 1, 2, 3], &[1; 7]), None);
+    }
+
     #[test]
     fn packed_posting_lists_give_back_what_was_pushed() {
         // Ascending (the usual order), going back (renumbered documents), the extremes.
