@@ -14,10 +14,17 @@ pub struct Postings<'a> {
     delta: Option<&'a ArchivedPostingsDelta>,
 }
 
-/// Calls `f` for postings `lo..hi` of the columns (`lo <= hi <=` both lengths).
-fn emit(docs: &[u32_le], tfs: &[u16_le], lo: usize, hi: usize, f: &mut impl FnMut(u32, u32)) {
+/// Calls `f` for postings `lo..hi` of the columns (`lo <= hi <=` both lengths), each document
+/// number shifted by `shift`.
+fn emit(
+    docs: &[u32_le],
+    tfs: &[u16_le],
+    (lo, hi): (usize, usize),
+    shift: i64,
+    f: &mut impl FnMut(u32, u32),
+) {
     for (d, tf) in docs[lo..hi].iter().zip(&tfs[lo..hi]) {
-        f(d.to_native(), u32::from(tf.to_native()));
+        f((i64::from(d.to_native()) + shift) as u32, u32::from(tf.to_native()));
     }
 }
 
@@ -167,49 +174,81 @@ impl<'a> Postings<'a> {
         base.chunks_exact(2).zip(new.chunks_exact(2)).map(move |(b, n)| (range(b), range(n)))
     }
 
+    /// Whether base document `d` lies in one of the ranges the delta replaces.
+    fn in_base_ranges(&self, d: u32) -> bool {
+        let flat = self.delta.map_or(&[][..], |x| x.base_replaced.as_slice());
+        // Inside a range: after its start (an odd count of bounds at or below `d`).
+        flat.partition_point(|x| x.to_native() <= d) % 2 == 1
+    }
+
     /// How many documents hold term `t`.
     pub fn df(&self, t: usize) -> usize {
         let (docs, _) = self.base_list(t);
-        let Some(_) = self.delta else { return docs.len() };
-        let at = |d: u32| docs.partition_point(|x| x.to_native() < d);
-        let gone: usize = self.pairs().map(|(b, _)| at(b.end).saturating_sub(at(b.start))).sum();
+        let Some(d) = self.delta else { return docs.len() };
+        // A short list is checked document by document, a long one range by range.
+        let gone = if docs.len() < d.base_replaced.len() / 2 {
+            docs.iter().filter(|x| self.in_base_ranges(x.to_native())).count()
+        } else {
+            let at = |d: u32| docs.partition_point(|x| x.to_native() < d);
+            self.pairs().map(|(b, _)| at(b.end).saturating_sub(at(b.start))).sum()
+        };
         docs.len().saturating_sub(gone) + self.delta_list(t).0.len()
     }
 
     /// Whether a document holds term `t`.
     pub fn held(&self, t: usize) -> bool {
-        self.df(t) > 0
+        if self.delta.is_none() {
+            return !self.base_list(t).0.is_empty();
+        }
+        !self.delta_list(t).0.is_empty()
+            || self.base_list(t).0.iter().any(|x| !self.in_base_ranges(x.to_native()))
     }
 
     /// Calls `f(document, tf)` for each of term `t`'s postings, documents ascending.
-    pub fn for_each(&self, t: usize, mut f: impl FnMut(u32, u32)) {
+    pub fn for_each<F: FnMut(u32, u32)>(&self, t: usize, mut f: F) {
         let (docs, tfs) = self.base_list(t);
         let n = docs.len().min(tfs.len());
-        if self.delta.is_none() {
-            emit(docs, tfs, 0, n, &mut f);
+        let Some(d) = self.delta else {
+            emit(docs, tfs, (0, n), 0, &mut f);
             return;
-        }
+        };
         let (ddocs, dtfs) = self.delta_list(t);
         let dn = ddocs.len().min(dtfs.len());
-        let (mut i, mut j, mut shift) = (0, 0, 0i64);
-        let shifted = |lo: usize, hi: usize, shift: i64, f: &mut dyn FnMut(u32, u32)| {
-            for (d, tf) in docs[lo..hi].iter().zip(&tfs[lo..hi]) {
-                f((i64::from(d.to_native()) + shift) as u32, u32::from(tf.to_native()));
+        let delta_below = |end: i64, j: &mut usize, f: &mut F| {
+            while *j < dn && i64::from(ddocs[*j].to_native()) < end {
+                f(ddocs[*j].to_native(), u32::from(dtfs[*j].to_native()));
+                *j += 1;
             }
         };
+        let (flat, new_flat) = (d.base_replaced.as_slice(), d.replaced.as_slice());
+        if n < flat.len() / 2 {
+            // A short list, document by document: its gap (or range) by bisection.
+            let mut j = 0;
+            for (x, tf) in docs[..n].iter().zip(tfs) {
+                let x = x.to_native();
+                let i = flat.partition_point(|b| b.to_native() <= x);
+                if i % 2 == 1 {
+                    continue;
+                }
+                let end = |c: &[u32_le]| c.get(i.wrapping_sub(1)).map_or(0, |e| e.to_native());
+                let new = i64::from(x) + i64::from(end(new_flat)) - i64::from(end(flat));
+                delta_below(new, &mut j, &mut f);
+                f(new as u32, u32::from(tf.to_native()));
+            }
+            delta_below(i64::MAX, &mut j, &mut f);
+            return;
+        }
+        let (mut i, mut j, mut shift) = (0, 0, 0i64);
         for (b, r) in self.pairs() {
             // The base's postings before the range, shifted as the gap before it; the delta's
             // in it; then past it, shifted as the gap after it.
             let start = docs.partition_point(|x| x.to_native() < b.start).max(i).min(n);
-            shifted(i, start, shift, &mut f);
-            while j < dn && ddocs[j].to_native() < r.end {
-                f(ddocs[j].to_native(), u32::from(dtfs[j].to_native()));
-                j += 1;
-            }
+            emit(docs, tfs, (i, start), shift, &mut f);
+            delta_below(i64::from(r.end), &mut j, &mut f);
             i = docs.partition_point(|x| x.to_native() < b.end).max(start).min(n);
             shift = i64::from(r.end) - i64::from(b.end);
         }
-        shifted(i, n, shift, &mut f);
+        emit(docs, tfs, (i, n), shift, &mut f);
     }
 
     /// Whether document `doc` holds term `t`.
@@ -453,6 +492,19 @@ mod tests {
         let numbers: Vec<Option<u32>> = (0..6).map(|d| p.from_base(d)).collect();
         assert_eq!(numbers, [None, Some(0), None, Some(3), Some(4), Some(5)]);
         holds_as_listed(&p, 8);
+        // With more ranges than a term has postings, its list is read document by document
+        // (an empty range at the end changes nothing): the same postings.
+        let mut more = delta.clone();
+        more.replaced.extend([6, 6]);
+        more.base_replaced.extend([6, 6]);
+        let bytes = archived(&more);
+        let d = rkyv::access::<ArchivedPostingsDelta, rkyv::rancor::Error>(&bytes).unwrap();
+        let q = Postings::new(b, Some(d));
+        assert!(q.sound());
+        for t in 0..5 {
+            assert_eq!((q.list(t), q.df(t), q.held(t)), (p.list(t), p.df(t), p.held(t)), "{t}");
+        }
+        holds_as_listed(&q, 8);
         // Gaps of different lengths on the two sides are not sound.
         let mut uneven = delta.clone();
         uneven.base_replaced = vec![0, 1, 3, 4];
