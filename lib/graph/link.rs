@@ -297,9 +297,12 @@ fn other_families(
     families.sort_unstable();
     families.dedup();
     for family in families {
+        if family == Family::Python {
+            continue;
+        }
         let resolver = |repo: &Repo| -> Box<dyn Resolver> {
             match family {
-                Family::Python => unreachable!("Python is linked by the value flow"),
+                Family::Python => unreachable!("skipped above: the value flow links Python"),
                 Family::Js => Box::new(crate::lang::js::Resolver::new(repo)),
                 Family::Java => Box::new(crate::lang::java::Resolver::new(repo)),
                 Family::Go => Box::new(crate::lang::go::Resolver::new(repo)),
@@ -309,9 +312,7 @@ fn other_families(
                 Family::Php => Box::new(crate::lang::php::Resolver::new(repo)),
             }
         };
-        if family != Family::Python {
-            out.extend(scope::edges(g, &repo, defs, family, &resolver, spare_core));
-        }
+        out.extend(scope::edges(g, &repo, defs, family, &resolver, spare_core));
     }
     out
 }
