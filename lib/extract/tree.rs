@@ -400,7 +400,7 @@ impl<'t> Field<'t> for Node<'t> {
 /// time by about 5% (Django, Doctrine, googletest). `cds-build` also makes mimalloc its global
 /// allocator (bins/cds-build.rs): a rebuild after an edit makes and drops every file's name
 /// tables, where glibc's malloc and free were a sixth of the time (a one-file edit of three.js
-/// 144 -> 120 ms, medians of 11 interleaved edits), at a cost in peak RSS (Django cold 254 ->
+/// 110 -> 89 ms, medians of 15 interleaved edits), at a cost in peak RSS (Django cold 254 ->
 /// 302 MiB, JDK `java.util` 52 -> 62 MiB). Freed memory is kept for a second before it goes
 /// back to the system (mimalloc's default is 10 ms): a build frees and allocates in waves, and
 /// giving pages back and faulting them in again doubled the system time of a cold Django build.
