@@ -203,7 +203,8 @@ const TRIM_AFTER: Duration = Duration::from_millis(500);
 /// this, which takes 15-19 ms). Under mimalloc, cds-build's allocator, the same watcher stays
 /// at 104-113 MiB over 16 updates (116-140 MiB under glibc with the trim).
 fn release_freed_memory() {
-    // cds-build's allocator (bins/cds-build.rs), which keeps freed pages for a while.
+    // cds-build's allocator (bins/cds-build.rs), which gives freed pages back about a second
+    // after they are freed, at a later call (none comes while the watcher waits).
     // SAFETY: mi_collect only frees what no live allocation holds.
     unsafe { libmimalloc_sys::mi_collect(true) };
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -395,15 +395,13 @@ impl<'t> Field<'t> for Node<'t> {
 }
 
 /// Routes tree-sitter's own allocations (parse stacks, subtrees, trees) through mimalloc, and
-/// tunes mimalloc for a build: a parse makes and frees millions of small blocks, and glibc's
+/// keeps mimalloc off transparent huge pages: a parse makes and frees millions of small blocks, and glibc's
 /// malloc and free were about a tenth of a build's CPU time (perf); mimalloc cuts a build's CPU
 /// time by about 5% (Django, Doctrine, googletest). `cds-build` also makes mimalloc its global
 /// allocator (bins/cds-build.rs): a rebuild after an edit makes and drops every file's name
 /// tables, where glibc's malloc and free were a sixth of the time (a one-file edit of three.js
 /// 110 -> 89 ms, medians of 15 interleaved edits), at a cost in peak RSS (Django cold 254 ->
-/// 302 MiB, JDK `java.util` 52 -> 62 MiB). Freed memory is kept for a second before it goes
-/// back to the system (mimalloc's default is 10 ms): a build frees and allocates in waves, and
-/// giving pages back and faulting them in again doubled the system time of a cold Django build.
+/// 302 MiB, JDK `java.util` 52 -> 62 MiB).
 ///
 /// Tree-sitter requires this before any other tree-sitter call, and once: `cds-build`'s `main`
 /// calls it first thing. Only `cds-build`: linked into a query tool, mimalloc's start-up cost
@@ -422,13 +420,10 @@ pub fn use_fast_allocator() {
         // non-zero size (mimalloc aborts instead), align as malloc does, and this runs once,
         // before any tree-sitter object exists (see above).
         unsafe { tree_sitter::set_allocator(Some(mi)) };
-        // `mi_option_purge_delay` in mimalloc.h (v2 and v3), which libmimalloc-sys leaves
-        // unnamed.
-        const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-        // SAFETY: a plain option store; mimalloc reads it at its next purge.
-        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) };
-        // No transparent huge pages, which mimalloc asks for: zeroing 2 MiB pages raised the
-        // system time and the peak RSS of small builds (JDK `java.util`: 121 MiB against 58).
+        // No transparent huge pages, which mimalloc asks for: zeroing 2 MiB pages doubled the
+        // system time of builds and the peak RSS of small ones (JDK `java.util`: 121 MiB
+        // against 58; Django 0.77 s of system time against 0.36). Child processes (git)
+        // inherit the setting, which costs them nothing.
         // SAFETY: prctl with an integer option and no pointers; it fails harmlessly where
         // unsupported.
         #[cfg(target_os = "linux")]
