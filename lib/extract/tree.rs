@@ -395,9 +395,9 @@ impl<'t> Field<'t> for Node<'t> {
 }
 
 /// Routes tree-sitter's own allocations (parse stacks, subtrees, trees) through mimalloc, and
-/// keeps mimalloc off transparent huge pages: a parse makes and frees millions of small blocks, and glibc's
-/// malloc and free were about a tenth of a build's CPU time (perf); mimalloc cuts a build's CPU
-/// time by about 5% (Django, Doctrine, googletest). `cds-build` also makes mimalloc its global
+/// keeps mimalloc off transparent huge pages: a parse makes and frees millions of small blocks,
+/// and glibc's malloc and free were about a tenth of a build's CPU time (perf); mimalloc cuts a
+/// build's CPU time by about 5% (Django, Doctrine, googletest). `cds-build` also makes mimalloc its global
 /// allocator (bins/cds-build.rs): a rebuild after an edit makes and drops every file's name
 /// tables, where glibc's malloc and free were a sixth of the time (a one-file edit of three.js
 /// 110 -> 89 ms, medians of 15 interleaved edits), at a cost in peak RSS (Django cold 254 ->

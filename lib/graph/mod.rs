@@ -413,6 +413,27 @@ pub fn walk_order(files: &[Source]) -> Vec<usize> {
     order
 }
 
+/// Where to cut a sequence whose items weigh `weights` into at most `parts` runs of about equal
+/// weight, for threads: each run's end index (the last is `weights.len()`; none for no items).
+/// A run ends at the first item that brings it to its share, the total over `parts` rounded up.
+pub fn weighted_ends(weights: &[usize], parts: usize) -> Vec<usize> {
+    let total: usize = weights.iter().sum();
+    let share = total.div_ceil(parts.max(1)).max(1);
+    let mut ends = Vec::with_capacity(parts);
+    let mut acc = 0;
+    for (i, &w) in weights.iter().enumerate() {
+        acc += w;
+        if acc >= share && ends.len() + 1 < parts {
+            ends.push(i + 1);
+            acc = 0;
+        }
+    }
+    if ends.last() != Some(&weights.len()) && !weights.is_empty() {
+        ends.push(weights.len());
+    }
+    ends
+}
+
 /// The directory part of a relative path (empty at the root).
 pub fn parent_dir(rel: &[u8]) -> &[u8] {
     match rel.iter().rposition(|&c| c == b'/') {
@@ -538,6 +559,22 @@ pub fn is_locagent_test(id: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weighted_runs_cut_at_each_share_and_the_last_takes_the_rest() {
+        // Two parts: the first ends at the item that brings it to half (rounded up).
+        assert_eq!(weighted_ends(&[3, 1, 1, 1, 2], 2), vec![2, 5]);
+        assert_eq!(weighted_ends(&[1, 1, 1, 1], 2), vec![2, 4]);
+        // One heavy item: it is a run of its own; trailing weightless items join the last run.
+        assert_eq!(weighted_ends(&[10, 1, 1, 0, 0], 2), vec![1, 5]);
+        assert_eq!(weighted_ends(&[0, 0, 5, 0], 2), vec![3, 4]);
+        // Never more runs than parts, nor empty ones; one part is everything.
+        assert_eq!(weighted_ends(&[1, 1, 1, 1, 1, 1], 3), vec![2, 4, 6]);
+        assert_eq!(weighted_ends(&[5, 5], 4), vec![1, 2]);
+        assert_eq!(weighted_ends(&[2, 3], 1), vec![2]);
+        assert_eq!(weighted_ends(&[0, 0], 2), vec![2]);
+        assert!(weighted_ends(&[], 2).is_empty());
+    }
 
     #[test]
     fn test_rule() {

@@ -248,22 +248,17 @@ pub fn edges(
     if files.is_empty() {
         return Vec::new();
     }
-    let weight = |f: &u32| {
-        let x = repo.facts(*f);
-        x.calls.len() + x.imports.len() + x.binds.len()
-    };
-    let total: usize = files.iter().map(weight).sum();
+    let weights: Vec<usize> = files
+        .iter()
+        .map(|&f| {
+            let x = repo.facts(f);
+            x.calls.len() + x.imports.len() + x.binds.len()
+        })
+        .collect();
     let threshold = std::env::var("CDS_LINK_SPLIT").ok().and_then(|v| v.parse().ok());
-    let mut split = files.len();
-    if total > threshold.unwrap_or(SPLIT_WEIGHT) {
-        let mut acc = 0;
-        let half = files.iter().position(|f| {
-            acc += weight(f);
-            acc * 2 >= total
-        });
-        split = half.map_or(split, |i| i + 1);
-    }
-    let (first, second) = files.split_at(split);
+    let parts =
+        if weights.iter().sum::<usize>() > threshold.unwrap_or(SPLIT_WEIGHT) { 2 } else { 1 };
+    let (first, second) = files.split_at(crate::graph::weighted_ends(&weights, parts)[0]);
     let link_part = |part: &[u32]| {
         let r = resolver(repo);
         let d = Driver::new(g, repo, defs, r.as_ref(), &files);
