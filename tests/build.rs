@@ -428,8 +428,8 @@ fn concurrent_builds_do_not_corrupt_each_other() {
 }
 
 /// A language family with enough facts is linked in two parts, each with a driver of its own,
-/// on two threads (or one after the other beside a Python value flow): every fixture's graph
-/// (and its confidence counts) is the one linking it in one part gives.
+/// on two threads (beside a Python value flow too): every fixture's graph (and its confidence
+/// counts) is the one linking it in one part gives.
 #[test]
 fn linking_in_two_parts_gives_the_same_graph() {
     let langs = ["c", "cpp", "go", "java", "php", "ruby", "rust"];

@@ -246,7 +246,7 @@ pub fn edges(
                     .collect();
                 names
             });
-            (names, other_families(g, files, defs, projects, !python))
+            (names, other_families(g, files, defs, projects))
         });
         let flow = python.then(|| Prelude::new(g, files, defs)).and_then(|ix| {
             let lx = Linker::new(prepared.tables()?);
@@ -282,14 +282,13 @@ pub fn edges(
     })
 }
 
-/// The edges of the language families other than Python, each through its resolver; a big
-/// family's two parts on two threads when `spare_core` (no value flow runs beside them).
+/// The edges of the language families other than Python, each through its resolver (a big
+/// family's two parts on two threads, even beside a value flow: see [`scope::edges`]).
 fn other_families(
     g: &Graph,
     files: &[Source],
     defs: &DefNodes,
     projects: &[ProjectFile],
-    spare_core: bool,
 ) -> Vec<crate::graph::Edge> {
     let mut out = Vec::new();
     let repo = Repo::new(files, projects);
@@ -312,7 +311,7 @@ fn other_families(
                 Family::Php => Box::new(crate::lang::php::Resolver::new(repo)),
             }
         };
-        out.extend(scope::edges(g, &repo, defs, family, &resolver, spare_core));
+        out.extend(scope::edges(g, &repo, defs, family, &resolver));
     }
     out
 }

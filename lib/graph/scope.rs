@@ -228,19 +228,21 @@ const SPLIT_WEIGHT: usize = 20_000;
 /// a [`Driver`] (and a resolver from `resolver`) of its own.
 ///
 /// A family with more than [`SPLIT_WEIGHT`] calls, imports and bindings is linked in two parts
-/// of about equal weight, on two threads when `threads` (else one after the other: a Python
-/// value flow has the other core). Each driver builds the family's name tables, then links its
-/// part (three.js: 15-24 ms, then 35-40 ms, against 80-120 ms for the whole in one part). The
-/// parts depend on the facts alone, never on the machine's cores or on `threads`, so a tree
-/// gives the same edges everywhere: the drivers' memos (what a binding cycle's first entry
-/// sees) are per part.
+/// of about equal weight, on two threads: the first part's driver builds the family's name
+/// tables, and then each part's driver, with memos of its own, links its files over them
+/// (three.js: 15-24 ms, then 35-40 ms, against 80-120 ms for the whole in one part). They do
+/// so even while a Python value flow runs: a repository whose Python is a few scripts beside a
+/// big family (the Linux kernel) would otherwise link that family on one core (a kernel edit's
+/// link: 6.6-8.5 s one part after the other, 4.4-4.8 s side by side), and where both are big
+/// the three threads share the two cores. The parts depend on the facts alone, never on the
+/// machine's cores, so a tree gives the same edges everywhere: the drivers' memos (what a
+/// binding cycle's first entry sees) are per part.
 pub fn edges(
     g: &Graph,
     repo: &Repo,
     defs: &DefNodes,
     family: Family,
     resolver: &(dyn Fn(&Repo) -> Box<dyn Resolver> + Sync),
-    threads: bool,
 ) -> Vec<Edge> {
     let files: Vec<u32> = (0..repo.files.len() as u32)
         .filter(|&f| repo.files[f as usize].lang.family() == family)
@@ -259,9 +261,7 @@ pub fn edges(
     let parts =
         if weights.iter().sum::<usize>() > threshold.unwrap_or(SPLIT_WEIGHT) { 2 } else { 1 };
     let (first, second) = files.split_at(crate::graph::weighted_ends(&weights, parts)[0]);
-    let link_part = |part: &[u32]| {
-        let r = resolver(repo);
-        let d = Driver::new(g, repo, defs, r.as_ref(), &files);
+    let link = |d: &Driver, part: &[u32]| {
         let mut out = Vec::new();
         for &f in part {
             d.link_file(f, &mut out);
@@ -269,38 +269,36 @@ pub fn edges(
         }
         out
     };
-    let mut out = if threads && !second.is_empty() {
+    // The first part's driver makes the tables, and the second's reads them.
+    let r = resolver(repo);
+    let first_driver = Driver::new(g, repo, defs, r.as_ref(), &files);
+    let tables: &Tables = &first_driver.t;
+    let mut out = if !second.is_empty() {
         std::thread::scope(|s| {
-            let rest = s.spawn(|| link_part(second));
-            let mut out = link_part(first);
+            let rest = s.spawn(|| {
+                let r = resolver(repo);
+                let d = Driver::with(g, repo, defs, r.as_ref(), std::borrow::Cow::Borrowed(tables));
+                link(&d, second)
+            });
+            let mut out = link(&first_driver, first);
             out.extend(rest.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             out
         })
     } else {
-        let mut out = link_part(first);
-        if !second.is_empty() {
-            out.extend(link_part(second));
-        }
-        out
+        link(&first_driver, first)
     };
     let mut seen = HashSet::with_capacity_and_hasher(out.len(), Default::default());
     out.retain(|e: &Edge| seen.insert((e.src, e.dst, e.kind)));
     out
 }
 
-struct Driver<'a> {
-    g: &'a Graph,
-    repo: &'a Repo<'a>,
-    defs: &'a DefNodes,
-    r: &'a dyn Resolver,
+/// A family's name tables: made once, by the first part's driver, and read by every part's.
+#[derive(Clone, Default)]
+struct Tables<'a> {
     file_node: HashMap<u32, u32>,
     dir_node: HashMap<&'a [u8], u32>,
     /// Per file: top-level name -> bindings.
     top: HashMap<u32, HashMap<&'a str, Vec<Binding>>>,
-    /// The local scopes (definition -> local name -> bindings) of the files resolved most
-    /// recently: built when a file's names are first asked about, not for the whole
-    /// repository at once (a function's locals are asked about while its own file is linked).
-    local: RefCell<Vec<(u32, std::rc::Rc<Locals<'a>>)>>,
     /// Per file: wildcard imports (import fact indices).
     stars: HashMap<u32, Vec<u32>>,
     /// Class node -> member name -> nodes (its own definitions and methods attached by owner).
@@ -316,6 +314,20 @@ struct Driver<'a> {
     owned: HashMap<(u32, &'a str), HashMap<&'a str, Vec<u32>>>,
     /// Class node -> the traits of its `impl Trait for Type` blocks.
     impl_traits: HashMap<u32, Vec<ImplTrait<'a>>>,
+}
+
+/// Links files of one family: the name tables (its own while it makes them, else another
+/// driver's), the resolver, and memos of what was looked up.
+struct Driver<'t, 'a> {
+    g: &'a Graph,
+    repo: &'a Repo<'a>,
+    defs: &'a DefNodes,
+    r: &'a dyn Resolver,
+    t: std::borrow::Cow<'t, Tables<'a>>,
+    /// The local scopes (definition -> local name -> bindings) of the files resolved most
+    /// recently: built when a file's names are first asked about, not for the whole
+    /// repository at once (a function's locals are asked about while its own file is linked).
+    local: RefCell<Vec<(u32, std::rc::Rc<Locals<'a>>)>>,
     memo_import: RefCell<HashMap<(u32, u32), Vec<u32>>>,
     /// Values of bindings (file, bind fact); an entry is present, empty, while it is being
     /// computed, which cuts cycles (`x = x.next`) and makes each binding cost one resolution.
@@ -333,14 +345,14 @@ struct Driver<'a> {
     memo_visible: RefCell<HashMap<u32, std::rc::Rc<HashSet<u32>>>>,
 }
 
-impl<'a> Driver<'a> {
+impl<'t, 'a> Driver<'t, 'a> {
     fn new(
         g: &'a Graph,
         repo: &'a Repo<'a>,
         defs: &'a DefNodes,
         r: &'a dyn Resolver,
         files: &[u32],
-    ) -> Driver<'a> {
+    ) -> Driver<'t, 'a> {
         let mut file_node = HashMap::default();
         let mut dir_node = HashMap::default();
         for (n, node) in g.nodes.iter().enumerate() {
@@ -355,32 +367,8 @@ impl<'a> Driver<'a> {
                 _ => {}
             }
         }
-        let mut d = Driver {
-            g,
-            repo,
-            defs,
-            r,
-            file_node,
-            dir_node,
-            top: HashMap::default(),
-            local: RefCell::default(),
-            stars: HashMap::default(),
-            members: HashMap::default(),
-            attrs: HashMap::default(),
-            methods: HashMap::default(),
-            class_of: HashMap::default(),
-            owned: HashMap::default(),
-            impl_traits: HashMap::default(),
-            memo_import: RefCell::new(HashMap::default()),
-            memo_bind: RefCell::new(HashMap::default()),
-            memo_name: RefCell::new(HashMap::default()),
-            memo_local: RefCell::new(HashMap::default()),
-            syms: RefCell::new(HashMap::default()),
-            memo_export: RefCell::new(HashMap::default()),
-            memo_bases: RefCell::new(HashMap::default()),
-            memo_pkg: RefCell::new(HashMap::default()),
-            memo_visible: RefCell::new(HashMap::default()),
-        };
+        let tables = Tables { file_node, dir_node, ..Tables::default() };
+        let mut d = Driver::with(g, repo, defs, r, std::borrow::Cow::Owned(tables));
         for &f in files {
             d.index_scopes(f);
         }
@@ -395,7 +383,11 @@ impl<'a> Driver<'a> {
             let facts = d.facts(f);
             for imp in &facts.impls {
                 for c in d.classes(&d.resolve_chain(f, imp.owner, &imp.ty, 0)) {
-                    d.impl_traits.entry(c).or_default().push((f, imp.owner, &imp.trait_));
+                    d.t.to_mut().impl_traits.entry(c).or_default().push((
+                        f,
+                        imp.owner,
+                        &imp.trait_,
+                    ));
                 }
             }
         }
@@ -406,6 +398,33 @@ impl<'a> Driver<'a> {
         d.memo_export.borrow_mut().clear();
         d.memo_bind.borrow_mut().clear();
         d
+    }
+
+    /// A driver over `t`, with memos of its own.
+    fn with(
+        g: &'a Graph,
+        repo: &'a Repo<'a>,
+        defs: &'a DefNodes,
+        r: &'a dyn Resolver,
+        t: std::borrow::Cow<'t, Tables<'a>>,
+    ) -> Driver<'t, 'a> {
+        Driver {
+            g,
+            repo,
+            defs,
+            r,
+            t,
+            local: RefCell::default(),
+            memo_import: RefCell::new(HashMap::default()),
+            memo_bind: RefCell::new(HashMap::default()),
+            memo_name: RefCell::new(HashMap::default()),
+            memo_local: RefCell::new(HashMap::default()),
+            syms: RefCell::new(HashMap::default()),
+            memo_export: RefCell::new(HashMap::default()),
+            memo_bases: RefCell::new(HashMap::default()),
+            memo_pkg: RefCell::new(HashMap::default()),
+            memo_visible: RefCell::new(HashMap::default()),
+        }
     }
 
     fn facts(&self, f: u32) -> &'a FileFacts {
@@ -432,29 +451,33 @@ impl<'a> Driver<'a> {
                 continue; // reached through its type, not by its bare name
             }
             if d.parent.is_none() {
-                push(self.top.entry(f).or_default(), &d.name, Binding::Node(node));
+                push(self.t.to_mut().top.entry(f).or_default(), &d.name, Binding::Node(node));
             }
         }
         for (ii, imp) in facts.imports.iter().enumerate() {
             if imp.form == ImportForm::ModDecl && imp.alias.is_none() {
                 // `mod x;` binds `x` to the module file.
                 let b = Binding::Import { f, i: ii as u32 };
-                push(self.top.entry(f).or_default(), &imp.module, b);
+                push(self.t.to_mut().top.entry(f).or_default(), &imp.module, b);
                 continue;
             }
             if imp.name.as_deref() == Some("*") {
-                self.stars.entry(f).or_default().push(ii as u32);
+                self.t.to_mut().stars.entry(f).or_default().push(ii as u32);
                 continue;
             }
             let Some(name) = self.r.bound_name(imp) else { continue };
             if imp.owner.is_none() {
-                push(self.top.entry(f).or_default(), name, Binding::Import { f, i: ii as u32 });
+                push(
+                    self.t.to_mut().top.entry(f).or_default(),
+                    name,
+                    Binding::Import { f, i: ii as u32 },
+                );
             }
         }
         for (bi, bind) in facts.binds.iter().enumerate() {
             if bind.owner.is_none() && self.binds_name(f, bind) {
                 push(
-                    self.top.entry(f).or_default(),
+                    self.t.to_mut().top.entry(f).or_default(),
                     &bind.target,
                     Binding::Bind { f, i: bi as u32 },
                 );
@@ -554,7 +577,7 @@ impl<'a> Driver<'a> {
                     (None, None) => None,
                 };
                 if let Some((prefix, last)) = group {
-                    push_node(self.owned.entry((f, prefix)).or_default(), last, node);
+                    push_node(self.t.to_mut().owned.entry((f, prefix)).or_default(), last, node);
                 }
             }
             // A function of a namespace (a Rust inline `mod`) is its member, not a method
@@ -563,10 +586,10 @@ impl<'a> Driver<'a> {
                 && d.first_param.is_none()
                 && d.parent.is_some_and(|p| facts.defs[p as usize].namespace);
             for c in classes {
-                push_node(self.members.entry(c).or_default(), &d.name, node);
+                push_node(self.t.to_mut().members.entry(c).or_default(), &d.name, node);
                 if d.kind == DefKind::Function && !in_namespace {
-                    self.class_of.insert(node, c);
-                    self.methods.entry(d.name.as_str()).or_default().push(node);
+                    self.t.to_mut().class_of.insert(node, c);
+                    self.t.to_mut().methods.entry(d.name.as_str()).or_default().push(node);
                 }
             }
         }
@@ -582,11 +605,11 @@ impl<'a> Driver<'a> {
             let b = Binding::Bind { f, i: bi as u32 };
             match bind.target.split_once('.') {
                 None if facts.defs[o as usize].kind == DefKind::Class => {
-                    self.attrs.entry((on, bind.target.as_str())).or_default().push(b);
+                    self.t.to_mut().attrs.entry((on, bind.target.as_str())).or_default().push(b);
                 }
                 Some((recv, attr)) if !attr.contains('.') => {
                     if let Some(c) = self.receiver_class(f, o, recv) {
-                        self.attrs.entry((c, attr)).or_default().push(b);
+                        self.t.to_mut().attrs.entry((c, attr)).or_default().push(b);
                     }
                 }
                 _ => {}
@@ -604,7 +627,7 @@ impl<'a> Driver<'a> {
                 return None;
             }
             let node = self.node_of(f, o);
-            if let Some(&c) = self.class_of.get(&node)
+            if let Some(&c) = self.t.class_of.get(&node)
                 && d.first_param.as_deref() == Some(name)
             {
                 return Some(c);
@@ -619,7 +642,7 @@ impl<'a> Driver<'a> {
         let facts = self.facts(f);
         loop {
             let node = self.node_of(f, o);
-            if let Some(&c) = self.class_of.get(&node) {
+            if let Some(&c) = self.t.class_of.get(&node) {
                 return Some(c);
             }
             let d = &facts.defs[o as usize];
@@ -688,7 +711,7 @@ impl<'a> Driver<'a> {
                     return vec![Val::Inst(c)];
                 }
                 if self.r.implicit_members()
-                    && let Some(&c) = self.class_of.get(&self.node_of(f, o))
+                    && let Some(&c) = self.t.class_of.get(&self.node_of(f, o))
                     && !self.is_named(c, name)
                 {
                     let mut m = self.member_of_class(c, name, depth + 1);
@@ -729,21 +752,21 @@ impl<'a> Driver<'a> {
             }
             _ => {}
         }
-        if let Some(bs) = self.top.get(&f).and_then(|m| m.get(name)) {
+        if let Some(bs) = self.t.top.get(&f).and_then(|m| m.get(name)) {
             return self.bindings(bs, depth);
         }
         for p in self.package_files(f) {
             if p == f {
                 continue;
             }
-            if let Some(bs) = self.top.get(&p).and_then(|m| m.get(name)) {
+            if let Some(bs) = self.t.top.get(&p).and_then(|m| m.get(name)) {
                 let v = self.bindings_of_kind(bs, depth, true);
                 if !v.is_empty() {
                     return v;
                 }
             }
         }
-        if let Some(stars) = self.stars.get(&f) {
+        if let Some(stars) = self.t.stars.get(&f) {
             for &i in stars {
                 let imp = &facts.imports[i as usize];
                 let mut out = Vec::new();
@@ -763,7 +786,7 @@ impl<'a> Driver<'a> {
         let mut out = Vec::new();
         for x in self.r.included(self.repo, f, name) {
             if x != f
-                && let Some(bs) = self.top.get(&x).and_then(|m| m.get(name))
+                && let Some(bs) = self.t.top.get(&x).and_then(|m| m.get(name))
             {
                 out.extend(self.bindings(bs, depth + 1));
             }
@@ -858,7 +881,7 @@ impl<'a> Driver<'a> {
         if files.len() > 1 {
             let dir = parent_dir(self.repo.rel(files[0]));
             if files.iter().all(|&x| parent_dir(self.repo.rel(x)) == dir)
-                && let Some(&dn) = self.dir_node.get(dir)
+                && let Some(&dn) = self.t.dir_node.get(dir)
             {
                 return vec![Val::Pkg(dn)];
             }
@@ -925,7 +948,7 @@ impl<'a> Driver<'a> {
                     if let Some(ret) = &d.returns {
                         let scope = d.parent;
                         let t = if ret == "Self" {
-                            self.class_of.get(&n).map(|&c| vec![Val::Node(c)]).unwrap_or_default()
+                            self.t.class_of.get(&n).map(|&c| vec![Val::Node(c)]).unwrap_or_default()
                         } else {
                             self.resolve_chain(node.file, scope, ret, depth + 1)
                         };
@@ -946,7 +969,7 @@ impl<'a> Driver<'a> {
         }
         // `helpers.format` where `helpers` groups top-level definitions of this file.
         if let Some((owner, last)) = chain.rsplit_once('.')
-            && let Some(ns) = self.owned.get(&(f, owner)).and_then(|m| m.get(last))
+            && let Some(ns) = self.t.owned.get(&(f, owner)).and_then(|m| m.get(last))
         {
             return ns.iter().map(|&n| Val::Node(n)).collect();
         }
@@ -998,7 +1021,7 @@ impl<'a> Driver<'a> {
                 };
                 let mut out = Vec::new();
                 for &f in self.repo.dir_files(dir) {
-                    if self.top.contains_key(&f) {
+                    if self.t.top.contains_key(&f) {
                         out.extend(self.exports(f, name, depth));
                     }
                 }
@@ -1030,12 +1053,12 @@ impl<'a> Driver<'a> {
     }
 
     fn exports_uncached(&self, f: u32, name: &str, depth: u32) -> Vals {
-        if let Some(bs) = self.top.get(&f).and_then(|m| m.get(name)) {
+        if let Some(bs) = self.t.top.get(&f).and_then(|m| m.get(name)) {
             return self.bindings(bs, depth);
         }
         // `export * from './x'` and Rust `pub use x::*`.
         let facts = self.facts(f);
-        if let Some(stars) = self.stars.get(&f) {
+        if let Some(stars) = self.t.stars.get(&f) {
             for &i in stars {
                 let imp = &facts.imports[i as usize];
                 if imp.form != ImportForm::ReExport {
@@ -1060,7 +1083,7 @@ impl<'a> Driver<'a> {
         let mut seen = vec![c];
         let mut queue = vec![c];
         while let Some(k) = queue.pop() {
-            if let Some(ns) = self.members.get(&k).and_then(|m| m.get(name)) {
+            if let Some(ns) = self.t.members.get(&k).and_then(|m| m.get(name)) {
                 return ns.iter().map(|&n| Val::Node(n)).collect();
             }
             for b in self.bases(k, depth + 1) {
@@ -1079,7 +1102,7 @@ impl<'a> Driver<'a> {
         let mut queue = vec![c];
         let mut seen = vec![c];
         while let Some(k) = queue.pop() {
-            if let Some(bs) = self.attrs.get(&(k, name)) {
+            if let Some(bs) = self.t.attrs.get(&(k, name)) {
                 return self.bindings(bs, depth);
             }
             for b in self.bases(k, depth + 1) {
@@ -1119,7 +1142,7 @@ impl<'a> Driver<'a> {
             }
         }
         // `impl Trait for Type`, wherever it is written: its default methods are members.
-        for &(f, scope, tr) in self.impl_traits.get(&c).map_or(&[][..], |v| v.as_slice()) {
+        for &(f, scope, tr) in self.t.impl_traits.get(&c).map_or(&[][..], |v| v.as_slice()) {
             for v in self.resolve_chain(f, scope, tr, depth + 1) {
                 if let Val::Node(n) = v
                     && self.kind(n) == NodeKind::Class
@@ -1138,7 +1161,7 @@ impl<'a> Driver<'a> {
 
     fn link_file(&self, f: u32, out: &mut Vec<Edge>) {
         let facts = self.facts(f);
-        let fnode = self.file_node[&f];
+        let fnode = self.t.file_node[&f];
         let owner_node = |o: Option<DefIdx>| o.map_or(fnode, |o| self.node_of(f, o));
         for (ii, imp) in facts.imports.iter().enumerate() {
             let src = owner_node(imp.owner);
@@ -1150,7 +1173,7 @@ impl<'a> Driver<'a> {
                         match v {
                             Val::Node(t) => targets.push(t),
                             // A module by name (Rust `use a::b;` of the module file `b`).
-                            Val::File(x) => targets.extend(self.file_node.get(&x).copied()),
+                            Val::File(x) => targets.extend(self.t.file_node.get(&x).copied()),
                             _ => {}
                         }
                     }
@@ -1159,7 +1182,7 @@ impl<'a> Driver<'a> {
             if targets.is_empty() {
                 for v in self.files_as_vals(&files) {
                     match v {
-                        Val::File(x) => targets.push(self.file_node[&x]),
+                        Val::File(x) => targets.push(self.t.file_node[&x]),
                         Val::Pkg(dn) => targets.push(dn),
                         _ => {}
                     }
@@ -1236,7 +1259,7 @@ impl<'a> Driver<'a> {
             }
             Callee::Chain(c) => {
                 let (head, attr) = c.rsplit_once('.').unwrap_or(("", c));
-                if let Some(ns) = self.owned.get(&(f, head)).and_then(|m| m.get(attr)) {
+                if let Some(ns) = self.t.owned.get(&(f, head)).and_then(|m| m.get(attr)) {
                     let m = ambiguity(ns.len());
                     return (ns.clone(), m);
                 }
@@ -1297,8 +1320,8 @@ impl<'a> Driver<'a> {
         {
             return (Vec::new(), META_EXACT);
         }
-        let Some(cands) = self.methods.get(attr) else { return (Vec::new(), META_EXACT) };
-        let caller_test = self.g.nodes[self.file_node[&f] as usize].flags & FLAG_TEST != 0;
+        let Some(cands) = self.t.methods.get(attr) else { return (Vec::new(), META_EXACT) };
+        let caller_test = self.g.nodes[self.t.file_node[&f] as usize].flags & FLAG_TEST != 0;
         let cands: Vec<u32> = cands
             .iter()
             .copied()
