@@ -18,8 +18,8 @@
 //!   (namespaces are not scopes of their own here), `Class::f` is a member, and `new Foo(...)`
 //!   calls `Foo`'s constructor.
 
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 
 use crate::extract::{DefKind, Expr, Import};
 use crate::graph::parent_dir;
@@ -28,6 +28,9 @@ use crate::lang::Family;
 
 /// Most definitions one prototype may lead to (as alternatives).
 const MAX_DEFINERS: usize = 4;
+
+/// A file, and the files it includes directly or not: as a set and sorted.
+type Closure = (u32, HashSet<u32>, Vec<u32>);
 
 /// C and C++'s rules for the linker (see the module's documentation).
 pub struct Resolver {
@@ -43,19 +46,20 @@ pub struct Resolver {
     namespaces: HashSet<String>,
     /// Per file: the files its includes name (resolved once, on first use).
     includes: RefCell<HashMap<u32, Vec<u32>>>,
-    /// The files the last file asked about includes, transitively (the driver links one file
-    /// after another, so one entry serves nearly every lookup and memory stays bounded).
-    closure: RefCell<Option<(u32, HashSet<u32>)>>,
+    /// The files the last file asked about includes, transitively, as a set and sorted (the
+    /// driver links one file after another, so one entry serves nearly every lookup and memory
+    /// stays bounded).
+    closure: RefCell<Option<Closure>>,
 }
 
 impl Resolver {
     /// Reads what the rules need from the repository.
     pub fn new(repo: &Repo) -> Resolver {
-        let mut dirs: HashSet<Vec<u8>> = HashSet::new();
-        let mut definers: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut by_base: HashMap<Vec<u8>, Vec<u32>> = HashMap::new();
-        let mut declarers: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut namespaces = HashSet::new();
+        let mut dirs: HashSet<Vec<u8>> = HashSet::default();
+        let mut definers: HashMap<String, Vec<u32>> = HashMap::default();
+        let mut by_base: HashMap<Vec<u8>, Vec<u32>> = HashMap::default();
+        let mut declarers: HashMap<String, Vec<u32>> = HashMap::default();
+        let mut namespaces = HashSet::default();
         for (i, f) in repo.files.iter().enumerate() {
             if f.lang.family() != Family::C {
                 continue;
@@ -72,12 +76,7 @@ impl Resolver {
             }
             by_base.entry(crate::graph::base_name(f.rel).to_vec()).or_default().push(i as u32);
             let facts = repo.facts(i as u32);
-            let mut declare = |name: &str| {
-                let v = declarers.entry(name.to_string()).or_default();
-                if v.last() != Some(&(i as u32)) {
-                    v.push(i as u32);
-                }
-            };
+            let mut declare = |name: &str| add_file(&mut declarers, name, i as u32);
             for d in facts.defs.iter().filter(|d| d.parent.is_none() && d.owner.is_none()) {
                 declare(&d.name);
             }
@@ -92,10 +91,7 @@ impl Resolver {
                     && d.kind == DefKind::Function
                     && !d.decorators.iter().any(|e| matches!(e, Expr::Dotted(s) if s == "static"))
                 {
-                    let v = definers.entry(d.name.clone()).or_default();
-                    if v.last() != Some(&(i as u32)) {
-                        v.push(i as u32);
-                    }
+                    add_file(&mut definers, &d.name, i as u32);
                 }
             }
             if let Some(ns) = &facts.package {
@@ -109,7 +105,7 @@ impl Resolver {
         }
         // Each file under the include directories that are its ancestors (and the root).
         dirs.insert(Vec::new());
-        let mut under_include: HashMap<Vec<u8>, Vec<(Vec<u8>, u32)>> = HashMap::new();
+        let mut under_include: HashMap<Vec<u8>, Vec<(Vec<u8>, u32)>> = HashMap::default();
         for (i, f) in repo.files.iter().enumerate() {
             if f.lang.family() != Family::C {
                 continue;
@@ -138,7 +134,7 @@ impl Resolver {
             declarers,
             by_base,
             namespaces,
-            includes: RefCell::new(HashMap::new()),
+            includes: RefCell::new(HashMap::default()),
             closure: RefCell::new(None),
         }
     }
@@ -161,11 +157,13 @@ impl Resolver {
         v
     }
 
-    /// Whether file `f` includes file `x`, directly or not.
-    fn includes_transitively(&self, repo: &Repo, f: u32, x: u32) -> bool {
+    /// Of the files in `xs` (sorted), those other than `f` that `f` includes, directly or not,
+    /// in order. A name declared in thousands of files (the kernel's `init_module`) is matched
+    /// against the few hundred a file includes, not the other way round.
+    fn included_of(&self, repo: &Repo, f: u32, xs: &[u32]) -> Vec<u32> {
         let mut cache = self.closure.borrow_mut();
-        if cache.as_ref().is_none_or(|(k, _)| *k != f) {
-            let mut seen: HashSet<u32> = HashSet::new();
+        if cache.as_ref().is_none_or(|(k, _, _)| *k != f) {
+            let mut seen: HashSet<u32> = HashSet::default();
             let mut stack = vec![f];
             while let Some(y) = stack.pop() {
                 for z in self.includes_of(repo, y) {
@@ -174,9 +172,16 @@ impl Resolver {
                     }
                 }
             }
-            *cache = Some((f, seen));
+            let mut sorted: Vec<u32> = seen.iter().copied().collect();
+            sorted.sort_unstable();
+            *cache = Some((f, seen, sorted));
         }
-        cache.as_ref().is_some_and(|(_, set)| set.contains(&x))
+        let Some((_, set, sorted)) = cache.as_ref() else { return Vec::new() };
+        if xs.len() <= sorted.len() {
+            xs.iter().copied().filter(|&x| x != f && set.contains(&x)).collect()
+        } else {
+            sorted.iter().copied().filter(|&x| x != f && xs.binary_search(&x).is_ok()).collect()
+        }
     }
 
     /// The file an include names, for an include in file `from`.
@@ -260,10 +265,7 @@ impl scope::Resolver for Resolver {
 
     fn included(&self, repo: &Repo, file: u32, name: &str) -> Vec<u32> {
         let Some(ds) = self.declarers.get(name) else { return Vec::new() };
-        ds.iter()
-            .copied()
-            .filter(|&x| x != file && self.includes_transitively(repo, file, x))
-            .collect()
+        self.included_of(repo, file, ds)
     }
 
     fn implicit_members(&self) -> bool {
@@ -285,6 +287,21 @@ impl scope::Resolver for Resolver {
     ) -> Vec<u32> {
         // `ns::f`: namespaces are no scopes of ours, `f` is looked up in what the file sees.
         if self.namespaces.contains(name) { vec![file] } else { Vec::new() }
+    }
+}
+
+/// Adds file `f` to `name`'s files (once; files come in order), allocating the key only for a
+/// name not seen before (a header's prototypes are declared again in many files).
+fn add_file(map: &mut HashMap<String, Vec<u32>>, name: &str, f: u32) {
+    match map.get_mut(name) {
+        Some(v) => {
+            if v.last() != Some(&f) {
+                v.push(f);
+            }
+        }
+        None => {
+            map.insert(name.to_string(), vec![f]);
+        }
     }
 }
 
@@ -335,7 +352,7 @@ fn compile_command_dirs(repo: &Repo, text: &str) -> Vec<Vec<u8>> {
     else {
         return Vec::new();
     };
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<String> = HashSet::default();
     let mut out = Vec::new();
     for e in &entries {
         let dir = e.get("directory").and_then(|d| d.as_str()).unwrap_or("");
