@@ -29,8 +29,13 @@ use crate::lang::Family;
 /// Most definitions one prototype may lead to (as alternatives).
 const MAX_DEFINERS: usize = 4;
 
-/// A file, and the files it includes directly or not: as a set and sorted.
-type Closure = (u32, HashSet<u32>, Vec<u32>);
+/// The files one file includes, directly or not: as bits by file number and sorted.
+#[derive(Default)]
+struct Closure {
+    file: Option<u32>,
+    bits: Vec<u64>,
+    sorted: Vec<u32>,
+}
 
 /// C and C++'s rules for the linker (see the module's documentation).
 pub struct Resolver {
@@ -46,10 +51,9 @@ pub struct Resolver {
     namespaces: HashSet<String>,
     /// Per file: the files its includes name (resolved once, on first use).
     includes: RefCell<HashMap<u32, Vec<u32>>>,
-    /// The files the last file asked about includes, transitively, as a set and sorted (the
-    /// driver links one file after another, so one entry serves nearly every lookup and memory
-    /// stays bounded).
-    closure: RefCell<Option<Closure>>,
+    /// The files the last file asked about includes, transitively (the driver links one file
+    /// after another, so one entry serves nearly every lookup and memory stays bounded).
+    closure: RefCell<Closure>,
 }
 
 impl Resolver {
@@ -135,7 +139,7 @@ impl Resolver {
             by_base,
             namespaces,
             includes: RefCell::new(HashMap::default()),
-            closure: RefCell::new(None),
+            closure: RefCell::default(),
         }
     }
 
@@ -162,25 +166,33 @@ impl Resolver {
     /// against the few hundred a file includes, not the other way round.
     fn included_of(&self, repo: &Repo, f: u32, xs: &[u32]) -> Vec<u32> {
         let mut cache = self.closure.borrow_mut();
-        if cache.as_ref().is_none_or(|(k, _, _)| *k != f) {
-            let mut seen: HashSet<u32> = HashSet::default();
+        let c = &mut *cache;
+        if c.file != Some(f) {
+            // Clear the previous file's bits, then set this one's.
+            for &x in &c.sorted {
+                c.bits[x as usize / 64] &= !(1u64 << (x % 64));
+            }
+            c.bits.resize(repo.files.len() / 64 + 1, 0);
+            c.sorted.clear();
             let mut stack = vec![f];
             while let Some(y) = stack.pop() {
                 for z in self.includes_of(repo, y) {
-                    if seen.insert(z) {
+                    let (w, b) = (z as usize / 64, 1u64 << (z % 64));
+                    if c.bits[w] & b == 0 {
+                        c.bits[w] |= b;
+                        c.sorted.push(z);
                         stack.push(z);
                     }
                 }
             }
-            let mut sorted: Vec<u32> = seen.iter().copied().collect();
-            sorted.sort_unstable();
-            *cache = Some((f, seen, sorted));
+            c.sorted.sort_unstable();
+            c.file = Some(f);
         }
-        let Some((_, set, sorted)) = cache.as_ref() else { return Vec::new() };
-        if xs.len() <= sorted.len() {
-            xs.iter().copied().filter(|&x| x != f && set.contains(&x)).collect()
+        let has = |x: u32| c.bits[x as usize / 64] & (1u64 << (x % 64)) != 0;
+        if xs.len() <= c.sorted.len() {
+            xs.iter().copied().filter(|&x| x != f && has(x)).collect()
         } else {
-            sorted.iter().copied().filter(|&x| x != f && xs.binary_search(&x).is_ok()).collect()
+            c.sorted.iter().copied().filter(|&x| x != f && xs.binary_search(&x).is_ok()).collect()
         }
     }
 
