@@ -233,3 +233,47 @@ fn a_cpp_header_in_a_c_repository_is_read_as_cpp_when_that_reads_better() {
         assert!(!extract::has_cpp_constructs(line.as_bytes()), "{line}");
     }
 }
+
+/// `included` gives, in file order, the files declaring a name that a file includes directly
+/// or not, whether the declaring files or the included ones are the longer list.
+#[test]
+fn included_matches_declarers_against_transitive_includes_either_way() {
+    use crate::graph::Source;
+    use crate::graph::scope::{Repo, Resolver as _};
+    // h0..h5 declare `f`; a.c includes h1 (which includes h3); b.c includes every header and
+    // x.h; x.h includes b.c's first header again (a cycle).
+    let mut srcs: Vec<(String, String)> = (0..6)
+        .map(|i| {
+            let inc = if i == 1 { "#include \"h3.h\"\n" } else { "" };
+            (format!("h{i}.h"), format!("{inc}int f(void);\n"))
+        })
+        .collect();
+    srcs.push(("a.c".into(), "#include \"h1.h\"\nint g(void) { return f(); }\n".into()));
+    let all: String = (0..6).map(|i| format!("#include \"h{i}.h\"\n")).collect();
+    srcs.push(("b.c".into(), format!("{all}#include \"x.h\"\nint k(void) {{ return f(); }}\n")));
+    srcs.push(("x.h".into(), "#include \"h0.h\"\n".into()));
+    srcs.sort();
+    let facts: Vec<FileFacts> = srcs.iter().map(|(_, s)| c(s)).collect();
+    let files: Vec<Source> = srcs
+        .iter()
+        .zip(&facts)
+        .map(|((p, _), f)| Source { rel: p.as_bytes(), facts: f, lang: Lang::C })
+        .collect();
+    let repo = Repo::new(&files, &[]);
+    let r = resolve::Resolver::new(&repo);
+    let named = |f: u32| -> Vec<&str> {
+        r.included(&repo, f, "f").iter().map(|&x| srcs[x as usize].0.as_str()).collect()
+    };
+    let a = repo.file(b"a.c").unwrap();
+    let b = repo.file(b"b.c").unwrap();
+    // a.c sees 2 of the 6 declaring files (its closure is the shorter list).
+    assert_eq!(named(a), ["h1.h", "h3.h"]);
+    // b.c sees all 6 (the declaring files are the shorter list), asked after a.c and again.
+    let six = ["h0.h", "h1.h", "h2.h", "h3.h", "h4.h", "h5.h"];
+    assert_eq!(named(b), six);
+    assert_eq!(named(a), ["h1.h", "h3.h"]);
+    assert_eq!(named(b), six);
+    // A header that declares the name is never its own includer.
+    let h0 = repo.file(b"h0.h").unwrap();
+    assert!(named(h0).is_empty());
+}
