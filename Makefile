@@ -12,7 +12,8 @@
 #   make bench-mcp    100 sequential tools/call requests to cds-mcp on the Django 4.2 index
 #   make bench-callgraph  Python's value flow on Django 4.2: cost with and without it, edges
 #   make bench-edits  one-file edits on Django 4.2 through cds-build and --watch, against BASE
-#                     (EDIT=definition: a function added each time instead of a comment)
+#                     (EDIT=definition: a function added each time instead of a comment;
+#                     EDIT=javascript: a function added to one of its JavaScript files)
 #   make bench-commits GIT=DIR  rebuilds after commits in a clone of DIR, against BASE
 #   make install      PREFIX=/usr/local DESTDIR=
 

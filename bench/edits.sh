@@ -8,8 +8,11 @@
 # (default 3): a cold build by each, then RUNS (default 9) edits of django/db/models/query.py
 # through `cds-build`, the two binaries in turn edit by edit, then RUNS more seen by each one's
 # running `cds-build --watch` (write to new generation), each edit a comment that brings a word
-# new to the index (the edges are kept; the term dictionary grows), or with EDIT=definition a
-# function added at the end of the file (the whole link runs again, value flow included).
+# new to the index (the edges are kept; the term dictionary grows), with EDIT=definition a
+# function added at the end of the file (the whole link runs again, value flow included), or
+# with EDIT=javascript a function added to one of Django's JavaScript files,
+# django/contrib/admin/static/admin/js/actions.js (only the JavaScript family is linked again;
+# Python's links are kept).
 # Prints the medians of each round.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -18,11 +21,14 @@ base=${BASE:-main}
 rounds=${ROUNDS:-3}
 runs=${RUNS:-9}
 edit=${EDIT:-comment}
-case $edit in comment | definition) ;; *) echo "EDIT is comment or definition" >&2; exit 2 ;; esac
+case $edit in
+    comment | definition) target=$corpus/django/db/models/query.py ;;
+    javascript) target=$corpus/django/contrib/admin/static/admin/js/actions.js ;;
+    *) echo "EDIT is comment, definition or javascript" >&2; exit 2 ;;
+esac
 work=$(mktemp -d)
-target=$corpus/django/db/models/query.py
-cp "$target" "$work/query.py.orig"
-trap 'cp "$work/query.py.orig" "$target"; rm -rf "$work"' EXIT
+cp "$target" "$work/target.orig"
+trap 'cp "$work/target.orig" "$target"; rm -rf "$work"' EXIT
 
 built cds-build
 after=$bin/cds-build
@@ -30,7 +36,9 @@ before=$(before_bin "$base")
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 word() {
-    if [ "$edit" = definition ]; then
+    if [ "$edit" = javascript ]; then
+        printf '\nfunction benchEdit_%s_%s_%s() {\n    return %s;\n}\n' "$$" "$1" "$2" "$2"
+    elif [ "$edit" = definition ]; then
         printf '\n\ndef bench_edit_%s_%s_%s():\n    return %s\n' "$$" "$1" "$2" "$2"
     else
         printf '# bench edit %s benchword%s%s%s\n' "$2" "$$" "$1" "$2"
@@ -42,7 +50,7 @@ echo "before: $before"
 echo "after:  $after"
 exe_of() { if [ "$1" = after ]; then echo "$after"; else echo "$before"; fi; }
 for round in $(seq "$rounds"); do
-    cp "$work/query.py.orig" "$target"
+    cp "$work/target.orig" "$target"
     for which in before after; do
         rm -rf "$work/idx-$which"
         "$(exe_of "$which")" -q --index "$work/idx-$which" "$corpus"

@@ -220,7 +220,9 @@ fn incremental_builds_equal_cold_builds() {
             &cold_ix,
             &["helper", "Child run extra", "Base1", "helpr"],
             &format!("step {step} (seed {seed}): {log:#?}"),
-        );
+        )["relinked"]
+            .as_bool()
+            .unwrap();
         if e.position_only {
             assert!(!relinked, "step {step} (seed {seed}) re-linked: {log:#?}");
             kept_links += 1;
@@ -328,9 +330,9 @@ fn a_delta_in_the_older_layout_is_refused_and_built_again() {
 /// the whole graph (node for node, edge for edge), the search index and facts cache byte for
 /// byte, and the searches for `queries`. `what` names the step in a failure. The cold build
 /// counts terms as files are extracted (`CDS_STREAM_TERMS`), the incremental one after them,
-/// as small repositories do: both ways must write the same files. Returns whether the
-/// incremental build linked the files again.
-fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) -> bool {
+/// as small repositories do: both ways must write the same files. Returns the incremental
+/// build's `--json` summary (whether it linked the files again, which families kept links).
+fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) -> serde_json::Value {
     let a = d.cmd("cds-build").arg("--json").ok();
     let b = d
         .cmd("cds-build")
@@ -441,19 +443,20 @@ fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) -> bool {
             "{what}: search '{q}' differs"
         );
     }
-    let summary: serde_json::Value = serde_json::from_str(a.trim()).unwrap();
-    summary["relinked"].as_bool().unwrap()
+    serde_json::from_str(a.trim()).unwrap()
 }
 
 /// An edit of [`incremental_builds_equal_cold_builds_across_languages`]: what it does, a line
-/// the graph must hold after it, and the edit.
-type Step = (&'static str, &'static str, Box<dyn Fn(&Dir)>);
+/// the graph must hold after it, the families whose links the rebuild keeps (those of the
+/// files it did not change, when the file list and project files are the same), and the edit.
+type Step = (&'static str, &'static str, &'static [&'static str], Box<dyn Fn(&Dir)>);
 
 /// The same in a repository of several languages, through edits whose effect crosses files and
 /// languages: C++ sources arriving make the `.h` headers C++ (and leaving, C again), a file
 /// renamed to another language's extension, a JS module's export renamed under its importer, a
 /// Go package's function moved to another file of the package, a Ruby superclass and a PHP
-/// `use` retargeted.
+/// `use` retargeted, a Python call the value flow finds edited. Where the files stay the same,
+/// only the families of the changed files are linked again; the others keep their edges.
 #[test]
 fn incremental_builds_equal_cold_builds_across_languages() {
     let d = Dir::new("incremental-langs");
@@ -471,15 +474,29 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         .write("php/A.php", "<?php\nnamespace App;\nclass A { public function go() {} }\n")
         .write("php/B.php", "<?php\nnamespace App;\nclass B { public function go() {} }\n")
         .write("php/User.php", "<?php\nnamespace App;\nuse App\\A as T;\nclass User { public function f(T $t) { $t->go(); } }\n")
-        .write("py/m.py", "def helper(x):\n    return x\n");
+        .write("py/m.py", "def helper(x):\n    return x\n")
+        .write("py/use.py", "from m import helper\n\ndef run():\n    f = helper\n    return f(1)\n");
     let cold = Dir::new("incremental-langs-cold");
     let cold_ix = cold.path("idx").to_string_lossy().into_owned();
     d.cmd("cds-build").arg("-q").ok();
     let queries = ["helper", "Widget run", "fmt", "greet"];
     let steps: Vec<Step> = vec![
         (
+            // The call is found by the value flow (`f` holds `helper`); only Python is linked.
+            "a Python call through a variable",
+            r#""src": "py/use.py:run", "dst": "py/m.py:helper", "type": "invokes""#,
+            &["javascript", "go", "c", "ruby", "php"],
+            Box::new(|d: &Dir| {
+                d.write(
+                    "py/use.py",
+                    "from m import helper\n\ndef run():\n    g = helper\n    return g(2)\n",
+                );
+            }),
+        ),
+        (
             "C++ sources arrive: the headers are C++",
             r#""id": "c/x.h:Widget""#,
+            &[],
             Box::new(|d: &Dir| {
                 for i in 0..12 {
                     d.write(
@@ -492,6 +509,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "the C++ sources leave: the headers are C again",
             r#""src": "c/main.c:main", "dst": "c/x.c:helper", "type": "invokes""#,
+            &[],
             Box::new(|d: &Dir| {
                 for i in 0..12 {
                     std::fs::remove_file(d.path(format!("c/w{i}.cpp"))).unwrap();
@@ -501,6 +519,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "a Python file renamed to .js",
             r#""id": "py/m.js""#,
+            &[],
             Box::new(|d: &Dir| {
                 std::fs::rename(d.path("py/m.py"), d.path("py/m.js")).unwrap();
             }),
@@ -508,6 +527,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "and back",
             r#""id": "py/m.py:helper""#,
+            &[],
             Box::new(|d: &Dir| {
                 std::fs::rename(d.path("py/m.js"), d.path("py/m.py")).unwrap();
             }),
@@ -515,6 +535,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "a JS export renamed under its importer",
             r#""id": "js/util.js:format""#,
+            &["python", "go", "c", "ruby", "php"],
             Box::new(|d: &Dir| {
                 d.write("js/util.js", "export function format(x) { return String(x); }\n");
             }),
@@ -522,6 +543,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "a Go function moved to another file of its package",
             r#""src": "go/pkg/a.go:Run", "dst": "go/pkg/c.go:Help", "type": "invokes""#,
+            &[],
             Box::new(|d: &Dir| {
                 d.write("go/pkg/b.go", "package pkg\n");
                 d.write("go/pkg/c.go", "package pkg\n\nfunc Help() int { return 2 }\n");
@@ -530,6 +552,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "a Ruby superclass retargeted",
             r#""src": "rb/child.rb:Child.hi", "dst": "rb/base.rb:Other.greet", "type": "invokes""#,
+            &["python", "javascript", "go", "c", "php"],
             Box::new(|d: &Dir| {
                 d.write("rb/child.rb", "require_relative 'base'\nclass Child < Other\n  def hi\n    greet\n  end\nend\n");
             }),
@@ -537,6 +560,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "a PHP use retargeted",
             r#""src": "php/User.php:User.f", "dst": "php/B.php:B.go", "type": "invokes""#,
+            &["python", "javascript", "go", "c", "ruby"],
             Box::new(|d: &Dir| {
                 d.write("php/User.php", "<?php\nnamespace App;\nuse App\\B as T;\nclass User { public function f(T $t) { $t->go(); } }\n");
             }),
@@ -545,6 +569,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
             // Only a project file changes: resolution reads it, so this is a change too.
             "go.mod names another module: the import is no longer the repository's",
             r#""id": "go/main.go:main""#,
+            &[],
             Box::new(|d: &Dir| {
                 d.write("go.mod", "module example.com/other\n\ngo 1.21\n");
             }),
@@ -552,6 +577,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "and back",
             r#""src": "go/main.go:main", "dst": "go/pkg/a.go:Run", "type": "invokes""#,
+            &[],
             Box::new(|d: &Dir| {
                 d.write("go.mod", "module example.com/m\n\ngo 1.21\n");
             }),
@@ -559,16 +585,19 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "a directory of two languages renamed",
             r#""id": "web/app.js:show""#,
+            &[],
             Box::new(|d: &Dir| {
                 std::fs::rename(d.path("js"), d.path("web")).unwrap();
             }),
         ),
     ];
-    for (what, expect, step) in &steps {
+    for (what, expect, kept, step) in &steps {
         step(&d);
         // Each edit its own mtime, even on file systems with coarse timestamps.
         std::thread::sleep(std::time::Duration::from_millis(15));
-        same_as_cold(&d, &cold_ix, &queries, what);
+        let summary = same_as_cold(&d, &cold_ix, &queries, what);
+        assert_eq!(summary["relinked"], true, "{what}");
+        assert_eq!(summary["links_kept"], serde_json::json!(kept), "{what}");
         let graph = d.cmd("cds-fmt").args(["--graph"]).ok();
         assert!(graph.contains(expect), "{what}: the graph lacks {expect}\n{graph}");
     }
@@ -586,7 +615,8 @@ fn incremental_builds_equal_cold_builds_across_languages() {
     let user = std::fs::read_to_string(d.path("php/User.php")).unwrap();
     d.write("php/User.php", user.replacen("<?php\n", "<?php\n// shifted\n", 1));
     std::thread::sleep(std::time::Duration::from_millis(15));
-    assert!(!same_as_cold(&d, &cold_ix, &queries, "comments shift lines"), "re-linked");
+    let summary = same_as_cold(&d, &cold_ix, &queries, "comments shift lines");
+    assert_eq!(summary["relinked"], false, "re-linked");
     let got = d.cmd("cds-get").args(["py/m.py:helper"]).ok();
     assert!(got.starts_with("py/m.py:helper\tfunction\tpy/m.py:2-3\n"), "{got}");
 }

@@ -152,10 +152,12 @@ renamed is listed again; when an ignore file changed, the tree is walked), files
 and modification time did not change are neither read nor parsed, files whose content did not change are not parsed, the search \
 postings of unchanged files are carried over from the previous index instead of counted \
 again, and when nothing changed at all nothing is written. Linking (imports, calls, \
-inheritance, Python's value flow) runs over the whole repository when a change reaches what it \
-reads; a change that only moves code or edits comments, docstrings, messages, numbers or layout \
-(every changed file's facts the same but for positions, the same files and project files) \
-keeps the previous index's edges. A new index is written beside the old one and swapped in \
+inheritance, Python's value flow) runs when a change reaches what it reads, over every file of \
+the language families changed (JavaScript with TypeScript, C with C++, each other language \
+alone; all of them when files were added, removed or renamed, or a project file changed); the \
+other families keep the previous index's edges, and a change that only moves code or edits \
+comments, docstrings, messages, numbers or layout (every changed file's facts the same but for \
+positions) keeps them all. A new index is written beside the old one and swapped in \
 atomically, so readers never see half an index and a build killed halfway leaves the old one \
 usable; concurrent builds of one index wait for each other. A build that fails (a full disk, \
 a file-size limit) says so, exits with status 2 and takes back what it wrote, so the old index \
@@ -341,6 +343,20 @@ fn run_watch(opts: &BuildOptions, poll: Option<u64>, quiet: bool) -> Result<Stat
     Ok(Status::Found)
 }
 
+/// What a summary line says of the links kept: all of them, or some families'.
+fn kept_note(s: &Summary) -> String {
+    if !s.relinked {
+        return ", links kept".to_string();
+    }
+    match &s.links_kept[..] {
+        [] => String::new(),
+        kept => {
+            let names: Vec<&str> = kept.iter().map(|f| f.name()).collect();
+            format!(", {} links kept", names.join(" and "))
+        }
+    }
+}
+
 /// The line a watcher prints per rebuild: generation, files changed and parsed (and whether
 /// the links were kept; new commits, when `HEAD` moved on), milliseconds.
 pub fn update_line(s: &Summary) -> String {
@@ -356,7 +372,7 @@ pub fn update_line(s: &Summary) -> String {
         s.changed,
         plural(s.changed),
         s.parsed,
-        if s.relinked { "" } else { ", links kept" },
+        kept_note(s),
         (s.seconds * 1000.0).round() as u64,
         s.files,
         s.entities
@@ -390,6 +406,7 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         "files": s.files,
         "parsed": s.parsed,
         "relinked": s.relinked,
+        "links_kept": s.links_kept.iter().map(|f| f.name()).collect::<Vec<_>>(),
         "history": match s.history {
             HistoryUpdate::None => serde_json::Value::Null,
             HistoryUpdate::Kept => "kept".into(),

@@ -29,6 +29,7 @@
 //! walk.
 
 pub mod cli;
+mod relink;
 mod sink;
 pub mod watch;
 
@@ -48,7 +49,7 @@ use crate::index::format::{self, MAGIC_FACTS, Meta};
 use crate::index::read::Mapped;
 use crate::index::write::{FileRecord, WriteInput};
 use crate::index::{self, BuildLock, Index};
-use crate::lang::Extractors;
+use crate::lang::{Extractors, Family};
 use crate::search::bm25::{self, FileTerms};
 use crate::walk::{self, Skipped, WalkOptions};
 
@@ -112,6 +113,9 @@ pub struct Summary {
     /// The files were linked (false: nothing was written, or no change reached what linking
     /// reads, so the previous generation's edges were kept).
     pub relinked: bool,
+    /// When the files were linked, the language families whose previous edges were kept all
+    /// the same (none of their files changed what linking reads).
+    pub links_kept: Vec<Family>,
     /// How the repository's history was come by.
     pub history: HistoryUpdate,
     /// The generation written (empty when nothing was written).
@@ -757,11 +761,16 @@ pub fn build_with(
     let same_setup = previous.as_ref().is_some_and(|p| p.options == options);
     let dir = generation.path();
     let t_nodes = Instant::now();
+    // Which files changed what linking reads (None: not the previous generation's files).
+    let changed = match &previous {
+        Some(p) if same_setup && opts.mode == Mode::Native => p.changed_files(&kept),
+        _ => None,
+    };
     // The previous generation's nodes and links, when they are this build's: then the files
     // not parsed again are not read at all (see `Outlines`).
     let same = match &previous {
         _ if outlines.link_needed.load(Ordering::Relaxed) => None,
-        Some(p) if same_setup && opts.mode == Mode::Native && p.same_facts(&kept) => Some(p),
+        Some(p) if changed.as_ref().is_some_and(|c| !c.contains(&true)) => Some(p),
         _ => None,
     };
     let carried = same.and_then(|p| {
@@ -773,10 +782,26 @@ pub fn build_with(
         check_carried_nodes(nodes, defs, &kept, p);
     }
     let nodes_carried = carried.is_some();
+    // The families with a file that changed what linking reads, when others have none: those
+    // others may keep their links ([`relink`]), and their files need their facts in outline.
+    let relinked: Option<Vec<Family>> = changed.as_ref().and_then(|changed| {
+        let mut all: Vec<Family> = kept.iter().map(|it| it.found.lang.family()).collect();
+        let mut some: Vec<Family> =
+            all.iter().zip(changed).filter(|(_, c)| **c).map(|(f, _)| *f).collect();
+        for v in [&mut all, &mut some] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        (!some.is_empty() && some.len() < all.len()).then_some(some)
+    });
     if !nodes_carried && outlines.possible {
         let t = Instant::now();
         let outline = !outlines.link_needed.load(Ordering::Relaxed);
-        read_cached_facts(&mut kept, previous.as_ref(), outline, jobs);
+        let outline_of = |it: &Item| match &relinked {
+            Some(families) => !families.contains(&it.found.lang.family()),
+            None => outline,
+        };
+        read_cached_facts(&mut kept, previous.as_ref(), &outline_of, jobs);
         job_time(phases.on, if outline { "facts read in outline" } else { "facts read" }, t);
     }
     if nodes_carried {
@@ -795,13 +820,31 @@ pub fn build_with(
     // (Nodes built anew may still be the previous ones, when `carried_nodes` did not fit.)
     let reused = same
         .filter(|p| nodes_carried || native.as_ref().is_some_and(|(nodes, _)| p.same_nodes(nodes)));
-    // What the link reads: every file's facts, whole (none when it is skipped).
+    // Relinked, only the families with a changed file; the others keep their edges.
+    let partial = match (&previous, &relinked, &native) {
+        (Some(p), Some(relinked), Some((nodes, _))) if reused.is_none() => {
+            let t = Instant::now();
+            let families: Vec<Family> = kept.iter().map(|it| it.found.lang.family()).collect();
+            let plan = p.archived_graph().and_then(|g| {
+                relink::Plan::new(g, &p.blocks, &families, relinked.clone(), &nodes.nodes)
+            });
+            if plan.is_some() {
+                job_time(phases.on, "links kept", t);
+            }
+            plan
+        }
+        _ => None,
+    };
+    // What the link reads: the facts, whole, of every file it links (none when it is skipped).
     let sources = match reused {
         Some(_) => Vec::new(),
         None => {
-            if kept.iter().any(|it| it.outline) {
+            let outline = |it: &Item| {
+                partial.as_ref().is_some_and(|p| !p.relinked.contains(&it.found.lang.family()))
+            };
+            if kept.iter().any(|it| it.outline && !outline(it)) {
                 let t = Instant::now();
-                read_cached_facts(&mut kept, previous.as_ref(), false, jobs);
+                read_cached_facts(&mut kept, previous.as_ref(), &outline, jobs);
                 job_time(phases.on, "facts read whole", t);
             }
             sources_of(&kept)
@@ -810,6 +853,7 @@ pub fn build_with(
     if phases.on && !sources.is_empty() {
         census(&sources);
     }
+    let links_kept = partial.as_ref().map_or_else(Vec::new, |p| p.kept.clone());
     if content_at.len() != kept.len() {
         return Err(Error::msg(format!(
             "internal error: {} of {} files reached content.bin",
@@ -1003,7 +1047,16 @@ pub fn build_with(
             }
             Some((nodes, defs)) => {
                 let t = Instant::now();
-                let edges = graph::link::edges(nodes, &sources, defs, &walked.projects);
+                let projects = &walked.projects;
+                let edges = match partial {
+                    Some(plan) => {
+                        let only = Some(plan.relinked.as_slice());
+                        let linked =
+                            graph::link::family_edges(nodes, &sources, defs, projects, only);
+                        plan.edges(linked)
+                    }
+                    None => graph::link::edges(nodes, &sources, defs, projects),
+                };
                 job_time(timing, "link", t);
                 Linked::Edges(edges)
             }
@@ -1080,6 +1133,7 @@ pub fn build_with(
         parsed: parsed.load(Ordering::Relaxed),
         changed: read + removed,
         relinked: reused.is_none(),
+        links_kept,
         history: history_update,
         generation: written.generation.clone(),
         nodes: g.nodes.len(),
@@ -1276,10 +1330,15 @@ impl Item {
 /// Reads the facts of the unchanged files that have none yet, or only an outline, from the
 /// previous generation: whole, or in `outline`, on `jobs` threads. A cache entry that cannot
 /// be read is extracted again from the content it was indexed with.
-fn read_cached_facts(kept: &mut [Item], prev: Option<&Previous>, outline: bool, jobs: usize) {
+fn read_cached_facts(
+    kept: &mut [Item],
+    prev: Option<&Previous>,
+    outline: &(dyn Fn(&Item) -> bool + Sync),
+    jobs: usize,
+) {
     let mut todo: Vec<&mut Item> = kept
         .iter_mut()
-        .filter(|it| it.cached.is_some() && (it.facts.is_none() || (it.outline && !outline)))
+        .filter(|it| it.cached.is_some() && (it.facts.is_none() || (it.outline && !outline(it))))
         .collect();
     if todo.is_empty() {
         return;
@@ -1304,6 +1363,7 @@ fn read_cached_facts(kept: &mut [Item], prev: Option<&Previous>, outline: bool, 
                 let mut ex = Extractors::default();
                 for it in chunk {
                     let archive = prev.zip(it.cached).and_then(|(p, i)| p.checked(i));
+                    let outline = outline(it);
                     let read = match outline {
                         true => archive.and_then(index::facts::load_outline),
                         false => archive.and_then(index::facts::load_facts),
@@ -1721,37 +1781,41 @@ impl Previous {
         (self.terms, self.blocks) = (terms, blocks);
     }
 
-    /// Whether the files are the ones this generation indexed, in its order, and each file
-    /// parsed again has the facts it had but for positions ([`FileFacts::same_but_positions`]):
-    /// then the graph's nodes and the links are this generation's (the nodes depend on the file
-    /// list, the definitions' names, kinds and nesting, and the file flags; the links on the
-    /// facts but positions, and the build's options and project files, which the caller
-    /// compares). An edit of comments, docstrings, messages, numbers or layout, or one that
-    /// only moves code, then re-links nothing.
-    fn same_facts(&self, kept: &[Item]) -> bool {
-        let Some(g) = self.archived_graph() else { return false };
+    /// Which files have facts that differ from this generation's but for positions
+    /// ([`FileFacts::same_but_positions`]), when the files are the ones it indexed, in its order
+    /// and in the same languages (None otherwise). With none changed, the graph's nodes and the
+    /// links are this generation's (the nodes depend on the file list, the definitions' names,
+    /// kinds and nesting, and the file flags; the links on the facts but positions, and the
+    /// build's options and project files, which the caller compares): an edit of comments,
+    /// docstrings, messages, numbers or layout, or one that only moves code, then re-links
+    /// nothing. Otherwise only the families of the changed files are linked again
+    /// ([`relink`]).
+    fn changed_files(&self, kept: &[Item]) -> Option<Vec<bool>> {
+        let g = self.archived_graph()?;
         if kept.len() != self.entries.len()
             || g.meta.mode != Mode::Native.code()
             || g.file_node.len() != kept.len()
         {
-            return false;
+            return None;
         }
-        kept.iter().enumerate().all(|(i, it)| {
-            let Some(c) = self.lookup(&it.found) else { return false };
+        let mut changed = Vec::with_capacity(kept.len());
+        for (i, it) in kept.iter().enumerate() {
+            let c = self.lookup(&it.found)?;
             if c.index != i {
-                return false;
+                return None;
             }
-            if it.cached == Some(i) {
-                return true;
-            }
-            if let Some(same) = it.same_but_positions {
-                return same;
-            }
-            let (Some(new), Some((old, _))) = (&it.facts, self.facts(i, false)) else {
-                return false;
-            };
-            new.same_but_positions(&old)
-        })
+            changed.push(if it.cached == Some(i) {
+                false
+            } else if let Some(same) = it.same_but_positions {
+                !same
+            } else {
+                match (&it.facts, self.facts(i, false)) {
+                    (Some(new), Some((old, _))) => !new.same_but_positions(&old),
+                    _ => true,
+                }
+            });
+        }
+        Some(changed)
     }
 
     /// Whether `nodes` are this generation's graph's nodes.
@@ -1768,7 +1832,7 @@ impl Previous {
     }
 
     /// What [`graph::native_nodes`] makes of the files, read from this generation's graph
-    /// instead, for files with its nodes ([`Previous::same_facts`]): a copy of its node
+    /// instead, for files with its nodes ([`Previous::changed_files`], none changed): a copy of its node
     /// columns, each file's definitions matched to its nodes in order. A third of the time of
     /// building them anew (Django: 6 against 12-15 ms). `facts`: each file's, where they were
     /// read; a file whose facts were not read gets no [`graph::DefNodes`] row and its

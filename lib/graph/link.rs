@@ -215,7 +215,30 @@ pub fn edges(
     defs: &DefNodes,
     projects: &[ProjectFile],
 ) -> Vec<crate::graph::Edge> {
-    let python = files.iter().any(|f| f.lang == Lang::Python);
+    let mut out = Vec::new();
+    for (_, edges) in family_edges(g, files, defs, projects, None) {
+        if out.is_empty() {
+            out = edges;
+        } else {
+            out.extend(edges);
+        }
+    }
+    out
+}
+
+/// The edges of each language family present, or of those `only` names, in [`Family`] order
+/// ([`edges`] lists them so, one after another). Each family's edges join its own files' nodes
+/// (and directories), and depend only on its own files' facts, the file list and the project
+/// files: a rebuild may link some families again and keep the others' edges.
+pub fn family_edges(
+    g: &Graph,
+    files: &[Source],
+    defs: &DefNodes,
+    projects: &[ProjectFile],
+    only: Option<&[Family]>,
+) -> Vec<(Family, Vec<crate::graph::Edge>)> {
+    let wanted = |f: Family| only.is_none_or(|o| o.contains(&f));
+    let python = wanted(Family::Python) && files.iter().any(|f| f.lang == Lang::Python);
     let debug = std::env::var_os("CDS_FLOW_DEBUG").is_some();
     let started = std::time::Instant::now();
     // The scope tables are built once, by the thread of the scope rules while the value flow
@@ -246,7 +269,7 @@ pub fn edges(
                     .collect();
                 names
             });
-            (names, other_families(g, files, defs, projects))
+            (names, other_families(g, files, defs, projects, &wanted))
         });
         let flow = python.then(|| Prelude::new(g, files, defs)).and_then(|ix| {
             let lx = Linker::new(prepared.tables()?);
@@ -263,19 +286,20 @@ pub fn edges(
         // What was prepared for the flow (its last holder now) is freed while the links are
         // merged.
         s.spawn(move || drop(prepared));
-        let mut out: Vec<crate::graph::Edge> = Vec::new();
+        let mut out = Vec::new();
         if let (Some(flow), Some(names)) = (flow, names) {
             let tc = std::time::Instant::now();
             let cm = combine(names, &flow);
             if debug {
                 eprintln!("link: combine {:?} ({} edges)", tc.elapsed(), cm.len());
             }
-            out.extend(cm.into_iter().map(|(src, dst, kind, meta)| crate::graph::Edge {
+            let edges = cm.into_iter().map(|(src, dst, kind, meta)| crate::graph::Edge {
                 src,
                 dst,
                 kind,
                 meta,
-            }));
+            });
+            out.push((Family::Python, edges.collect()));
         }
         out.extend(others);
         out
@@ -289,14 +313,15 @@ fn other_families(
     files: &[Source],
     defs: &DefNodes,
     projects: &[ProjectFile],
-) -> Vec<crate::graph::Edge> {
+    wanted: &dyn Fn(Family) -> bool,
+) -> Vec<(Family, Vec<crate::graph::Edge>)> {
     let mut out = Vec::new();
     let repo = Repo::new(files, projects);
     let mut families: Vec<Family> = files.iter().map(|f| f.lang.family()).collect();
     families.sort_unstable();
     families.dedup();
     for family in families {
-        if family == Family::Python {
+        if family == Family::Python || !wanted(family) {
             continue;
         }
         let resolver = |repo: &Repo| -> Box<dyn Resolver> {
@@ -311,7 +336,7 @@ fn other_families(
                 Family::Php => Box::new(crate::lang::php::Resolver::new(repo)),
             }
         };
-        out.extend(scope::edges(g, &repo, defs, family, &resolver));
+        out.push((family, scope::edges(g, &repo, defs, family, &resolver)));
     }
     out
 }

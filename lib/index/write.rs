@@ -1031,32 +1031,53 @@ fn with_kept_edges(nodes: GraphNodes, previous: &ArchivedGraph) -> GraphFile {
 /// The whole graph file: `nodes` (made from `input`'s nodes) with `input`'s edges.
 fn graph_file(input: &WriteInput, nodes: GraphNodes) -> GraphFile {
     let GraphNodes(mut gf) = nodes;
-    let g = input.graph;
-    let n = g.nodes.len();
-    // Edges: one per (src, dst, kind), first occurrence wins; neighbours listed in the order
-    // their first edge was added (networkx's adjacency order, which LocAgent's tools follow).
+    let a = adjacency(input.graph.nodes.len(), &input.graph.edges);
+    (gf.out_off, gf.out_dst, gf.out_kind, gf.out_meta) =
+        (a.out_off, a.out_dst, a.out_kind, a.out_meta);
+    (gf.in_off, gf.in_src, gf.in_kind, gf.in_meta) = (a.in_off, a.in_src, a.in_kind, a.in_meta);
+    gf
+}
+
+/// A graph's edges in both directions, in compressed sparse rows, as the graph file holds
+/// them: `out_off[i]..out_off[i + 1]` are node i's entries in the `out_*` columns, likewise
+/// `in_*`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Adjacency {
+    pub out_off: Vec<u32>,
+    pub out_dst: Vec<u32>,
+    pub out_kind: Vec<u8>,
+    pub out_meta: Vec<u8>,
+    pub in_off: Vec<u32>,
+    pub in_src: Vec<u32>,
+    pub in_kind: Vec<u8>,
+    pub in_meta: Vec<u8>,
+}
+
+/// The adjacency of `n` nodes linked by `edges` (in the order they were added): one edge per
+/// (src, dst, kind), the first occurrence winning; neighbours listed in the order their first
+/// edge was added (networkx's adjacency order, which LocAgent's tools follow).
+pub fn adjacency(n: usize, all: &[crate::graph::Edge]) -> Adjacency {
     let mut first_pair: HashMap<(u32, u32), usize> =
-        HashMap::with_capacity_and_hasher(g.edges.len(), Default::default());
-    let mut seen = fxhash::FxHashSet::with_capacity_and_hasher(g.edges.len(), Default::default());
-    let mut edges: Vec<(usize, usize, &crate::graph::Edge)> = Vec::with_capacity(g.edges.len());
-    for (i, e) in g.edges.iter().enumerate() {
+        HashMap::with_capacity_and_hasher(all.len(), Default::default());
+    let mut seen = fxhash::FxHashSet::with_capacity_and_hasher(all.len(), Default::default());
+    let mut edges: Vec<(usize, usize, &crate::graph::Edge)> = Vec::with_capacity(all.len());
+    for (i, e) in all.iter().enumerate() {
         if e.src as usize >= n || e.dst as usize >= n || !seen.insert((e.src, e.dst, e.kind)) {
             continue;
         }
         let first = *first_pair.entry((e.src, e.dst)).or_insert(i);
         edges.push((first, i, e));
     }
-    let order = by_first_edge(g.edges.len(), &edges);
+    let order = by_first_edge(all.len(), &edges);
     // The two directions are independent: one on a thread of its own (the build's other
     // threads are done by now).
-    let out = std::thread::scope(|s| {
+    let (out, (in_off, in_src, in_kind, in_meta)) = std::thread::scope(|s| {
         let out = s.spawn(|| csr(n, &edges, &order, |e| (e.src, e.dst)));
-        (gf.in_off, gf.in_src, gf.in_kind, gf.in_meta) = csr(n, &edges, &order, |e| (e.dst, e.src));
-        out.join()
+        let inn = csr(n, &edges, &order, |e| (e.dst, e.src));
+        (out.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), inn)
     });
-    (gf.out_off, gf.out_dst, gf.out_kind, gf.out_meta) =
-        out.unwrap_or_else(|p| std::panic::resume_unwind(p));
-    gf
+    let (out_off, out_dst, out_kind, out_meta) = out;
+    Adjacency { out_off, out_dst, out_kind, out_meta, in_off, in_src, in_kind, in_meta }
 }
 
 /// The positions in `edges` (in the order they were added) ordered by the first edge of their

@@ -1,0 +1,304 @@
+//! Relinking only the language families an edit reached.
+//!
+//! A family's links (import, invoke and inherit edges between its files' nodes) are a function
+//! of its own files' facts but positions, the file list and the project files; no family reads
+//! another's (Python's tables hold only Python files, and each resolver looks only for its
+//! family's files). So when the file list, the options and the project files are the previous
+//! generation's, a family none of whose files changed what linking reads keeps its previous
+//! edges, renumbered to this build's nodes, and only the other families are linked again: an
+//! edit of a JavaScript file of Django no longer solves Python's value flow again.
+//!
+//! The graph file lists each node's neighbours in the order their first edge was linked
+//! (`index::write`), so the kept edges must come back in an order that gives every node the
+//! order it had: a topological order of the two chains each edge belongs to, its source's
+//! out-list and its target's in-list, which the previous generation's graph file holds.
+
+use fxhash::FxHashMap as HashMap;
+
+use crate::graph::{self, Edge, EdgeKind, NONE, NodeKind};
+use crate::index::read::ArchivedGraph;
+use crate::index::write::Adjacency;
+use crate::lang::Family;
+
+/// A rebuild that links some families again and keeps the others' previous edges.
+pub(super) struct Plan {
+    /// The families linked again, in [`Family`] order.
+    pub relinked: Vec<Family>,
+    /// The families kept (those of the files but the relinked), in [`Family`] order.
+    pub kept: Vec<Family>,
+    /// Their previous edges (of those that have some) in this build's node numbers.
+    kept_edges: Vec<(Family, Vec<Edge>)>,
+}
+
+impl Plan {
+    /// The plan for a rebuild of the previous generation's files (the same, in the same order;
+    /// see `Previous::changed_files`) of these `families`, linking those `relinked` again.
+    /// `blocks`: each previous file's first node and node count. None when no family is kept,
+    /// or when the previous graph does not fit this build's nodes (then everything is linked,
+    /// as in a cold build).
+    pub fn new(
+        prev: &ArchivedGraph,
+        blocks: &[(u32, u32)],
+        families: &[Family],
+        mut relinked: Vec<Family>,
+        nodes: &[graph::Node],
+    ) -> Option<Plan> {
+        if blocks.len() != families.len() {
+            return None;
+        }
+        relinked.sort_unstable();
+        let keep_file: Vec<bool> = families.iter().map(|f| !relinked.contains(f)).collect();
+        if !keep_file.contains(&true) {
+            return None;
+        }
+        let map = node_map(prev, blocks, &keep_file, nodes)?;
+        let (adj, node_file) = previous_adjacency(prev);
+        let edges = kept_edges(&adj, &node_file, &map, &keep_file)?;
+        // Split by family, each family's edges in the order found (a stable partition keeps
+        // every node's order: a node's link edges are of one family, but for a directory's).
+        let mut kept_edges: Vec<(Family, Vec<Edge>)> = Vec::new();
+        for e in edges {
+            let fam = families[nodes[e.src as usize].file as usize];
+            match kept_edges.iter_mut().find(|(f, _)| *f == fam) {
+                Some((_, v)) => v.push(e),
+                None => kept_edges.push((fam, vec![e])),
+            }
+        }
+        let mut kept: Vec<Family> =
+            families.iter().copied().filter(|f| !relinked.contains(f)).collect();
+        kept.sort_unstable();
+        kept.dedup();
+        Some(Plan { relinked, kept, kept_edges })
+    }
+
+    /// Every link edge: the relinked families' `linked` edges and the kept ones, family by
+    /// family in [`Family`] order, as a cold build's link lists them.
+    pub fn edges(self, linked: Vec<(Family, Vec<Edge>)>) -> Vec<Edge> {
+        let mut all = linked;
+        all.extend(self.kept_edges);
+        all.sort_by_key(|(f, _)| *f);
+        let mut out = Vec::with_capacity(all.iter().map(|(_, e)| e.len()).sum());
+        for (_, e) in all {
+            out.extend(e);
+        }
+        out
+    }
+}
+
+/// Previous node -> this build's node, for the nodes of kept files (`keep_file`) and every
+/// directory (NONE for the rest). A file's nodes are its node and its definitions' after it,
+/// the same number of them for the same facts, in the same order in both generations; a
+/// directory is found by its ID (its path). None when they do not match.
+fn node_map(
+    prev: &ArchivedGraph,
+    blocks: &[(u32, u32)],
+    keep_file: &[bool],
+    nodes: &[graph::Node],
+) -> Option<Vec<u32>> {
+    let mut map = vec![NONE; prev.kind.len()];
+    let mut file_start = vec![NONE; keep_file.len()];
+    for (n, node) in nodes.iter().enumerate() {
+        if node.kind == NodeKind::File && (node.file as usize) < file_start.len() {
+            file_start[node.file as usize] = n as u32;
+        }
+    }
+    for (f, &(old, len)) in blocks.iter().enumerate() {
+        if !keep_file[f] {
+            continue;
+        }
+        let new = file_start[f];
+        let run = nodes.get(new as usize..)?.iter().take_while(|x| x.file == f as u32).count();
+        if new == NONE || run != len as usize {
+            return None;
+        }
+        let slots = map.get_mut(old as usize..(old + len) as usize)?;
+        for (k, slot) in slots.iter_mut().enumerate() {
+            *slot = new + k as u32;
+        }
+    }
+    let by_id: Vec<u32> = prev.by_id.iter().map(|x| x.to_native()).collect();
+    for (n, node) in nodes.iter().enumerate() {
+        if node.kind != NodeKind::Directory {
+            continue;
+        }
+        let at = by_id.binary_search_by(|&o| id_of(prev, o).cmp(&node.id[..])).ok()?;
+        let old = by_id[at] as usize;
+        if prev.kind.get(old) != Some(&(NodeKind::Directory as u8)) {
+            return None;
+        }
+        map[old] = n as u32;
+    }
+    Some(map)
+}
+
+/// The ID of node `n` of the previous graph (empty when out of range).
+fn id_of(prev: &ArchivedGraph, n: u32) -> &[u8] {
+    let off = |i: usize| prev.id_off.get(i).map(|x| x.to_native() as usize);
+    match (off(n as usize), off(n as usize + 1)) {
+        (Some(a), Some(b)) => prev.id_blob.get(a..b).unwrap_or(&[]),
+        _ => &[],
+    }
+}
+
+/// The previous graph's edge columns and each node's file, copied out of the archive.
+fn previous_adjacency(prev: &ArchivedGraph) -> (Adjacency, Vec<u32>) {
+    let words = |v: &rkyv::vec::ArchivedVec<rkyv::rend::u32_le>| -> Vec<u32> {
+        v.iter().map(|x| x.to_native()).collect()
+    };
+    let adj = Adjacency {
+        out_off: words(&prev.out_off),
+        out_dst: words(&prev.out_dst),
+        out_kind: prev.out_kind.to_vec(),
+        out_meta: prev.out_meta.to_vec(),
+        in_off: words(&prev.in_off),
+        in_src: words(&prev.in_src),
+        in_kind: prev.in_kind.to_vec(),
+        in_meta: prev.in_meta.to_vec(),
+    };
+    (adj, words(&prev.file))
+}
+
+/// The link edges of `adj` (a previous graph's, `node_file` its nodes' files) whose source lies
+/// in a kept file, in this build's node numbers (`map`), and in an order that lists each node's
+/// out-edges and in-edges as `adj` does. None when one of them leads to a node this build
+/// lacks, or `adj` is not one graph's two directions.
+fn kept_edges(
+    adj: &Adjacency,
+    node_file: &[u32],
+    map: &[u32],
+    keep_file: &[bool],
+) -> Option<Vec<Edge>> {
+    let n = node_file.len();
+    if adj.out_off.len() != n + 1 || adj.in_off.len() != n + 1 || map.len() != n {
+        return None;
+    }
+    let kept_src = |s: usize| keep_file.get(node_file[s] as usize) == Some(&true);
+    let row = |off: &[u32], i: usize| off[i] as usize..off[i + 1] as usize;
+    let contain = EdgeKind::Contain as u8;
+    // Each kept edge once, numbered along the out-lists; `next[e]`: the edge after it in its
+    // source's out-list and in its target's in-list; `preds[e]`: how many of those two chains
+    // have an edge before it.
+    let mut edges: Vec<Edge> = Vec::new();
+    let mut next: Vec<[u32; 2]> = Vec::new();
+    let mut preds: Vec<u8> = Vec::new();
+    let mut number: HashMap<(u32, u32, u8), u32> = HashMap::default();
+    for s in (0..n).filter(|&s| kept_src(s)) {
+        let mut before = NONE;
+        for j in row(&adj.out_off, s) {
+            let (kind, dst) = (*adj.out_kind.get(j)?, *adj.out_dst.get(j)?);
+            if kind == contain {
+                continue;
+            }
+            let (src_new, dst_new) = (map[s], *map.get(dst as usize)?);
+            if src_new == NONE || dst_new == NONE {
+                return None;
+            }
+            let e = edges.len() as u32;
+            let meta = *adj.out_meta.get(j)?;
+            edges.push(Edge { src: src_new, dst: dst_new, kind: EdgeKind::from_code(kind)?, meta });
+            number.insert((s as u32, dst, kind), e);
+            next.push([NONE; 2]);
+            preds.push(0);
+            if before != NONE {
+                next[before as usize][0] = e;
+                preds[e as usize] += 1;
+            }
+            before = e;
+        }
+    }
+    for d in 0..n {
+        let mut before = NONE;
+        for j in row(&adj.in_off, d) {
+            let (kind, src) = (*adj.in_kind.get(j)?, *adj.in_src.get(j)?);
+            if kind == contain || src as usize >= n || !kept_src(src as usize) {
+                continue;
+            }
+            let &e = number.get(&(src, d as u32, kind))?;
+            if before != NONE {
+                next[before as usize][1] = e;
+                preds[e as usize] += 1;
+            }
+            before = e;
+        }
+    }
+    // Kahn's algorithm, first come first out.
+    let mut order: Vec<u32> = (0..edges.len() as u32).filter(|&e| preds[e as usize] == 0).collect();
+    let mut at = 0;
+    while at < order.len() {
+        let e = order[at] as usize;
+        at += 1;
+        for succ in next[e] {
+            if succ != NONE {
+                preds[succ as usize] -= 1;
+                if preds[succ as usize] == 0 {
+                    order.push(succ);
+                }
+            }
+        }
+    }
+    // (Both chains come from one earlier order, so they cannot form a cycle; a damaged graph
+    // that has one is linked anew.)
+    if order.len() != edges.len() {
+        return None;
+    }
+    Some(order.into_iter().map(|e| edges[e as usize]).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::write::adjacency;
+
+    #[test]
+    fn kept_edges_come_back_in_an_order_that_gives_every_node_its_neighbour_order() {
+        // Nodes 0-1 of file 0, 2-4 of file 1 (the directory's contain edges left out), linked
+        // in an order that is neither the sources' nor the targets' numbering, a pair twice.
+        let node_file = [0, 0, 1, 1, 1];
+        let e = |src, dst, kind| Edge { src, dst, kind, meta: 1 };
+        let (inv, imp, inh) = (EdgeKind::Invoke, EdgeKind::Import, EdgeKind::Inherit);
+        let links = vec![
+            e(0, 1, EdgeKind::Contain),
+            e(2, 3, EdgeKind::Contain),
+            e(2, 4, EdgeKind::Contain),
+            e(4, 1, inv),
+            e(0, 4, inv),
+            e(3, 1, inv),
+            e(0, 1, inv),
+            e(2, 0, imp),
+            e(4, 0, inv),
+            e(0, 3, inv),
+            e(4, 1, inh),
+            e(3, 1, inv),
+        ];
+        let before = adjacency(5, &links);
+        let identity: Vec<u32> = (0..5).collect();
+        let kept = kept_edges(&before, &node_file, &identity, &[true, true]).unwrap();
+        assert_eq!(kept.len(), 8, "a repeated edge is kept once");
+        // Laid out again after the contain edges, the kept edges list every node's neighbours
+        // as before.
+        let mut again: Vec<Edge> =
+            links.iter().filter(|x| x.kind == EdgeKind::Contain).copied().collect();
+        again.extend(&kept);
+        assert_eq!(adjacency(5, &again), before);
+        // Not simply the sources' order: node 1's in-list (a contain edge first).
+        let row = before.in_off[1] as usize..before.in_off[2] as usize;
+        assert_eq!(before.in_src[row], [0, 0, 4, 4, 3]);
+        // Only file 0's sources kept: file 1's edges are left out.
+        let kept_0 = kept_edges(&before, &node_file, &identity, &[true, false]).unwrap();
+        assert_eq!(kept_0.len(), 3);
+        assert!(kept_0.iter().all(|x| node_file[x.src as usize] == 0));
+        // Renumbered: file 1's nodes moved up by two.
+        let moved: Vec<u32> = vec![0, 1, 4, 5, 6];
+        let kept_moved = kept_edges(&before, &node_file, &moved, &[true, true]).unwrap();
+        assert!(
+            kept_moved
+                .iter()
+                .zip(&kept)
+                .all(|(a, b)| a.src == moved[b.src as usize] && a.dst == moved[b.dst as usize])
+        );
+        // A target this build lacks: nothing is kept.
+        let mut gone = identity.clone();
+        gone[1] = NONE;
+        assert!(kept_edges(&before, &node_file, &gone, &[true, true]).is_none());
+    }
+}
