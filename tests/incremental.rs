@@ -3,7 +3,8 @@
 //! Python), each followed by an incremental `cds-build` of one index and a `--force` build of
 //! another; the two graphs must be equal node for node and edge for edge, and searches must
 //! answer alike. A second test does the same across languages (C/C++ headers, JS, Go, Ruby,
-//! PHP, Python), with edits whose effect crosses files and languages.
+//! PHP, Python), with edits whose effect crosses files and languages, and a third edits one
+//! language of four at random: only its family is linked again, the others keep their edges.
 //!
 //! `CDS_EDITS` (default 16) sets the number of edits and `CDS_EDIT_SEED` the seed.
 
@@ -619,6 +620,147 @@ fn incremental_builds_equal_cold_builds_across_languages() {
     assert_eq!(summary["relinked"], false, "re-linked");
     let got = d.cmd("cds-get").args(["py/m.py:helper"]).ok();
     assert!(got.starts_with("py/m.py:helper\tfunction\tpy/m.py:2-3\n"), "{got}");
+}
+
+/// Random edits of one file of a four-language repository at a time (a call retargeted, a
+/// function added, a comment that shifts lines), each followed by an incremental build and a
+/// cold one that must agree: only the edited file's family is linked again, the other three
+/// keep their edges, and the graph, index and searches are a cold build's all the same.
+#[test]
+fn edits_of_one_language_relink_only_its_family_as_a_cold_build_would() {
+    let edits: usize = std::env::var("CDS_EDITS").ok().and_then(|v| v.parse().ok()).unwrap_or(16);
+    let seed: u64 = std::env::var("CDS_EDIT_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(7);
+    let mut rng = Rng(seed);
+    // Per family, per file: each function's callee (a function of any file of the family).
+    const FAMILIES: [&str; 4] = ["python", "javascript", "go", "c"];
+    let mut calls: Vec<Vec<Vec<(usize, usize)>>> =
+        (0..4).map(|_| (0..3).map(|i| vec![(i, 0), ((i + 1) % 3, 0)]).collect()).collect();
+    let render = |fam: usize, file: usize, fns: &[(usize, usize)], all: &[Vec<(usize, usize)>]| {
+        let name = |f: usize, k: usize| format!("f{f}_{k}");
+        let mut out = String::new();
+        match fam {
+            0 => {
+                for f in (0..3).filter(|&f| f != file) {
+                    let names: Vec<String> = (0..all[f].len()).map(|k| name(f, k)).collect();
+                    out += &format!("from m{f} import {}\n", names.join(", "));
+                }
+                for (k, &(cf, ck)) in fns.iter().enumerate() {
+                    out += &format!(
+                        "\ndef {}():\n    g = {}\n    return g()\n",
+                        name(file, k),
+                        name(cf, ck)
+                    );
+                }
+            }
+            1 => {
+                for f in (0..3).filter(|&f| f != file) {
+                    let names: Vec<String> = (0..all[f].len()).map(|k| name(f, k)).collect();
+                    out += &format!("import {{ {} }} from './m{f}.js';\n", names.join(", "));
+                }
+                for (k, &(cf, ck)) in fns.iter().enumerate() {
+                    out += &format!(
+                        "export function {}() {{ return {}(); }}\n",
+                        name(file, k),
+                        name(cf, ck)
+                    );
+                }
+            }
+            2 => {
+                out += "package pkg\n";
+                for (k, &(cf, ck)) in fns.iter().enumerate() {
+                    out += &format!(
+                        "\nfunc {}() int {{ return {}() }}\n",
+                        name(file, k),
+                        name(cf, ck)
+                    );
+                }
+            }
+            _ => {
+                out += "#include \"all.h\"\n";
+                for (k, &(cf, ck)) in fns.iter().enumerate() {
+                    out +=
+                        &format!("int {}(void) {{ return {}(); }}\n", name(file, k), name(cf, ck));
+                }
+            }
+        }
+        out
+    };
+    let path = |fam: usize, file: usize| match fam {
+        0 => format!("py/m{file}.py"),
+        1 => format!("js/m{file}.js"),
+        2 => format!("go/pkg/m{file}.go"),
+        _ => format!("c/m{file}.c"),
+    };
+    let d = Dir::new("incremental-families");
+    d.write("go.mod", "module example.com/m\n\ngo 1.21\n");
+    let header = |all: &[Vec<(usize, usize)>]| -> String {
+        (0..3)
+            .flat_map(|f| (0..all[f].len()).map(move |k| format!("int f{f}_{k}(void);\n")))
+            .collect()
+    };
+    let write_all = |calls: &[Vec<Vec<(usize, usize)>>]| {
+        for (fam, files) in calls.iter().enumerate() {
+            for (file, fns) in files.iter().enumerate() {
+                d.write(&path(fam, file), render(fam, file, fns, files));
+            }
+        }
+        d.write("c/all.h", header(&calls[3]));
+    };
+    write_all(&calls);
+    let cold = Dir::new("incremental-families-cold");
+    let cold_ix = cold.path("idx").to_string_lossy().into_owned();
+    d.cmd("cds-build").arg("-q").ok();
+    let mut log = Vec::new();
+    for step in 0..edits {
+        let (fam, file) = (rng.below(4), rng.below(3));
+        let kind = rng.below(3);
+        let what = ["a call retargeted", "a function added", "a comment"][kind];
+        log.push(format!("{what} in {}", path(fam, file)));
+        match kind {
+            0 => {
+                let k = rng.below(calls[fam][file].len());
+                // Another callee than the one it has (the same one would change nothing).
+                let targets: Vec<(usize, usize)> = (0..3)
+                    .flat_map(|f| (0..calls[fam][f].len()).map(move |g| (f, g)))
+                    .filter(|&t| t != calls[fam][file][k])
+                    .collect();
+                calls[fam][file][k] = targets[rng.below(targets.len())];
+                d.write(&path(fam, file), render(fam, file, &calls[fam][file], &calls[fam]));
+            }
+            1 => {
+                let cf = rng.below(3);
+                let ck = rng.below(calls[fam][cf].len());
+                calls[fam][file].push((cf, ck));
+                // The importers and the C header name the new function: only this family's
+                // files change.
+                for f in 0..3 {
+                    d.write(&path(fam, f), render(fam, f, &calls[fam][f], &calls[fam]));
+                }
+                if fam == 3 {
+                    d.write("c/all.h", header(&calls[3]));
+                }
+            }
+            _ => {
+                let text = std::fs::read_to_string(d.path(path(fam, file))).unwrap();
+                let mark = if fam == 0 { "#" } else { "//" };
+                d.write(&path(fam, file), format!("{mark} step {step}\n{text}"));
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        let context = format!("step {step} (seed {seed}): {log:#?}");
+        let summary = same_as_cold(&d, &cold_ix, &["f0_0", "f1_1", "f2"], &context);
+        if kind == 2 {
+            assert_eq!(summary["relinked"], false, "{context}");
+        } else {
+            let others: Vec<&str> = (0..4).filter(|&f| f != fam).map(|f| FAMILIES[f]).collect();
+            assert_eq!(summary["relinked"], true, "{context}");
+            assert_eq!(summary["links_kept"], serde_json::json!(others), "{context}");
+        }
+    }
+    // The value flow's call through a variable and a C call across files are there.
+    let graph = d.cmd("cds-fmt").args(["--graph"]).ok();
+    assert!(graph.contains(r#""src": "py/m0.py:f0_0", "dst": "py/m"#), "{graph}");
+    assert!(graph.contains(r#""src": "c/m0.c:f0_0", "dst": "c/m"#), "{graph}");
 }
 
 /// Words new to the index are added after the previous dictionary, words gone keep their

@@ -178,10 +178,12 @@ fn kept_edges(
     // Each kept edge once, numbered along the out-lists; `next[e]`: the edge after it in its
     // source's out-list and in its target's in-list; `preds[e]`: how many of those two chains
     // have an edge before it.
-    let mut edges: Vec<Edge> = Vec::new();
-    let mut next: Vec<[u32; 2]> = Vec::new();
-    let mut preds: Vec<u8> = Vec::new();
-    let mut number: HashMap<(u32, u32, u8), u32> = HashMap::default();
+    let most = (0..n).filter(|&s| kept_src(s)).map(|s| row(&adj.out_off, s).len()).sum();
+    let mut edges: Vec<Edge> = Vec::with_capacity(most);
+    let mut next: Vec<[u32; 2]> = Vec::with_capacity(most);
+    let mut preds: Vec<u8> = Vec::with_capacity(most);
+    let mut number: HashMap<(u32, u32, u8), u32> =
+        HashMap::with_capacity_and_hasher(most, Default::default());
     for s in (0..n).filter(|&s| kept_src(s)) {
         let mut before = NONE;
         for j in row(&adj.out_off, s) {
