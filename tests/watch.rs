@@ -232,7 +232,8 @@ fn bad_input_never_stops_the_watch() {
 /// The watched index is what a cold build of the tree gives (the whole graph, node for node and
 /// edge for edge) after edits the watcher takes without walking the tree (in place, and an
 /// editor's save through a temporary file renamed over the source) and after ones that make it
-/// walk (a new file, a deleted one).
+/// walk (a new file, a deleted one), and after an edit of another language than Python's (only
+/// its family linked again).
 #[test]
 fn the_watched_index_equals_a_cold_build_after_each_kind_of_edit() {
     let d = Dir::demo("watch-equal");
@@ -271,8 +272,19 @@ fn the_watched_index_equals_a_cold_build_after_each_kind_of_edit() {
     std::fs::remove_file(d.path("shop/extra.py")).unwrap();
     wait_for("the deletion", &w, || !indexed(&d.root, "shop/extra.py"));
     same_as_cold("a deleted file");
+    // A TypeScript edit links only JavaScript and TypeScript again; Python keeps its links.
+    let escape = d.path("web/src/escape.ts");
+    let ts = std::fs::read_to_string(&escape).unwrap();
+    std::fs::write(
+        &escape,
+        format!("{ts}\nexport function unescapeAll(s: string) {{ return s; }}\n"),
+    )
+    .unwrap();
+    wait_for("the TypeScript edit", &w, || indexed(&d.root, "web/src/escape.ts:unescapeAll"));
+    same_as_cold("a TypeScript edit");
     let (code, log) = w.stop("-TERM");
     assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("1 file changed (1 parsed, python links kept)"), "{log}");
     let _ = std::fs::remove_dir_all(&cold);
 }
 
