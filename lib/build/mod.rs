@@ -22,7 +22,10 @@
 //!   nodes and edges are this build's: the nodes are copied from its graph
 //!   ([`Previous::carried_nodes`]), the edges kept, with `names.fst`, and the unchanged files'
 //!   facts are not read at all: their spans and file-table entries are copied too
-//!   ([`Outlines`]). Otherwise the whole repository is linked again.
+//!   ([`Outlines`]). Otherwise the language families with a changed file are linked again,
+//!   whole, and the others keep their edges, renumbered (`relink.rs`); their unchanged files'
+//!   facts are read in outline only. Files added, removed or renamed, a language that changed
+//!   or a changed project file link every family.
 //!
 //! The previous generation's mapped pages are let go of as they are copied, so a rebuild needs
 //! no more memory than a cold build. When nothing changed at all the build stops after the
