@@ -111,7 +111,8 @@ fn an_edit_is_indexed_and_sigterm_ends_the_watch() {
     let updates: Vec<&str> = log.lines().filter(|l| l.contains(" changed (")).collect();
     assert_eq!(updates.len(), 1, "one update line: {log}");
     assert!(
-        updates[0].contains("1 file changed (1 parsed) in ") && updates[0].contains(" ms"),
+        updates[0].contains("1 file changed (1 parsed, typescript links kept) in ")
+            && updates[0].contains(" ms"),
         "{log}"
     );
     assert!(!log.contains("panicked"), "{log}");

@@ -343,17 +343,14 @@ fn run_watch(opts: &BuildOptions, poll: Option<u64>, quiet: bool) -> Result<Stat
     Ok(Status::Found)
 }
 
-/// What a summary line says of the links kept: all of them, or some families'.
+/// What a summary line says of the links kept: all of them, or those of some languages' files.
 fn kept_note(s: &Summary) -> String {
     if !s.relinked {
         return ", links kept".to_string();
     }
     match &s.links_kept[..] {
         [] => String::new(),
-        kept => {
-            let names: Vec<&str> = kept.iter().map(|f| f.name()).collect();
-            format!(", {} links kept", names.join(" and "))
-        }
+        kept => format!(", {} links kept", kept.join(" and ")),
     }
 }
 
@@ -406,7 +403,7 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         "files": s.files,
         "parsed": s.parsed,
         "relinked": s.relinked,
-        "links_kept": s.links_kept.iter().map(|f| f.name()).collect::<Vec<_>>(),
+        "links_kept": s.links_kept,
         "history": match s.history {
             HistoryUpdate::None => serde_json::Value::Null,
             HistoryUpdate::Kept => "kept".into(),

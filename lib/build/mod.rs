@@ -116,9 +116,9 @@ pub struct Summary {
     /// The files were linked (false: nothing was written, or no change reached what linking
     /// reads, so the previous generation's edges were kept).
     pub relinked: bool,
-    /// When the files were linked, the language families whose previous edges were kept all
-    /// the same (none of their files changed what linking reads).
-    pub links_kept: Vec<Family>,
+    /// When the files were linked, the languages whose files kept their previous edges all the
+    /// same (none of their family's files changed what linking reads), by name.
+    pub links_kept: Vec<&'static str>,
     /// How the repository's history was come by.
     pub history: HistoryUpdate,
     /// The generation written (empty when nothing was written).
@@ -856,7 +856,17 @@ pub fn build_with(
     if phases.on && !sources.is_empty() {
         census(&sources);
     }
-    let links_kept = partial.as_ref().map_or_else(Vec::new, |p| p.kept.clone());
+    let links_kept: Vec<&str> = match &partial {
+        Some(plan) => {
+            let mut langs: Vec<crate::lang::Lang> = kept.iter().map(|it| it.found.lang).collect();
+            langs.retain(|l| plan.kept.contains(&l.family()));
+            langs.sort_unstable();
+            let mut names: Vec<&str> = langs.iter().map(|l| l.name()).collect();
+            names.dedup();
+            names
+        }
+        None => Vec::new(),
+    };
     if content_at.len() != kept.len() {
         return Err(Error::msg(format!(
             "internal error: {} of {} files reached content.bin",

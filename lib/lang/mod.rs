@@ -78,23 +78,6 @@ pub enum Family {
     Php,
 }
 
-impl Family {
-    /// Name in JSON and summaries (`javascript` for JavaScript and TypeScript, `c` for C and
-    /// C++).
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Python => "python",
-            Family::Js => "javascript",
-            Family::Java => "java",
-            Family::Go => "go",
-            Family::Rust => "rust",
-            Family::C => "c",
-            Family::Ruby => "ruby",
-            Family::Php => "php",
-        }
-    }
-}
-
 /// What the tools know of a language without its grammar.
 #[derive(Debug)]
 pub struct Spec {
