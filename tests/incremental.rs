@@ -497,7 +497,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "C++ sources arrive: the headers are C++",
             r#""id": "c/x.h:Widget""#,
-            &[],
+            &["python", "javascript", "go", "ruby", "php"],
             Box::new(|d: &Dir| {
                 for i in 0..12 {
                     d.write(
@@ -510,7 +510,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "the C++ sources leave: the headers are C again",
             r#""src": "c/main.c:main", "dst": "c/x.c:helper", "type": "invokes""#,
-            &[],
+            &["python", "javascript", "go", "ruby", "php"],
             Box::new(|d: &Dir| {
                 for i in 0..12 {
                     std::fs::remove_file(d.path(format!("c/w{i}.cpp"))).unwrap();
@@ -520,7 +520,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "a Python file renamed to .js",
             r#""id": "py/m.js""#,
-            &[],
+            &["go", "c", "ruby", "php"],
             Box::new(|d: &Dir| {
                 std::fs::rename(d.path("py/m.py"), d.path("py/m.js")).unwrap();
             }),
@@ -528,7 +528,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "and back",
             r#""id": "py/m.py:helper""#,
-            &[],
+            &["go", "c", "ruby", "php"],
             Box::new(|d: &Dir| {
                 std::fs::rename(d.path("py/m.js"), d.path("py/m.py")).unwrap();
             }),
@@ -544,7 +544,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "a Go function moved to another file of its package",
             r#""src": "go/pkg/a.go:Run", "dst": "go/pkg/c.go:Help", "type": "invokes""#,
-            &[],
+            &["python", "javascript", "c", "ruby", "php"],
             Box::new(|d: &Dir| {
                 d.write("go/pkg/b.go", "package pkg\n");
                 d.write("go/pkg/c.go", "package pkg\n\nfunc Help() int { return 2 }\n");
@@ -586,7 +586,7 @@ fn incremental_builds_equal_cold_builds_across_languages() {
         (
             "a directory of two languages renamed",
             r#""id": "web/app.js:show""#,
-            &[],
+            &["python", "go", "c", "ruby", "php"],
             Box::new(|d: &Dir| {
                 std::fs::rename(d.path("js"), d.path("web")).unwrap();
             }),
@@ -623,7 +623,8 @@ fn incremental_builds_equal_cold_builds_across_languages() {
 }
 
 /// Random edits of one file of a four-language repository at a time (a call retargeted, a
-/// function added, a comment that shifts lines), each followed by an incremental build and a
+/// function added, a comment that shifts lines, a file added or removed), each followed by an
+/// incremental build and a
 /// cold one that must agree: only the edited file's family is linked again, the other three
 /// keep their edges, and the graph, index and searches are a cold build's all the same.
 #[test]
@@ -713,8 +714,17 @@ fn edits_of_one_language_relink_only_its_family_as_a_cold_build_would() {
     let mut log = Vec::new();
     for step in 0..edits {
         let (fam, file) = (rng.below(4), rng.below(3));
-        let kind = rng.below(3);
-        let what = ["a call retargeted", "a function added", "a comment"][kind];
+        let mut kind = rng.below(5);
+        if kind == 4 && calls[fam].len() == 3 {
+            kind = 3;
+        }
+        let what = [
+            "a call retargeted",
+            "a function added",
+            "a comment",
+            "a file added",
+            "a file removed",
+        ][kind];
         log.push(format!("{what} in {}", path(fam, file)));
         match kind {
             0 => {
@@ -740,10 +750,23 @@ fn edits_of_one_language_relink_only_its_family_as_a_cold_build_would() {
                     d.write("c/all.h", header(&calls[3]));
                 }
             }
-            _ => {
+            2 => {
                 let text = std::fs::read_to_string(d.path(path(fam, file))).unwrap();
                 let mark = if fam == 0 { "#" } else { "//" };
                 d.write(&path(fam, file), format!("{mark} step {step}\n{text}"));
+            }
+            3 => {
+                // A new file (after the first three, which import each other) calling one of
+                // them.
+                let new = calls[fam].len();
+                let callee = (rng.below(3), 0);
+                calls[fam].push(vec![callee]);
+                d.write(&path(fam, new), render(fam, new, &calls[fam][new], &calls[fam]));
+            }
+            _ => {
+                let last = calls[fam].len() - 1;
+                calls[fam].pop();
+                std::fs::remove_file(d.path(path(fam, last))).unwrap();
             }
         }
         std::thread::sleep(std::time::Duration::from_millis(15));

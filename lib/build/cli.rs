@@ -153,9 +153,9 @@ and modification time did not change are neither read nor parsed, files whose co
 postings of unchanged files are carried over from the previous index instead of counted \
 again, and when nothing changed at all nothing is written. Linking (imports, calls, \
 inheritance, Python's value flow) runs when a change reaches what it reads, over every file of \
-the language families changed (JavaScript with TypeScript, C with C++, each other language \
-alone; all of them when files were added, removed or renamed, or a project file changed); the \
-other families keep the previous index's edges, and a change that only moves code or edits \
+the language families with a file changed, added, removed or renamed (JavaScript with \
+TypeScript, C with C++, each other language alone; all of them when a project file changed); \
+the other families keep the previous index's edges, and a change that only moves code or edits \
 comments, docstrings, messages, numbers or layout (every changed file's facts the same but for \
 positions) keeps them all. A new index is written beside the old one and swapped in \
 atomically, so readers never see half an index and a build killed halfway leaves the old one \

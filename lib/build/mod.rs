@@ -22,10 +22,10 @@
 //!   nodes and edges are this build's: the nodes are copied from its graph
 //!   ([`Previous::carried_nodes`]), the edges kept, with `names.fst`, and the unchanged files'
 //!   facts are not read at all: their spans and file-table entries are copied too
-//!   ([`Outlines`]). Otherwise the language families with a changed file are linked again,
-//!   whole, and the others keep their edges, renumbered (`relink.rs`); their unchanged files'
-//!   facts are read in outline only. Files added, removed or renamed, a language that changed
-//!   or a changed project file link every family.
+//!   ([`Outlines`]). Otherwise the language families with a file changed, added or gone are
+//!   linked again, whole, and the others keep their edges, renumbered (`relink.rs`); their
+//!   unchanged files' facts are read in outline only. A changed project file links every
+//!   family.
 //!
 //! The previous generation's mapped pages are let go of as they are copied, so a rebuild needs
 //! no more memory than a cold build. When nothing changed at all the build stops after the
@@ -764,16 +764,16 @@ pub fn build_with(
     let same_setup = previous.as_ref().is_some_and(|p| p.options == options);
     let dir = generation.path();
     let t_nodes = Instant::now();
-    // Which files changed what linking reads (None: not the previous generation's files).
-    let changed = match &previous {
-        Some(p) if same_setup && opts.mode == Mode::Native => p.changed_files(&kept),
+    // Which files are new, gone or changed what linking reads.
+    let changes = match &previous {
+        Some(p) if same_setup && opts.mode == Mode::Native => p.file_changes(&kept),
         _ => None,
     };
     // The previous generation's nodes and links, when they are this build's: then the files
     // not parsed again are not read at all (see `Outlines`).
     let same = match &previous {
         _ if outlines.link_needed.load(Ordering::Relaxed) => None,
-        Some(p) if changed.as_ref().is_some_and(|c| !c.contains(&true)) => Some(p),
+        Some(p) if changes.as_ref().is_some_and(FileChanges::none) => Some(p),
         _ => None,
     };
     let carried = same.and_then(|p| {
@@ -787,16 +787,8 @@ pub fn build_with(
     let nodes_carried = carried.is_some();
     // The families with a file that changed what linking reads, when others have none: those
     // others may keep their links ([`relink`]), and their files need their facts in outline.
-    let relinked: Option<Vec<Family>> = changed.as_ref().and_then(|changed| {
-        let mut all: Vec<Family> = kept.iter().map(|it| it.found.lang.family()).collect();
-        let mut some: Vec<Family> =
-            all.iter().zip(changed).filter(|(_, c)| **c).map(|(f, _)| *f).collect();
-        for v in [&mut all, &mut some] {
-            v.sort_unstable();
-            v.dedup();
-        }
-        (!some.is_empty() && some.len() < all.len()).then_some(some)
-    });
+    let families: Vec<Family> = kept.iter().map(|it| it.found.lang.family()).collect();
+    let relinked = changes.as_ref().and_then(|c| c.relinked(&families));
     if !nodes_carried && outlines.possible {
         let t = Instant::now();
         let outline = !outlines.link_needed.load(Ordering::Relaxed);
@@ -824,12 +816,14 @@ pub fn build_with(
     let reused = same
         .filter(|p| nodes_carried || native.as_ref().is_some_and(|(nodes, _)| p.same_nodes(nodes)));
     // Relinked, only the families with a changed file; the others keep their edges.
-    let partial = match (&previous, &relinked, &native) {
-        (Some(p), Some(relinked), Some((nodes, _))) if reused.is_none() => {
+    let partial = match (&previous, &relinked, &changes, &native) {
+        (Some(p), Some(relinked), Some(changes), Some((nodes, _))) if reused.is_none() => {
             let t = Instant::now();
-            let families: Vec<Family> = kept.iter().map(|it| it.found.lang.family()).collect();
+            let old_families: Vec<Option<Family>> =
+                p.entries_langs().map(|l| l.map(crate::lang::Lang::family)).collect();
+            let files = relink::Files { new: &families, old: &old_families, old_of: &changes.old };
             let plan = p.archived_graph().and_then(|g| {
-                relink::Plan::new(g, &p.blocks, &families, relinked.clone(), &nodes.nodes)
+                relink::Plan::new(g, &p.blocks, files, relinked.clone(), &nodes.nodes)
             });
             if plan.is_some() {
                 job_time(phases.on, "links kept", t);
@@ -1592,6 +1586,39 @@ struct Previous {
     entries: Vec<(Vec<u8>, u64, i64, u32, usize, u8)>,
 }
 
+/// How a build's files relate to the previous generation's ([`Previous::file_changes`]).
+struct FileChanges {
+    /// Per file: new (or in another language), or its facts differ but for positions.
+    changed: Vec<bool>,
+    /// Per file: its number in the previous generation (None: new).
+    old: Vec<Option<usize>>,
+    /// Per previous file: its language when it is gone (or now in another language).
+    old_lang: Vec<Option<crate::lang::Lang>>,
+}
+
+impl FileChanges {
+    /// The previous generation's files, in its order, none changed.
+    fn none(&self) -> bool {
+        self.old_lang.iter().all(Option::is_none)
+            && self.old.iter().enumerate().all(|(i, o)| *o == Some(i))
+            && !self.changed.contains(&true)
+    }
+
+    /// The families of the files new, changed or gone, when some family has none of those
+    /// (it may keep its links); `families`: each file's.
+    fn relinked(&self, families: &[Family]) -> Option<Vec<Family>> {
+        let mut some: Vec<Family> =
+            families.iter().zip(&self.changed).filter(|(_, c)| **c).map(|(f, _)| *f).collect();
+        some.extend(self.old_lang.iter().flatten().map(|l| l.family()));
+        let mut all = families.to_vec();
+        for v in [&mut all, &mut some] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        (!some.is_empty() && all.iter().any(|f| !some.contains(f))).then_some(some)
+    }
+}
+
 struct CacheRef {
     size: u64,
     mtime_ns: i64,
@@ -1794,30 +1821,47 @@ impl Previous {
         (self.terms, self.blocks) = (terms, blocks);
     }
 
-    /// Which files have facts that differ from this generation's but for positions
-    /// ([`FileFacts::same_but_positions`]), when the files are the ones it indexed, in its order
-    /// and in the same languages (None otherwise). With none changed, the graph's nodes and the
-    /// links are this generation's (the nodes depend on the file list, the definitions' names,
-    /// kinds and nesting, and the file flags; the links on the facts but positions, and the
-    /// build's options and project files, which the caller compares): an edit of comments,
-    /// docstrings, messages, numbers or layout, or one that only moves code, then re-links
-    /// nothing. Otherwise only the families of the changed files are linked again
-    /// ([`relink`]).
-    fn changed_files(&self, kept: &[Item]) -> Option<Vec<bool>> {
+    /// Each cached file's language, by its number.
+    fn entries_langs(&self) -> impl Iterator<Item = Option<crate::lang::Lang>> + '_ {
+        let mut langs = vec![None; self.entries.len()];
+        for e in &self.entries {
+            if let Some(slot) = langs.get_mut(e.4) {
+                *slot = crate::lang::Lang::from_code(e.5);
+            }
+        }
+        langs.into_iter()
+    }
+
+    /// How the files relate to the ones this generation indexed: which are new or have facts
+    /// that differ but for positions ([`FileFacts::same_but_positions`]), and which are gone
+    /// (None when its graph is not cds's own). With the same files, in the same order, none
+    /// changed ([`FileChanges::none`]), the graph's nodes and the links are this generation's
+    /// (the nodes depend on the file list, the definitions' names, kinds and nesting, and the
+    /// file flags; the links on the facts but positions, and the build's options and project
+    /// files, which the caller compares): an edit of comments, docstrings, messages, numbers or
+    /// layout, or one that only moves code, then re-links nothing. Otherwise only the families
+    /// of the files new, changed or gone are linked again ([`relink`]).
+    fn file_changes(&self, kept: &[Item]) -> Option<FileChanges> {
         let g = self.archived_graph()?;
-        if kept.len() != self.entries.len()
-            || g.meta.mode != Mode::Native.code()
-            || g.file_node.len() != kept.len()
-        {
+        if g.meta.mode != Mode::Native.code() || g.file_node.len() != self.entries.len() {
             return None;
         }
-        let mut changed = Vec::with_capacity(kept.len());
-        for (i, it) in kept.iter().enumerate() {
-            let c = self.lookup(&it.found)?;
-            if c.index != i {
-                return None;
-            }
-            changed.push(if it.cached == Some(i) {
+        let mut ch = FileChanges {
+            changed: Vec::with_capacity(kept.len()),
+            old: Vec::with_capacity(kept.len()),
+            old_lang: self.entries_langs().collect(),
+        };
+        let mut seen = vec![false; self.entries.len()];
+        for it in kept {
+            // (A file whose language changed is a new file: `lookup` compares languages.)
+            let Some(i) = self.lookup(&it.found).map(|c| c.index) else {
+                ch.changed.push(true);
+                ch.old.push(None);
+                continue;
+            };
+            *seen.get_mut(i)? = true;
+            ch.old.push(Some(i));
+            ch.changed.push(if it.cached == Some(i) {
                 false
             } else if let Some(same) = it.same_but_positions {
                 !same
@@ -1828,7 +1872,12 @@ impl Previous {
                 }
             });
         }
-        Some(changed)
+        for (lang, seen) in ch.old_lang.iter_mut().zip(seen) {
+            if seen {
+                *lang = None;
+            }
+        }
+        Some(ch)
     }
 
     /// Whether `nodes` are this generation's graph's nodes.
@@ -1845,7 +1894,7 @@ impl Previous {
     }
 
     /// What [`graph::native_nodes`] makes of the files, read from this generation's graph
-    /// instead, for files with its nodes ([`Previous::changed_files`], none changed): a copy of its node
+    /// instead, for files with its nodes ([`Previous::file_changes`], none changed): a copy of its node
     /// columns, each file's definitions matched to its nodes in order. A third of the time of
     /// building them anew (Django: 6 against 12-15 ms). `facts`: each file's, where they were
     /// read; a file whose facts were not read gets no [`graph::DefNodes`] row and its

@@ -1,12 +1,13 @@
 //! Relinking only the language families an edit reached.
 //!
 //! A family's links (import, invoke and inherit edges between its files' nodes) are a function
-//! of its own files' facts but positions, the file list and the project files; no family reads
-//! another's (Python's tables hold only Python files, and each resolver looks only for its
-//! family's files). So when the file list, the options and the project files are the previous
-//! generation's, a family none of whose files changed what linking reads keeps its previous
-//! edges, renumbered to this build's nodes, and only the other families are linked again: an
-//! edit of a JavaScript file of Django no longer solves Python's value flow again.
+//! of its own files (their paths and facts but positions) and the project files; no family
+//! reads another's (Python's tables hold only Python files, and each resolver looks only for
+//! its family's files). So when the options and the project files are the previous
+//! generation's, a family with no file added, removed, renamed or changed in what linking reads
+//! keeps its previous edges, renumbered to this build's nodes, and only the other families are
+//! linked again: an edit of a JavaScript file of Django no longer solves Python's value flow
+//! again.
 //!
 //! The graph file lists each node's neighbours in the order their first edge was linked
 //! (`index::write`), so the kept edges must come back in an order that gives every node the
@@ -28,42 +29,58 @@ pub(super) struct Plan {
     kept_edges: Vec<(Family, Vec<Edge>)>,
 }
 
+/// This build's files and the previous generation's: each one's family, and for each of this
+/// build's its number in the previous generation (None: new).
+pub(super) struct Files<'a> {
+    pub new: &'a [Family],
+    pub old: &'a [Option<Family>],
+    pub old_of: &'a [Option<usize>],
+}
+
 impl Plan {
-    /// The plan for a rebuild of the previous generation's files (the same, in the same order;
-    /// see `Previous::changed_files`) of these `families`, linking those `relinked` again.
-    /// `blocks`: each previous file's first node and node count. None when no family is kept,
-    /// or when the previous graph does not fit this build's nodes (then everything is linked,
-    /// as in a cold build).
+    /// The plan for a rebuild of `files` that links the families `relinked` again (those of
+    /// the files new, gone or changed; see `Previous::file_changes`). `blocks`: each previous
+    /// file's first node and node count. None when no family is kept, or when the previous
+    /// graph does not fit this build's nodes (then everything is linked, as in a cold build).
     pub fn new(
         prev: &ArchivedGraph,
         blocks: &[(u32, u32)],
-        families: &[Family],
+        files: Files,
         mut relinked: Vec<Family>,
         nodes: &[graph::Node],
     ) -> Option<Plan> {
-        if blocks.len() != families.len() {
+        if blocks.len() != files.old.len() || files.old_of.len() != files.new.len() {
             return None;
         }
         relinked.sort_unstable();
-        let keep_file: Vec<bool> = families.iter().map(|f| !relinked.contains(f)).collect();
-        if !keep_file.contains(&true) {
+        let kept_family = |f: &Family| !relinked.contains(f);
+        // Per previous file, its number now, when its family is kept (it must still be there).
+        let mut new_of: Vec<Option<u32>> = vec![None; files.old.len()];
+        for (j, old) in files.old_of.iter().enumerate() {
+            if let Some(i) = *old {
+                *new_of.get_mut(i)? = Some(j as u32);
+            }
+        }
+        let keep_old: Vec<bool> =
+            files.old.iter().map(|f| f.as_ref().is_some_and(kept_family)).collect();
+        if !keep_old.contains(&true) || keep_old.iter().zip(&new_of).any(|(k, n)| *k && n.is_none())
+        {
             return None;
         }
-        let map = node_map(prev, blocks, &keep_file, nodes)?;
+        let map = node_map(prev, blocks, &keep_old, &new_of, nodes)?;
         let (adj, node_file) = previous_adjacency(prev);
-        let edges = kept_edges(&adj, &node_file, &map, &keep_file)?;
+        let edges = kept_edges(&adj, &node_file, &map, &keep_old)?;
         // Split by family, each family's edges in the order found (a stable partition keeps
         // every node's order: a node's link edges are of one family, but for a directory's).
         let mut kept_edges: Vec<(Family, Vec<Edge>)> = Vec::new();
         for e in edges {
-            let fam = families[nodes[e.src as usize].file as usize];
+            let fam = files.new[nodes[e.src as usize].file as usize];
             match kept_edges.iter_mut().find(|(f, _)| *f == fam) {
                 Some((_, v)) => v.push(e),
                 None => kept_edges.push((fam, vec![e])),
             }
         }
-        let mut kept: Vec<Family> =
-            families.iter().copied().filter(|f| !relinked.contains(f)).collect();
+        let mut kept: Vec<Family> = files.new.iter().copied().filter(kept_family).collect();
         kept.sort_unstable();
         kept.dedup();
         Some(Plan { relinked, kept, kept_edges })
@@ -83,29 +100,30 @@ impl Plan {
     }
 }
 
-/// Previous node -> this build's node, for the nodes of kept files (`keep_file`) and every
-/// directory (NONE for the rest). A file's nodes are its node and its definitions' after it,
-/// the same number of them for the same facts, in the same order in both generations; a
-/// directory is found by its ID (its path). None when they do not match.
+/// Previous node -> this build's node, for the nodes of kept previous files (`keep_old`, now
+/// file `new_of`) and every directory still there (NONE for the rest). A file's nodes are its
+/// node and its definitions' after it, the same number of them for the same facts, in the same
+/// order in both generations; a directory is found by its ID (its path). None when they do not
+/// match.
 fn node_map(
     prev: &ArchivedGraph,
     blocks: &[(u32, u32)],
-    keep_file: &[bool],
+    keep_old: &[bool],
+    new_of: &[Option<u32>],
     nodes: &[graph::Node],
 ) -> Option<Vec<u32>> {
     let mut map = vec![NONE; prev.kind.len()];
-    let mut file_start = vec![NONE; keep_file.len()];
+    let files = nodes.iter().filter(|n| n.kind == NodeKind::File).count();
+    let mut file_start = vec![NONE; files];
     for (n, node) in nodes.iter().enumerate() {
         if node.kind == NodeKind::File && (node.file as usize) < file_start.len() {
             file_start[node.file as usize] = n as u32;
         }
     }
-    for (f, &(old, len)) in blocks.iter().enumerate() {
-        if !keep_file[f] {
-            continue;
-        }
-        let new = file_start[f];
-        let run = nodes.get(new as usize..)?.iter().take_while(|x| x.file == f as u32).count();
+    for (i, &(old, len)) in blocks.iter().enumerate() {
+        let Some(j) = new_of[i].filter(|_| keep_old[i]) else { continue };
+        let new = *file_start.get(j as usize)?;
+        let run = nodes.get(new as usize..)?.iter().take_while(|x| x.file == j).count();
         if new == NONE || run != len as usize {
             return None;
         }
@@ -119,7 +137,10 @@ fn node_map(
         if node.kind != NodeKind::Directory {
             continue;
         }
-        let at = by_id.binary_search_by(|&o| id_of(prev, o).cmp(&node.id[..])).ok()?;
+        // (A directory new to this build has no previous node.)
+        let Ok(at) = by_id.binary_search_by(|&o| id_of(prev, o).cmp(&node.id[..])) else {
+            continue;
+        };
         let old = by_id[at] as usize;
         if prev.kind.get(old) != Some(&(NodeKind::Directory as u8)) {
             return None;

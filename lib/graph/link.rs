@@ -228,7 +228,7 @@ pub fn edges(
 
 /// The edges of each language family present, or of those `only` names, in [`Family`] order
 /// ([`edges`] lists them so, one after another). Each family's edges join its own files' nodes
-/// (and directories), and depend only on its own files' facts, the file list and the project
+/// (and directories), and depend only on its own files (their paths and facts) and the project
 /// files: a rebuild may link some families again and keep the others' edges.
 pub fn family_edges(
     g: &Graph,

@@ -32,8 +32,8 @@
 //! two meet, and carrying the other files' edges over with their nodes renumbered, in the
 //! order a cold build lists them (a file's edges come after those of the files before it, and
 //! `build::relink` already restores each node's neighbour order from the previous graph); any
-//! other change (files added or removed, a project file, a Go package clause) links
-//! everything, as now.
+//! other change (files added or removed, a project file, a Go package clause) links the
+//! whole family, as now.
 
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
