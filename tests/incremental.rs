@@ -638,51 +638,27 @@ fn edits_of_one_language_relink_only_its_family_as_a_cold_build_would() {
         (0..4).map(|_| (0..3).map(|i| vec![(i, 0), ((i + 1) % 3, 0)]).collect()).collect();
     let render = |fam: usize, file: usize, fns: &[(usize, usize)], all: &[Vec<(usize, usize)>]| {
         let name = |f: usize, k: usize| format!("f{f}_{k}");
-        let mut out = String::new();
-        match fam {
-            0 => {
-                for f in (0..3).filter(|&f| f != file) {
-                    let names: Vec<String> = (0..all[f].len()).map(|k| name(f, k)).collect();
-                    out += &format!("from m{f} import {}\n", names.join(", "));
-                }
-                for (k, &(cf, ck)) in fns.iter().enumerate() {
-                    out += &format!(
-                        "\ndef {}():\n    g = {}\n    return g()\n",
-                        name(file, k),
-                        name(cf, ck)
-                    );
-                }
-            }
-            1 => {
-                for f in (0..3).filter(|&f| f != file) {
-                    let names: Vec<String> = (0..all[f].len()).map(|k| name(f, k)).collect();
-                    out += &format!("import {{ {} }} from './m{f}.js';\n", names.join(", "));
-                }
-                for (k, &(cf, ck)) in fns.iter().enumerate() {
-                    out += &format!(
-                        "export function {}() {{ return {}(); }}\n",
-                        name(file, k),
-                        name(cf, ck)
-                    );
-                }
-            }
-            2 => {
-                out += "package pkg\n";
-                for (k, &(cf, ck)) in fns.iter().enumerate() {
-                    out += &format!(
-                        "\nfunc {}() int {{ return {}() }}\n",
-                        name(file, k),
-                        name(cf, ck)
-                    );
-                }
-            }
-            _ => {
-                out += "#include \"all.h\"\n";
-                for (k, &(cf, ck)) in fns.iter().enumerate() {
-                    out +=
-                        &format!("int {}(void) {{ return {}(); }}\n", name(file, k), name(cf, ck));
-                }
-            }
+        let mut out = match fam {
+            2 => "package pkg\n".to_string(),
+            3 => "#include \"all.h\"\n".to_string(),
+            _ => String::new(),
+        };
+        // Python and JavaScript import every function of the first three files but their own.
+        for f in (0..3).filter(|&f| f != file && fam < 2) {
+            let names: Vec<String> = (0..all[f].len()).map(|k| name(f, k)).collect();
+            out += &match fam {
+                0 => format!("from m{f} import {}\n", names.join(", ")),
+                _ => format!("import {{ {} }} from './m{f}.js';\n", names.join(", ")),
+            };
+        }
+        for (k, &(cf, ck)) in fns.iter().enumerate() {
+            let (def, callee) = (name(file, k), name(cf, ck));
+            out += &match fam {
+                0 => format!("\ndef {def}():\n    g = {callee}\n    return g()\n"),
+                1 => format!("export function {def}() {{ return {callee}(); }}\n"),
+                2 => format!("\nfunc {def}() int {{ return {callee}() }}\n"),
+                _ => format!("int {def}(void) {{ return {callee}(); }}\n"),
+            };
         }
         out
     };
