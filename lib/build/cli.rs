@@ -155,7 +155,8 @@ again, and when nothing changed at all nothing is written. Linking (imports, cal
 inheritance, Python's value flow) runs when a change reaches what it reads, over every file of \
 the language families with a file changed, added, removed or renamed (JavaScript with \
 TypeScript, C with C++, each other language alone; all of them when a project file changed); \
-the other families keep the previous index's edges, and a change that only moves code or edits \
+the other families keep the previous index's edges (outside Python and Rust, a file whose \
+edit changed only calls is linked again alone), and a change that only moves code or edits \
 comments, docstrings, messages, numbers or layout (every changed file's facts the same but for \
 positions) keeps them all. A new index is written beside the old one and swapped in \
 atomically, so readers never see half an index and a build killed halfway leaves the old one \
@@ -403,6 +404,7 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         "files": s.files,
         "parsed": s.parsed,
         "relinked": s.relinked,
+        "relinked_files": s.relinked_files,
         "links_kept": s.links_kept,
         "history": match s.history {
             HistoryUpdate::None => serde_json::Value::Null,

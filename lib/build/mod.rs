@@ -116,6 +116,9 @@ pub struct Summary {
     /// The files were linked (false: nothing was written, or no change reached what linking
     /// reads, so the previous generation's edges were kept).
     pub relinked: bool,
+    /// When only some files were linked again (their families' other files keeping their edges,
+    /// as other families'), how many.
+    pub relinked_files: Option<usize>,
     /// When the files were linked, the languages whose files kept their previous edges all the
     /// same (none of their family's files changed what linking reads), by name.
     pub links_kept: Vec<&'static str>,
@@ -822,8 +825,9 @@ pub fn build_with(
             let old_families: Vec<Option<Family>> =
                 p.entries_langs().map(|l| l.map(crate::lang::Lang::family)).collect();
             let files = relink::Files { new: &families, old: &old_families, old_of: &changes.old };
+            let by_file = p.calls_only(&kept, &families, changes, relinked);
             let plan = p.archived_graph().and_then(|g| {
-                relink::Plan::new(g, &p.blocks, files, relinked.clone(), &nodes.nodes)
+                relink::Plan::new(g, &p.blocks, files, relinked.clone(), by_file, &nodes.nodes)
             });
             if plan.is_some() {
                 job_time(phases.on, "links kept", t);
@@ -850,6 +854,11 @@ pub fn build_with(
     if phases.on && !sources.is_empty() {
         census(&sources);
     }
+    // Linked file by file only: how many files.
+    let relinked_files = partial.as_ref().and_then(|plan| {
+        (plan.by_file.len() == plan.relinked.len())
+            .then(|| plan.by_file.iter().map(|(_, files)| files.len()).sum::<usize>())
+    });
     let links_kept: Vec<&str> = match &partial {
         Some(plan) => {
             let mut langs: Vec<crate::lang::Lang> = kept.iter().map(|it| it.found.lang).collect();
@@ -1057,10 +1066,30 @@ pub fn build_with(
                 let projects = &walked.projects;
                 let edges = match partial {
                     Some(plan) => {
-                        let only = Some(plan.relinked.as_slice());
-                        let linked =
-                            graph::link::family_edges(nodes, &sources, defs, projects, only);
-                        plan.edges(linked)
+                        let whole: Vec<Family> = plan
+                            .relinked
+                            .iter()
+                            .copied()
+                            .filter(|f| !plan.by_file.iter().any(|(b, _)| b == f))
+                            .collect();
+                        let linked = graph::link::family_edges(
+                            nodes,
+                            &sources,
+                            defs,
+                            projects,
+                            Some(&whole),
+                        );
+                        let fresh = plan
+                            .by_file
+                            .iter()
+                            .map(|(f, files)| {
+                                let e = graph::link::file_edges(
+                                    nodes, &sources, defs, projects, *f, files,
+                                );
+                                (*f, e)
+                            })
+                            .collect();
+                        plan.edges(linked, fresh, &nodes.nodes)
                     }
                     None => graph::link::edges(nodes, &sources, defs, projects),
                 };
@@ -1140,6 +1169,7 @@ pub fn build_with(
         parsed: parsed.load(Ordering::Relaxed),
         changed: read + removed,
         relinked: reused.is_none(),
+        relinked_files,
         links_kept,
         history: history_update,
         generation: written.generation.clone(),
@@ -1819,6 +1849,39 @@ impl Previous {
         let carry = self.native && terms.is_some() && !blocks.is_empty();
         self.postings = postings.filter(|_| carry);
         (self.terms, self.blocks) = (terms, blocks);
+    }
+
+    /// Per family `relinked` (but Python and Rust: `relink::whole_family`), the files to link
+    /// again one by one, when every file of the family that changed is one of the previous
+    /// generation's that changed only its calls ([`FileFacts::same_but_calls`]) and none is
+    /// gone; `families`: each file's.
+    fn calls_only(
+        &self,
+        kept: &[Item],
+        families: &[Family],
+        changes: &FileChanges,
+        relinked: &[Family],
+    ) -> Vec<(Family, Vec<u32>)> {
+        let gone: Vec<Family> = changes.old_lang.iter().flatten().map(|l| l.family()).collect();
+        let by_file = |family: Family| -> Option<Vec<u32>> {
+            let mut files = Vec::new();
+            for (j, it) in kept.iter().enumerate() {
+                if families[j] != family || !changes.changed[j] {
+                    continue;
+                }
+                let (old, _) = self.facts(changes.old[j]?, false)?;
+                if !it.facts.as_ref()?.same_but_calls(&old) {
+                    return None;
+                }
+                files.push(j as u32);
+            }
+            Some(files)
+        };
+        relinked
+            .iter()
+            .filter(|&&f| !relink::whole_family(f) && !gone.contains(&f))
+            .filter_map(|&f| Some((f, by_file(f)?)))
+            .collect()
     }
 
     /// Each cached file's language, by its number.

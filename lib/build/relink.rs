@@ -9,6 +9,12 @@
 //! linked again: an edit of a JavaScript file of Django no longer solves Python's value flow
 //! again.
 //!
+//! Inside a family without a value flow (not Python's) and without edges a file links from
+//! another file's nodes (not Rust's `impl Trait for Type`), a file whose edit changed only its
+//! calls is linked again alone: no table reads another file's calls, and each file's links
+//! depend only on the tables and the file (see `graph::scope`), so the family's other files
+//! keep their edges, and its edges come file by file as a cold build's do.
+//!
 //! The graph file lists each node's neighbours in the order their first edge was linked
 //! (`index::write`), so the kept edges must come back in an order that gives every node the
 //! order it had: a topological order of the two chains each edge belongs to, its source's
@@ -21,8 +27,12 @@ use crate::lang::Family;
 
 /// A rebuild that links some families again and keeps the others' previous edges.
 pub(super) struct Plan {
-    /// The families linked again, in [`Family`] order.
+    /// The families linked again, in [`Family`] order (those linked file by file included).
     pub relinked: Vec<Family>,
+    /// Families linked again only in some files (this build's numbers, in order), the other
+    /// files keeping their edges: each file's edges depend on the family's tables and the file
+    /// alone, and those files changed only their calls, which no table reads.
+    pub by_file: Vec<(Family, Vec<u32>)>,
     /// The families kept (those of the files but the relinked), in [`Family`] order.
     pub kept: Vec<Family>,
     /// Their previous edges (of those that have some) in this build's node numbers.
@@ -37,6 +47,12 @@ pub(super) struct Files<'a> {
     pub old_of: &'a [Option<usize>],
 }
 
+/// The families a value flow or edges from other files (Rust's `impl Trait for Type`) keep
+/// from being linked file by file.
+pub(super) fn whole_family(f: Family) -> bool {
+    matches!(f, Family::Python | Family::Rust)
+}
+
 impl Plan {
     /// The plan for a rebuild of `files` that links the families `relinked` again (those of
     /// the files new, gone or changed; see `Previous::file_changes`). `blocks`: each previous
@@ -47,6 +63,7 @@ impl Plan {
         blocks: &[(u32, u32)],
         files: Files,
         mut relinked: Vec<Family>,
+        by_file: Vec<(Family, Vec<u32>)>,
         nodes: &[graph::Node],
     ) -> Option<Plan> {
         if blocks.len() != files.old.len() || files.old_of.len() != files.new.len() {
@@ -54,6 +71,20 @@ impl Plan {
         }
         relinked.sort_unstable();
         let kept_family = |f: &Family| !relinked.contains(f);
+        // This build's files linked again one by one; the rest of their families keep edges.
+        let mut again = vec![false; files.new.len()];
+        for (_, fs) in &by_file {
+            for &f in fs {
+                *again.get_mut(f as usize)? = true;
+            }
+        }
+        let keeps = |old: Option<Family>, now: Option<u32>| match old {
+            Some(f) if kept_family(&f) => true,
+            Some(f) => {
+                by_file.iter().any(|(b, _)| *b == f) && now.is_some_and(|j| !again[j as usize])
+            }
+            None => false,
+        };
         // Per previous file, its number now, when its family is kept (it must still be there).
         let mut new_of: Vec<Option<u32>> = vec![None; files.old.len()];
         for (j, old) in files.old_of.iter().enumerate() {
@@ -62,7 +93,7 @@ impl Plan {
             }
         }
         let keep_old: Vec<bool> =
-            files.old.iter().map(|f| f.as_ref().is_some_and(kept_family)).collect();
+            files.old.iter().zip(&new_of).map(|(f, n)| keeps(*f, *n)).collect();
         if !keep_old.contains(&true) || keep_old.iter().zip(&new_of).any(|(k, n)| *k && n.is_none())
         {
             return None;
@@ -83,14 +114,29 @@ impl Plan {
         let mut kept: Vec<Family> = files.new.iter().copied().filter(kept_family).collect();
         kept.sort_unstable();
         kept.dedup();
-        Some(Plan { relinked, kept, kept_edges })
+        Some(Plan { relinked, by_file, kept, kept_edges })
     }
 
-    /// Every link edge: the relinked families' `linked` edges and the kept ones, family by
-    /// family in [`Family`] order, as a cold build's link lists them.
-    pub fn edges(self, linked: Vec<(Family, Vec<Edge>)>) -> Vec<Edge> {
-        let mut all = linked;
-        all.extend(self.kept_edges);
+    /// Every link edge: the relinked families' `linked` edges, the `fresh` ones of the files
+    /// linked one by one, and the kept ones, family by family in [`Family`] order, as a cold
+    /// build's link lists them: a family linked file by file lists its files' edges in file
+    /// order, each file's in the order it emitted them (`nodes`: this build's).
+    pub fn edges(
+        self,
+        linked: Vec<(Family, Vec<Edge>)>,
+        fresh: Vec<(Family, Vec<Edge>)>,
+        nodes: &[graph::Node],
+    ) -> Vec<Edge> {
+        let (mut all, mut fresh) = (linked, fresh);
+        for (family, mut kept) in self.kept_edges {
+            if let Some(at) = fresh.iter().position(|(f, _)| *f == family) {
+                kept.extend(fresh.swap_remove(at).1);
+                // (A stable sort: each file's edges keep their order.)
+                kept.sort_by_key(|e| nodes[e.src as usize].file);
+            }
+            all.push((family, kept));
+        }
+        all.extend(fresh);
         all.sort_by_key(|(f, _)| *f);
         let mut out = Vec::with_capacity(all.iter().map(|(_, e)| e.len()).sum());
         for (_, e) in all {
@@ -100,11 +146,11 @@ impl Plan {
     }
 }
 
-/// Previous node -> this build's node, for the nodes of kept previous files (`keep_old`, now
-/// file `new_of`) and every directory still there (NONE for the rest). A file's nodes are its
-/// node and its definitions' after it, the same number of them for the same facts, in the same
-/// order in both generations; a directory is found by its ID (its path). None when they do not
-/// match.
+/// Previous node -> this build's node, for the nodes of the previous files still there (now
+/// file `new_of`) with as many nodes, and every directory still there (NONE for the rest). A
+/// file's nodes are its node and its definitions' after it, the same number of them for the
+/// same definitions, in the same order in both generations; a directory is found by its ID
+/// (its path). None when a kept file's (`keep_old`) do not match.
 fn node_map(
     prev: &ArchivedGraph,
     blocks: &[(u32, u32)],
@@ -121,11 +167,19 @@ fn node_map(
         }
     }
     for (i, &(old, len)) in blocks.iter().enumerate() {
-        let Some(j) = new_of[i].filter(|_| keep_old[i]) else { continue };
+        let Some(j) = new_of[i] else { continue };
         let new = *file_start.get(j as usize)?;
-        let run = nodes.get(new as usize..)?.iter().take_while(|x| x.file == j).count();
+        let run = match nodes.get(new as usize..) {
+            Some(rest) => rest.iter().take_while(|x| x.file == j).count(),
+            None => 0,
+        };
+        // (A file linked again that kept its definitions is mapped too: kept edges lead to
+        // its nodes.)
         if new == NONE || run != len as usize {
-            return None;
+            match keep_old[i] {
+                true => return None,
+                false => continue,
+            }
         }
         let slots = map.get_mut(old as usize..(old + len) as usize)?;
         for (k, slot) in slots.iter_mut().enumerate() {

@@ -409,6 +409,14 @@ impl FileFacts {
             && unplaced(self) == unplaced(other)
     }
 
+    /// Whether two versions of a file's facts differ at most in positions and calls. No table
+    /// of a family's linking reads another file's calls (only the file's own linking does), so
+    /// in a family without a value flow, the other files link alike.
+    pub fn same_but_calls(&self, other: &FileFacts) -> bool {
+        let without = |f: &FileFacts| FileFacts { calls: Vec::new(), ..f.clone() };
+        self.defs.len() == other.defs.len() && without(self).same_but_positions(&without(other))
+    }
+
     /// The dotted qualified name of a definition (`Class.method`), owners included
     /// (`Server.Serve` for a Go method written outside its type).
     pub fn qual_name(&self, mut i: DefIdx) -> String {

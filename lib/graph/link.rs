@@ -324,21 +324,39 @@ fn other_families(
         if family == Family::Python || !wanted(family) {
             continue;
         }
-        let resolver = |repo: &Repo| -> Box<dyn Resolver> {
-            match family {
-                Family::Python => unreachable!("skipped above: the value flow links Python"),
-                Family::Js => Box::new(crate::lang::js::Resolver::new(repo)),
-                Family::Java => Box::new(crate::lang::java::Resolver::new(repo)),
-                Family::Go => Box::new(crate::lang::go::Resolver::new(repo)),
-                Family::Rust => Box::new(crate::lang::rust::Resolver::new(repo)),
-                Family::C => Box::new(crate::lang::c::Resolver::new(repo)),
-                Family::Ruby => Box::new(crate::lang::ruby::Resolver::new(repo)),
-                Family::Php => Box::new(crate::lang::php::Resolver::new(repo)),
-            }
-        };
+        let resolver = |repo: &Repo| resolver_of(family, repo);
         out.push((family, scope::edges(g, &repo, defs, family, &resolver)));
     }
     out
+}
+
+/// The resolver of a family other than Python's.
+fn resolver_of(family: Family, repo: &Repo) -> Box<dyn Resolver> {
+    match family {
+        Family::Python => unreachable!("the value flow links Python"),
+        Family::Js => Box::new(crate::lang::js::Resolver::new(repo)),
+        Family::Java => Box::new(crate::lang::java::Resolver::new(repo)),
+        Family::Go => Box::new(crate::lang::go::Resolver::new(repo)),
+        Family::Rust => Box::new(crate::lang::rust::Resolver::new(repo)),
+        Family::C => Box::new(crate::lang::c::Resolver::new(repo)),
+        Family::Ruby => Box::new(crate::lang::ruby::Resolver::new(repo)),
+        Family::Php => Box::new(crate::lang::php::Resolver::new(repo)),
+    }
+}
+
+/// The edges of some files (`only`, in path order) of a family other than Python's, as
+/// [`family_edges`] links them (see [`scope::file_edges`]).
+pub fn file_edges(
+    g: &Graph,
+    files: &[Source],
+    defs: &DefNodes,
+    projects: &[ProjectFile],
+    family: Family,
+    only: &[u32],
+) -> Vec<crate::graph::Edge> {
+    let repo = Repo::new(files, projects);
+    let resolver = resolver_of(family, &repo);
+    scope::file_edges(g, &repo, defs, family, resolver.as_ref(), only)
 }
 
 /// What the value flow needs of each Python file that is a pure function of the facts and the

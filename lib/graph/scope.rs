@@ -16,24 +16,22 @@
 //!
 //! A family with many facts is linked in two parts on two threads (see [`edges`]).
 //!
-//! A rebuild links every file of a changed family again, even after a one-file edit (the
-//! other families keep their edges: `build::relink`); in the Linux kernel that is 3.3 s of a
-//! 5.3 s edit, of which the resolver's and the driver's tables take about 0.9 s (0.38 and
-//! 0.49 s, 2026-11-29) and linking the files on two threads the rest. Relinking only the files
-//! an edit reaches, with the same result as a cold build, needs each file's links to be a
-//! function of the name tables and that file alone. Today a file can also see what an earlier
-//! file of its part left in the memos (where a binding cycle was entered, how deep a chain had
+//! A rebuild links every file of a changed family again (the other families keep their edges:
+//! `build::relink`), unless each changed file of the family changed only its calls, which no
+//! table reads: then only those files are linked again ([`file_edges`]), each with memos of its
+//! own, and the family's other files keep their edges. That needs a file's links to be a
+//! function of the name tables and that file alone. A file can also see what an earlier file
+//! of its part left in the memos (where a binding cycle was entered, how deep a chain had
 //! gone), though no corpus we measure shows it: with the name, binding, export and base memos
 //! emptied after every file, the graphs of the nine language corpora and of the kernel
-//! (4,053,018 lines of `cds-fmt --graph`) are identical, and the kernel's link took 9.8 s
-//! instead of 6.7 (cold, 2026-11-29, before the C resolver's faster include matching). The
-//! rest would be: the names each file's linking looked up (through every table and other
-//! files' scopes), the names whose declarations an edit changed, relinking the files where the
-//! two meet, and carrying the other files' edges over with their nodes renumbered, in the
-//! order a cold build lists them (a file's edges come after those of the files before it, and
-//! `build::relink` already restores each node's neighbour order from the previous graph); any
-//! other change (files added or removed, a project file, a Go package clause) links the
-//! whole family, as now.
+//! (4,053,018 lines of `cds-fmt --graph`) are identical (the kernel's link then took 9.8 s
+//! instead of 6.7: cold builds keep the memos; 2026-11-29). Linking the kernel's C family
+//! whole is 3.3 s of a 5.3 s edit, its tables about 0.9 s of that (the resolver's 0.38 s, the
+//! driver's 0.49 s). Relinking only the files any edit reaches would further need the names
+//! each file's linking looked up (through every table and other files' scopes) and the names
+//! whose declarations the edit changed, relinking the files where the two meet; any other
+//! change (files added or removed, a project file, a Go package clause) links the whole
+//! family, as now.
 
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
@@ -311,6 +309,31 @@ pub fn edges(
     out
 }
 
+/// The edges of some files of a family (`only`, in order), as [`edges`] links them: the same
+/// tables, each file with memos of its own (which no corpus measured tells from the memos an
+/// earlier file leaves: see the module docs), its edges in the order it emits them.
+pub fn file_edges(
+    g: &Graph,
+    repo: &Repo,
+    defs: &DefNodes,
+    family: Family,
+    resolver: &dyn Resolver,
+    only: &[u32],
+) -> Vec<Edge> {
+    let files: Vec<u32> = (0..repo.files.len() as u32)
+        .filter(|&f| repo.files[f as usize].lang.family() == family)
+        .collect();
+    let d = Driver::new(g, repo, defs, resolver, &files);
+    let mut out = Vec::new();
+    for &f in only {
+        d.link_file(f, &mut out);
+        d.clear_memos();
+    }
+    let mut seen = HashSet::with_capacity_and_hasher(out.len(), Default::default());
+    out.retain(|e: &Edge| seen.insert((e.src, e.dst, e.kind)));
+    out
+}
+
 /// A family's name tables: made once, by the first part's driver, and read by every part's.
 #[derive(Clone, Default)]
 struct Tables<'a> {
@@ -411,12 +434,17 @@ impl<'t, 'a> Driver<'t, 'a> {
             }
         }
         // What was looked up while indexing did not know every member and impl yet.
-        d.memo_bases.borrow_mut().clear();
-        d.memo_name.borrow_mut().clear();
-        d.memo_local.borrow_mut().clear();
-        d.memo_export.borrow_mut().clear();
-        d.memo_bind.borrow_mut().clear();
+        d.clear_memos();
         d
+    }
+
+    /// Forgets what the lookups so far found.
+    fn clear_memos(&self) {
+        self.memo_bases.borrow_mut().clear();
+        self.memo_name.borrow_mut().clear();
+        self.memo_local.borrow_mut().clear();
+        self.memo_export.borrow_mut().clear();
+        self.memo_bind.borrow_mut().clear();
     }
 
     /// A driver over `t`, with memos of its own.
