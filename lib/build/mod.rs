@@ -822,9 +822,8 @@ pub fn build_with(
     let partial = match (&previous, &relinked, &changes, &native) {
         (Some(p), Some(relinked), Some(changes), Some((nodes, _))) if reused.is_none() => {
             let t = Instant::now();
-            let old_families: Vec<Option<Family>> =
-                p.entries_langs().map(|l| l.map(crate::lang::Lang::family)).collect();
-            let files = relink::Files { new: &families, old: &old_families, old_of: &changes.old };
+            let files =
+                relink::Files { new: &families, old: &changes.old_family, old_of: &changes.old };
             let by_file = p.calls_only(&kept, &families, changes, relinked);
             let plan = p.archived_graph().and_then(|g| {
                 relink::Plan::new(g, &p.blocks, files, relinked.clone(), by_file, &nodes.nodes)
@@ -1622,16 +1621,23 @@ struct FileChanges {
     changed: Vec<bool>,
     /// Per file: its number in the previous generation (None: new).
     old: Vec<Option<usize>>,
-    /// Per previous file: its language when it is gone (or now in another language).
-    old_lang: Vec<Option<crate::lang::Lang>>,
+    /// Per previous file: its family.
+    old_family: Vec<Option<Family>>,
+    /// Per previous file: gone (or now in another language).
+    gone: Vec<bool>,
 }
 
 impl FileChanges {
     /// The previous generation's files, in its order, none changed.
     fn none(&self) -> bool {
-        self.old_lang.iter().all(Option::is_none)
+        !self.gone.contains(&true)
             && self.old.iter().enumerate().all(|(i, o)| *o == Some(i))
             && !self.changed.contains(&true)
+    }
+
+    /// The families of the previous files gone.
+    fn gone_families(&self) -> impl Iterator<Item = Family> + '_ {
+        self.gone.iter().zip(&self.old_family).filter(|(g, _)| **g).filter_map(|(_, f)| *f)
     }
 
     /// The families of the files new, changed or gone, when some family has none of those
@@ -1639,7 +1645,7 @@ impl FileChanges {
     fn relinked(&self, families: &[Family]) -> Option<Vec<Family>> {
         let mut some: Vec<Family> =
             families.iter().zip(&self.changed).filter(|(_, c)| **c).map(|(f, _)| *f).collect();
-        some.extend(self.old_lang.iter().flatten().map(|l| l.family()));
+        some.extend(self.gone_families());
         let mut all = families.to_vec();
         for v in [&mut all, &mut some] {
             v.sort_unstable();
@@ -1862,7 +1868,7 @@ impl Previous {
         changes: &FileChanges,
         relinked: &[Family],
     ) -> Vec<(Family, Vec<u32>)> {
-        let gone: Vec<Family> = changes.old_lang.iter().flatten().map(|l| l.family()).collect();
+        let gone: Vec<Family> = changes.gone_families().collect();
         let by_file = |family: Family| -> Option<Vec<u32>> {
             let mut files = Vec::new();
             for (j, it) in kept.iter().enumerate() {
@@ -1884,17 +1890,6 @@ impl Previous {
             .collect()
     }
 
-    /// Each cached file's language, by its number.
-    fn entries_langs(&self) -> impl Iterator<Item = Option<crate::lang::Lang>> + '_ {
-        let mut langs = vec![None; self.entries.len()];
-        for e in &self.entries {
-            if let Some(slot) = langs.get_mut(e.4) {
-                *slot = crate::lang::Lang::from_code(e.5);
-            }
-        }
-        langs.into_iter()
-    }
-
     /// How the files relate to the ones this generation indexed: which are new or have facts
     /// that differ but for positions ([`FileFacts::same_but_positions`]), and which are gone
     /// (None when its graph is not cds's own). With the same files, in the same order, none
@@ -1912,9 +1907,12 @@ impl Previous {
         let mut ch = FileChanges {
             changed: Vec::with_capacity(kept.len()),
             old: Vec::with_capacity(kept.len()),
-            old_lang: self.entries_langs().collect(),
+            old_family: vec![None; self.entries.len()],
+            gone: vec![true; self.entries.len()],
         };
-        let mut seen = vec![false; self.entries.len()];
+        for e in &self.entries {
+            *ch.old_family.get_mut(e.4)? = crate::lang::Lang::from_code(e.5).map(|l| l.family());
+        }
         for it in kept {
             // (A file whose language changed is a new file: `lookup` compares languages.)
             let Some(i) = self.lookup(&it.found).map(|c| c.index) else {
@@ -1922,7 +1920,7 @@ impl Previous {
                 ch.old.push(None);
                 continue;
             };
-            *seen.get_mut(i)? = true;
+            *ch.gone.get_mut(i)? = false;
             ch.old.push(Some(i));
             ch.changed.push(if it.cached == Some(i) {
                 false
@@ -1934,11 +1932,6 @@ impl Previous {
                     _ => true,
                 }
             });
-        }
-        for (lang, seen) in ch.old_lang.iter_mut().zip(seen) {
-            if seen {
-                *lang = None;
-            }
         }
         Some(ch)
     }

@@ -261,9 +261,7 @@ pub fn edges(
     family: Family,
     resolver: &(dyn Fn(&Repo) -> Box<dyn Resolver> + Sync),
 ) -> Vec<Edge> {
-    let files: Vec<u32> = (0..repo.files.len() as u32)
-        .filter(|&f| repo.files[f as usize].lang.family() == family)
-        .collect();
+    let files = family_files(repo, family);
     if files.is_empty() {
         return Vec::new();
     }
@@ -290,7 +288,7 @@ pub fn edges(
     let r = resolver(repo);
     let first_driver = Driver::new(g, repo, defs, r.as_ref(), &files);
     let tables: &Tables = &first_driver.t;
-    let mut out = if !second.is_empty() {
+    let out = if !second.is_empty() {
         std::thread::scope(|s| {
             let rest = s.spawn(|| {
                 let r = resolver(repo);
@@ -304,9 +302,7 @@ pub fn edges(
     } else {
         link(&first_driver, first)
     };
-    let mut seen = HashSet::with_capacity_and_hasher(out.len(), Default::default());
-    out.retain(|e: &Edge| seen.insert((e.src, e.dst, e.kind)));
-    out
+    first_of_each(out)
 }
 
 /// The edges of some files of a family (`only`, in order), as [`edges`] links them: the same
@@ -320,15 +316,24 @@ pub fn file_edges(
     resolver: &dyn Resolver,
     only: &[u32],
 ) -> Vec<Edge> {
-    let files: Vec<u32> = (0..repo.files.len() as u32)
-        .filter(|&f| repo.files[f as usize].lang.family() == family)
-        .collect();
-    let d = Driver::new(g, repo, defs, resolver, &files);
+    let d = Driver::new(g, repo, defs, resolver, &family_files(repo, family));
     let mut out = Vec::new();
     for &f in only {
         d.link_file(f, &mut out);
         d.clear_memos();
     }
+    first_of_each(out)
+}
+
+/// The files of a family, in path order.
+fn family_files(repo: &Repo, family: Family) -> Vec<u32> {
+    (0..repo.files.len() as u32)
+        .filter(|&f| repo.files[f as usize].lang.family() == family)
+        .collect()
+}
+
+/// `out` with each (source, target, kind) once, its first occurrence.
+fn first_of_each(mut out: Vec<Edge>) -> Vec<Edge> {
     let mut seen = HashSet::with_capacity_and_hasher(out.len(), Default::default());
     out.retain(|e: &Edge| seen.insert((e.src, e.dst, e.kind)));
     out
