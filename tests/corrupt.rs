@@ -226,12 +226,15 @@ fn mutated_indexes_never_crash_a_reader() {
     d.cmd("cds-build").arg("-q").ok();
     assert!(index_has(&d.path(".cds"), "history.rkyv"));
     assert!(index_has(&d.path(".cds"), "messages.rkyv"));
-    // A definition added, so the live generation's postings are a delta over the first one's
-    // (linked into it) that renumbers the documents after it, and both are damaged in turn.
+    // A definition added, so the live generation's postings and names are deltas over the
+    // first one's (linked into it) that renumber the nodes after it, and all are damaged in
+    // turn.
     let cart = std::fs::read_to_string(d.path("shop/cart.py")).unwrap();
     d.write("shop/cart.py", format!("def _note():\n    return 'discounted'\n\n{cart}"));
     d.cmd("cds-build").arg("-q").ok();
     assert!(index_has(&d.path(".cds"), "postings-delta.rkyv"));
+    assert!(index_has(&d.path(".cds"), "names-delta.rkyv"));
+    assert!(index_has(&d.path(".cds"), "names-delta.fst"));
     let index = d.path(".cds");
     let generation = std::fs::read_to_string(index.join("CURRENT")).unwrap().trim().to_string();
     let gen_dir = index.join(&generation);

@@ -209,7 +209,7 @@ fn incremental_builds_equal_cold_builds() {
     let cold_ix = cold.path("idx").to_string_lossy().into_owned();
     d.cmd("cds-build").arg("-q").ok();
     let mut log = Vec::new();
-    let (mut kept_links, mut deltas) = (0, 0);
+    let (mut kept_links, mut deltas, mut name_deltas) = (0, 0, 0);
     for step in 0..edits {
         let e = edit(&d, &mut rng, step);
         log.push(e.what);
@@ -229,13 +229,83 @@ fn incremental_builds_equal_cold_builds() {
             kept_links += 1;
         }
         deltas += usize::from(generation_has(&d, "postings-delta.rkyv"));
+        name_deltas += usize::from(generation_has(&d, "names-delta.rkyv"));
     }
     // The default sequence has edits of every kind, those that keep the links (and write the
     // postings as a delta) included.
     if std::env::var_os("CDS_EDIT_SEED").is_none() && edits >= 16 {
         assert!(kept_links > 0, "no edit kept the links: {log:#?}");
         assert!(deltas > 0, "no rebuild wrote a postings delta: {log:#?}");
+        assert!(name_deltas > 0, "no rebuild wrote a names delta: {log:#?}");
     }
+}
+
+/// A rebuild after definitions or files were added, removed or renamed writes the name index
+/// as a delta over the previous generation's `names.fst` (linked, not copied): the keys of
+/// the changed files' nodes, and where the others went. Deltas add up over rebuilds until one
+/// would grow too big, and then `names.fst` is written whole again. Each generation's names
+/// (exact, prefix and fuzzy lookups, "did you mean") are a cold build's.
+#[test]
+fn names_deltas_add_up_and_are_written_whole_again() {
+    let d = Dir::new("incremental-names");
+    let module = |i: usize, extra: &str| {
+        format!(
+            "def helper_{i}(x):\n    return x + {i}\n\nclass Thing{i}:\n    def run(self):\n        return helper_{i}(1)\n{extra}"
+        )
+    };
+    for i in 0..5 {
+        d.write(&format!("pkg/m{i}.py"), module(i, ""));
+    }
+    d.cmd("cds-build").arg("-q").ok();
+    let cold = Dir::new("incremental-names-cold");
+    let cold_ix = cold.path("idx").to_string_lossy().into_owned();
+    let queries = ["helper_2", "helper", "Thing3", "zebra_crossing", "zebra_crosing", "quokka"];
+    let base_links = || {
+        use std::os::unix::fs::MetadataExt;
+        let ix = d.path(".cds");
+        let current = std::fs::read_to_string(ix.join("CURRENT")).unwrap();
+        std::fs::metadata(ix.join(current.trim()).join("names.fst")).unwrap().nlink()
+    };
+    let suggestions = |index: Option<&str>| {
+        let mut c = d.cmd("cds-get");
+        if let Some(ix) = index {
+            c.args(["--index", ix]);
+        }
+        c.arg("pkg/m2.py:zebra_crosin").stderr_of(1)
+    };
+    let step = |what: &str, delta: bool| {
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        same_as_cold(&d, &cold_ix, &queries, what);
+        assert_eq!(generation_has(&d, "names-delta.rkyv"), delta, "{what}: delta or not");
+        assert_eq!(generation_has(&d, "names-delta.fst"), delta, "{what}: delta or not");
+        assert_eq!(suggestions(None), suggestions(Some(&cold_ix)), "{what}: suggestions differ");
+        let verify = d.cmd("cds-build").arg("--verify").output();
+        assert!(verify.status.success(), "{what}: {}", String::from_utf8_lossy(&verify.stderr));
+    };
+    d.write("pkg/m2.py", module(2, "\ndef zebra_crossing():\n    pass\n"));
+    step("a definition added in the middle", true);
+    assert!(base_links() >= 2, "the base is linked, not copied");
+    d.write("pkg/m0.py", module(0, "\nclass Quokka:\n    pass\n"));
+    step("a class added before it", true);
+    d.write("pkg/m2.py", module(2, ""));
+    step("the first definition removed again", true);
+    d.write("pkg/new/zebra.py", "def zebra_crossing():\n    pass\n");
+    step("a file added in a new directory", true);
+    std::fs::rename(d.path("pkg/m3.py"), d.path("pkg/m9.py")).unwrap();
+    step("a file renamed", true);
+    std::fs::remove_file(d.path("pkg/m1.py")).unwrap();
+    step("a file removed", true);
+    // A rebuild that keeps every node keeps the delta as it is.
+    d.write("pkg/m4.py", format!("# a comment\n{}", module(4, "")));
+    step("a comment added", true);
+    // Past the size a delta may take, names.fst is written whole.
+    d.write("pkg/m0.py", module(0, ""));
+    std::thread::sleep(std::time::Duration::from_millis(15));
+    d.cmd("cds-build").arg("-q").env("CDS_NAMES_DELTA", "0").ok();
+    assert!(!generation_has(&d, "names-delta.rkyv"), "a delta too big is not written");
+    assert_eq!(base_links(), 1, "names.fst written anew");
+    d.write("pkg/m0.py", module(0, "\ndef zebra_crossing():\n    pass\n"));
+    step("after compaction", true);
 }
 
 /// Whether the live generation of `d`'s index has `file`.
@@ -375,17 +445,32 @@ fn same_as_cold(d: &Dir, cold_ix: &str, queries: &[&str], what: &str) -> serde_j
     };
     let (inc_gen, cold_gen) =
         (generation(&d.path(".cds")), generation(std::path::Path::new(cold_ix)));
-    let (names, cold_names) = (
-        std::fs::read(inc_gen.join("names.fst")).unwrap(),
-        std::fs::read(cold_gen.join("names.fst")).unwrap(),
-    );
-    assert!(names == cold_names, "{what}: names.fst differs from a cold build's");
     // The postings term by term (an incremental build numbers the terms new to the index
     // after the previous dictionary's), and the documents' lengths.
     let (inc_ix, cold_ix_) = (
         cds::index::read::Index::open(&d.path(".cds")).unwrap(),
         cds::index::read::Index::open(std::path::Path::new(cold_ix)).unwrap(),
     );
+    // The name index key by key, as readers see it (an incremental build may keep the
+    // previous names.fst under a delta that renumbers its nodes and adds the changed ones).
+    let all_names = |ix: &cds::index::read::Index| {
+        let mut keys = Vec::new();
+        ix.search_names(fst::automaton::AlwaysMatch, |k, nodes| {
+            keys.push((k.to_vec(), nodes));
+            true
+        })
+        .unwrap();
+        keys
+    };
+    let (names, cold_names) = (all_names(&inc_ix), all_names(&cold_ix_));
+    if names != cold_names {
+        let only_inc: Vec<_> = names.iter().filter(|k| !cold_names.contains(k)).take(5).collect();
+        let only_cold: Vec<_> = cold_names.iter().filter(|k| !names.contains(k)).take(5).collect();
+        panic!(
+            "{what}: the name index differs from a cold build's\n\
+             only incremental: {only_inc:?}\nonly cold: {only_cold:?}"
+        );
+    }
     // Every node's spans and flags and the file table, which the dump above leaves out (a
     // rebuild that carries the nodes copies them for the files it does not read again).
     let columns = |ix: &cds::index::read::Index| {

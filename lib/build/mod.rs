@@ -985,10 +985,16 @@ pub fn build_with(
             1 => {
                 let Some((nodes, _)) = &native else { continue };
                 let t = Instant::now();
-                // Nodes with the previous ids and kinds have the previous names.
+                // Nodes with the previous ids and kinds have the previous names; after a
+                // small change, the previous names hold most nodes' keys (a delta over them).
                 let r = match reused.and_then(|p| p.kept_names(dir)) {
                     Some(r) => r,
-                    None => index::write::write_names(dir, &nodes.nodes),
+                    None => {
+                        match previous.as_ref().and_then(|p| p.names_delta(dir, &nodes.nodes)) {
+                            Some(r) => r,
+                            None => index::write::write_names(dir, &nodes.nodes),
+                        }
+                    }
                 };
                 job_time(timing, "names", t);
                 put(&names_out, r);
@@ -2033,24 +2039,39 @@ impl Previous {
         Some((graph::Graph { nodes, edges }, defs))
     }
 
-    /// The previous `names.fst`, linked into the generation at `dir` (copied where the file
-    /// system has no hard links), and its names table: what [`index::write::write_names`] would
-    /// make of nodes with the same ids and kinds. None when the file or graph is unsound.
+    /// The previous name index (`names.fst`, and its delta if any), linked into the generation
+    /// at `dir` (copied where the file system has no hard links), and its names table: what
+    /// [`index::write::write_names`] would make of nodes with the same ids and kinds. None when
+    /// the files or the graph are unsound.
     fn kept_names(&self, dir: &Path) -> Option<Result<(u64, index::write::NameTable)>> {
-        let from = self.gen_dir.join(format::NAMES_FILE);
-        let g = self.archived_graph()?;
         let index_dir = self.gen_dir.parent()?;
-        let m =
-            Mapped::open(&from, format::MAGIC_NAMES, index_dir).ok().filter(Mapped::check_crc)?;
-        let to = dir.join(format::NAMES_FILE);
-        let bytes = index::write::link_or_write(&from, &to, || {
-            index::write::write_payload(&to, format::MAGIC_NAMES, m.payload())
-        });
+        let table = self.names_table()?;
+        // Checked as a reader would (the delta's files too), so damage is not carried on.
+        index::names::Names::open(&self.gen_dir, index_dir, table.1).ok()?.check().ok()?;
+        let bytes = index::names::link_previous(&self.gen_dir, dir);
+        Some(bytes.map(|b| (b, table.0)))
+    }
+
+    /// The name index of a generation with `nodes`, written as a delta over this one's (see
+    /// [`index::names::write_delta`]). None when it does not fit.
+    fn names_delta(
+        &self,
+        dir: &Path,
+        nodes: &[graph::Node],
+    ) -> Option<Result<(u64, index::write::NameTable)>> {
+        let g = self.archived_graph()?;
+        let (table, _) = self.names_table()?;
+        index::names::write_delta(dir, &self.gen_dir, &ArchivedNodes(g), table, nodes)
+    }
+
+    /// The names' multi table this generation's graph keeps, and its number of nodes.
+    fn names_table(&self) -> Option<(index::write::NameTable, u32)> {
+        let g = self.archived_graph()?;
         let table = index::write::NameTable {
             multi_off: g.multi_off.iter().map(|x| x.to_native()).collect(),
             multi_ids: g.multi_ids.iter().map(|x| x.to_native()).collect(),
         };
-        Some(bytes.map(|b| (b, table)))
+        Some((table, g.kind.len() as u32))
     }
 
     fn archived_graph(&self) -> Option<&crate::index::read::ArchivedGraph> {
@@ -2330,6 +2351,19 @@ fn check_carried_nodes(
 
 /// Node `n`'s ID in an archived graph, read with `get`: a damaged column gives None, never a
 /// panic.
+/// A previous generation's nodes, as the names delta reads them.
+struct ArchivedNodes<'g>(&'g crate::index::read::ArchivedGraph);
+
+impl index::names::PreviousNodes for ArchivedNodes<'_> {
+    fn len(&self) -> usize {
+        self.0.kind.len()
+    }
+
+    fn node(&self, n: usize) -> (&[u8], u8) {
+        (archived_id(self.0, n).unwrap_or_default(), self.0.kind.get(n).copied().unwrap_or(0))
+    }
+}
+
 fn archived_id(g: &crate::index::read::ArchivedGraph, n: usize) -> Option<&[u8]> {
     let (a, b) = (g.id_off.get(n)?.to_native(), g.id_off.get(n + 1)?.to_native());
     g.id_blob.get(a as usize..b as usize)

@@ -4,7 +4,7 @@
 //!
 //! | bytes | field |
 //! | --- | --- |
-//! | 0..8 | magic (`CDSGRAPH`, `CDSNAMES`, `CDSTERMS`, `CDSPOSTS`, `CDSPDELT`, `CDSTEXT\0`, `CDSFACTS`, `CDSHISTO`, `CDSMSGS\0`) |
+//! | 0..8 | magic (`CDSGRAPH`, `CDSNAMES`, `CDSNDELT`, `CDSNDMAP`, `CDSTERMS`, `CDSPOSTS`, `CDSPDELT`, `CDSTEXT\0`, `CDSFACTS`, `CDSHISTO`, `CDSMSGS\0`) |
 //! | 8..12 | format version (u32 LE), [`FORMAT_VERSION`] (readers take [`MIN_READ_VERSION`] on) |
 //! | 12..16 | layout flags (u32 LE), [`LAYOUT`]: rkyv's endianness, alignment, pointer width |
 //! | 16..24 | payload length (u64 LE), the bytes after the header |
@@ -21,8 +21,10 @@
 
 use rkyv::{Archive, Deserialize, Serialize};
 
-/// Bumped whenever any file's layout or meaning changes.
-pub const FORMAT_VERSION: u32 = 6;
+/// Bumped whenever any file's layout or meaning changes. Version 7 added the name index's
+/// delta (`names-delta.fst`, `names-delta.rkyv`: [`NamesDelta`]), which version 6 readers would
+/// not see; it changed nothing else, so older generations read as they did.
+pub const FORMAT_VERSION: u32 = 7;
 
 /// The oldest version readers take: version 5 added `postings-delta.rkyv` and changed nothing
 /// else, so a version 4 generation reads as one without a delta (and version 4 readers refuse
@@ -45,6 +47,10 @@ pub const HEADER_LEN: usize = 32;
 pub const MAGIC_GRAPH: &[u8; 8] = b"CDSGRAPH";
 /// Magic of `names.fst`.
 pub const MAGIC_NAMES: &[u8; 8] = b"CDSNAMES";
+/// Magic of `names-delta.fst`.
+pub const MAGIC_NAMES_DELTA: &[u8; 8] = b"CDSNDELT";
+/// Magic of `names-delta.rkyv`.
+pub const MAGIC_NAMES_MAP: &[u8; 8] = b"CDSNDMAP";
 /// Magic of `terms.fst`.
 pub const MAGIC_TERMS: &[u8; 8] = b"CDSTERMS";
 /// Magic of `postings.rkyv`.
@@ -71,6 +77,10 @@ pub const MAGIC_HISTORY_OTHERS: &[u8; 8] = b"CDSHOTHR";
 pub const GRAPH_FILE: &str = "graph.rkyv";
 /// See [`GRAPH_FILE`].
 pub const NAMES_FILE: &str = "names.fst";
+/// See [`GRAPH_FILE`] (optional, with [`NAMES_MAP_FILE`]: see [`NamesDelta`]).
+pub const NAMES_DELTA_FILE: &str = "names-delta.fst";
+/// See [`GRAPH_FILE`] (optional: see [`NamesDelta`]).
+pub const NAMES_MAP_FILE: &str = "names-delta.rkyv";
 /// See [`GRAPH_FILE`].
 pub const TERMS_FILE: &str = "terms.fst";
 /// See [`GRAPH_FILE`].
@@ -362,4 +372,36 @@ pub struct PostingsDelta {
     pub added_ends: Vec<u32>,
     /// Their positions in `added_ends` in sorted order of the terms (for lookups by bisection).
     pub added_order: Vec<u32>,
+}
+
+/// `names-delta.rkyv`: what a rebuild writes beside `names-delta.fst` instead of a whole new
+/// `names.fst`, over the previous generation's (its base, hard-linked into the new generation).
+/// A node's name keys depend on its ID and kind alone, so the base still holds the keys of every
+/// node that kept both, under its number in the base: the delta lists the ranges of the base's
+/// nodes that are gone or changed (`base_replaced`) and the ranges of this generation's nodes
+/// that replace them (`replaced`), laid out like [`PostingsDelta::replaced`] (between two
+/// ranges, and before the first, the base's nodes and this generation's correspond one to one,
+/// in order), and `names-delta.fst` holds the keys of the nodes in `replaced`, its values
+/// numbered like `names.fst`'s (a node, or `MULTI_TAG | k` into the multi table here). A reader
+/// takes a key's nodes from the base but for those in `base_replaced`, each renumbered, and
+/// adds the delta's. Each rebuild writes the delta anew over the same base, until it would grow
+/// past a fraction of the nodes: then `names.fst` is written whole again (and no delta). The
+/// graph's multi table (`GraphFile::multi_off`) stays the base's.
+#[derive(Debug, Clone, Default, Archive, Serialize, Deserialize)]
+pub struct NamesDelta {
+    /// The CRC-32 in the base's header: a delta is never read over another base.
+    pub base_crc: u32,
+    /// How many nodes the base numbers.
+    pub base_nodes: u32,
+    /// This generation's nodes whose keys are here, not in the base: sorted, disjoint ranges,
+    /// as (start, end) pairs flattened.
+    pub replaced: Vec<u32>,
+    /// The base's nodes that range `i` of `replaced` replaces, numbered as in the base,
+    /// likewise flattened: one pair per pair of `replaced`.
+    pub base_replaced: Vec<u32>,
+    /// Nodes of the delta's keys that name several: `multi_off[k]..multi_off[k+1]` in
+    /// `multi_ids`.
+    pub multi_off: Vec<u32>,
+    /// See `multi_off`.
+    pub multi_ids: Vec<u32>,
 }

@@ -16,6 +16,10 @@
 //!                         an earlier generation's, hard-linked, and this holds the changed
 //!                         documents' postings and how the others were renumbered, see
 //!                         `format::PostingsDelta`)
+//!                         names-delta.fst, names-delta.rkyv (only after a rebuild that
+//!                         added, removed or renamed nodes: names.fst is then an earlier
+//!                         generation's, hard-linked, and these hold the changed nodes' names
+//!                         and how the others were renumbered, see `format::NamesDelta`)
 //!                         history.rkyv, messages.rkyv (only for a git work tree: see
 //!                         `crate::history`)
 //! ```
@@ -29,6 +33,7 @@
 pub mod facts;
 pub mod format;
 pub mod fst_file;
+pub mod names;
 pub mod postings;
 pub mod read;
 pub mod write;

@@ -22,6 +22,7 @@ use crate::graph::{EdgeKind, NONE, NodeKind};
 use crate::index::current_generation;
 use crate::index::format::*;
 use crate::index::fst_file::FstFile;
+use crate::index::names::{Names, NodeMap};
 use crate::index::postings::Postings;
 use crate::index::write::MULTI_TAG;
 
@@ -211,7 +212,7 @@ pub struct Index {
     dir: PathBuf,
     gen_dir: PathBuf,
     graph: Mapped,
-    names: OnceCell<FstFile>,
+    names: OnceCell<Names>,
     terms: OnceCell<FstFile>,
     /// `postings.rkyv`, and `postings-delta.rkyv` when the generation has one.
     postings: OnceCell<(Mapped, Option<Mapped>)>,
@@ -488,12 +489,12 @@ impl Index {
     }
 
     /// The name index (lower-cased names, file names and stems, paths -> nodes; see
-    /// `index::write::node_keys`).
-    pub fn names(&self) -> Result<&FstFile> {
+    /// `index::write::node_keys`), and its delta when the generation has one.
+    pub fn names(&self) -> Result<&Names> {
         if let Some(m) = self.names.get() {
             return Ok(m);
         }
-        let m = self.open_fst(NAMES_FILE, MAGIC_NAMES)?;
+        let m = Names::open(&self.gen_dir, &self.dir, self.len() as u32)?;
         Ok(self.names.get_or_init(|| m))
     }
 
@@ -595,13 +596,21 @@ impl Index {
         FstFile::open(mapped, &self.dir, name)
     }
 
-    /// Decodes a names.fst value into node numbers.
-    pub fn name_value(&self, value: u64, out: &mut Vec<u32>) {
+    /// Decodes a names.fst value into node numbers, through the delta's map when there is one
+    /// (a node the delta replaced is left out).
+    fn base_value(&self, value: u64, map: Option<&NodeMap>, out: &mut Vec<u32>) {
         let g = self.graph();
         let len = self.len() as u32;
+        let mut push = |b: u32| {
+            if let Some(n) = map.map_or(Some(b), |m| m.forward(b))
+                && n < len
+            {
+                out.push(n);
+            }
+        };
         if value & MULTI_TAG == 0 {
-            if value < len as u64 {
-                out.push(value as u32);
+            if value <= u32::MAX as u64 {
+                push(value as u32);
             }
             return;
         }
@@ -609,17 +618,84 @@ impl Index {
         let (Some(a), Some(b)) = (g.multi_off.get(k), g.multi_off.get(k + 1)) else { return };
         let (a, b) = (a.to_native() as usize, b.to_native() as usize);
         if let Some(ids) = g.multi_ids.get(a..b) {
-            out.extend(ids.iter().map(|x| x.to_native()).filter(|&x| x < len));
+            ids.iter().for_each(|x| push(x.to_native()));
         }
     }
 
-    /// Nodes stored under a lower-cased key in the name index.
+    /// Nodes stored under a lower-cased key in the name index, in order.
     pub fn lookup_key(&self, key: &[u8]) -> Result<Vec<u32>> {
+        let names = self.names()?;
+        let delta = names.delta.as_ref();
         let mut out = Vec::new();
-        if let Some(v) = self.names()?.get(key)? {
-            self.name_value(v, &mut out);
+        if let Some(v) = names.base.get(key)? {
+            self.base_value(v, delta.map(|d| &d.map), &mut out);
+        }
+        if let Some(d) = delta
+            && let Some(v) = d.keys.get(key)?
+        {
+            d.value(v, self.len() as u32, &mut out);
+            out.sort_unstable();
+            out.dedup();
         }
         Ok(out)
+    }
+
+    /// Calls `each` with every key of the name index the automaton matches, in key order, and
+    /// its nodes in order, until it returns false.
+    pub fn search_names<A: fst::Automaton>(
+        &self,
+        aut: A,
+        mut each: impl FnMut(&[u8], Vec<u32>) -> bool,
+    ) -> Result<()> {
+        let names = self.names()?;
+        let Some(d) = &names.delta else {
+            return names.base.search(aut, |k, v| {
+                let mut nodes = Vec::new();
+                self.base_value(v, None, &mut nodes);
+                nodes.is_empty() || each(k, nodes)
+            });
+        };
+        // The delta's keys (a few), merged into the base's stream in key order.
+        let len = self.len() as u32;
+        let mut extra: Vec<(Vec<u8>, Vec<u32>)> = Vec::new();
+        d.keys.search(&aut, |k, v| {
+            let mut nodes = Vec::new();
+            d.value(v, len, &mut nodes);
+            extra.push((k.to_vec(), nodes));
+            true
+        })?;
+        let (mut x, mut go) = (0, true);
+        names.base.search(&aut, |k, v| {
+            while let Some((ek, _)) = extra.get(x)
+                && ek.as_slice() < k
+            {
+                let (ek, en) = std::mem::take(&mut extra[x]);
+                x += 1;
+                if !en.is_empty() && !each(&ek, en) {
+                    go = false;
+                    return false;
+                }
+            }
+            let mut nodes = Vec::new();
+            self.base_value(v, Some(&d.map), &mut nodes);
+            if let Some((ek, en)) = extra.get_mut(x)
+                && ek.as_slice() == k
+            {
+                nodes.append(en);
+                nodes.sort_unstable();
+                nodes.dedup();
+                x += 1;
+            }
+            go = nodes.is_empty() || each(k, nodes);
+            go
+        })?;
+        for (k, nodes) in extra.drain(x..) {
+            if !go {
+                break;
+            }
+            go = nodes.is_empty() || each(&k, nodes);
+        }
+        Ok(())
     }
 
     /// The BM25 postings: `postings.rkyv`, and its delta when the generation has one.
@@ -832,6 +908,28 @@ impl Index {
                     Err(e) => problems.push(e.to_string()),
                 },
                 Err(e) => problems.push(e.to_string()),
+            }
+        }
+        if self.gen_dir.join(NAMES_MAP_FILE).exists() {
+            for (name, magic) in
+                [(NAMES_MAP_FILE, MAGIC_NAMES_MAP), (NAMES_DELTA_FILE, MAGIC_NAMES_DELTA)]
+            {
+                match Mapped::open(&self.gen_dir.join(name), magic, &self.dir) {
+                    Ok(m) if !m.check_crc() => problems.push(format!("{name}: checksum mismatch")),
+                    Ok(m) if name == NAMES_DELTA_FILE => {
+                        if let Err(e) = fst::Map::new(m)
+                            .map_err(|e| e.to_string())
+                            .and_then(|f| f.as_fst().verify().map_err(|e| e.to_string()))
+                        {
+                            problems.push(format!("{name}: {e}"));
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(e) => problems.push(e.to_string()),
+                }
+            }
+            if let Err(e) = Names::open(&self.gen_dir, &self.dir, self.len() as u32) {
+                problems.push(e.to_string());
             }
         }
         // The optional files: checksum, then the reader's own validation.

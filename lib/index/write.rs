@@ -186,7 +186,7 @@ pub struct NameTable {
 /// `names.fst`: every node under its lower-cased name (and path, stem for files). It needs the
 /// nodes only, so it is built while the graph is being linked.
 pub fn write_names(dir: &Path, nodes: &[crate::graph::Node]) -> Result<(u64, NameTable)> {
-    let keys = NameKeys::of(nodes);
+    let keys = NameKeys::of(nodes.iter().enumerate().map(|(n, node)| (n as u32, node)));
     let bytes = write_fst(&dir.join(NAMES_FILE), MAGIC_NAMES, keys.entries())?;
     Ok((bytes, keys.multi()))
 }
@@ -1165,19 +1165,21 @@ pub fn node_keys(id: &[u8], kind: NodeKind, mut push: impl FnMut(Vec<u8>)) {
 
 /// Every node's name keys, sorted, in one buffer (a `Vec` per key took 64 bytes a key on top
 /// of its text: 250 MB for the Linux kernel's names).
-struct NameKeys {
+pub(crate) struct NameKeys {
     text: Vec<u8>,
     /// (start in `text`, length, node), sorted by key then node, without repeats.
     keys: Vec<(usize, u32, u32)>,
 }
 
 impl NameKeys {
-    fn of(nodes: &[crate::graph::Node]) -> NameKeys {
+    /// The keys of `nodes`, each given with its number.
+    pub(crate) fn of<'n>(nodes: impl Iterator<Item = (u32, &'n crate::graph::Node)>) -> NameKeys {
         let mut text = Vec::new();
-        let mut keys = Vec::with_capacity(nodes.len() + nodes.len() / 4);
-        for (n, node) in nodes.iter().enumerate() {
+        let n = nodes.size_hint().0;
+        let mut keys = Vec::with_capacity(n + n / 4);
+        for (n, node) in nodes {
             node_keys(&node.id, node.kind, |k| {
-                keys.push((text.len(), k.len() as u32, n as u32));
+                keys.push((text.len(), k.len() as u32, n));
                 text.extend_from_slice(&k);
             });
         }
@@ -1210,7 +1212,7 @@ impl NameKeys {
     }
 
     /// The multi-postings table: the nodes of every key that names several, and their offsets.
-    fn multi(&self) -> NameTable {
+    pub(crate) fn multi(&self) -> NameTable {
         let mut multi_off = vec![0u32];
         let mut multi_ids = Vec::new();
         for (i, j) in self.runs().filter(|(i, j)| j - i > 1) {
@@ -1221,7 +1223,7 @@ impl NameKeys {
     }
 
     /// The fst's entries, in key order: a key's node, or its place in the multi-postings table.
-    fn entries(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
         let mut multi = 0u64;
         self.runs().map(move |(i, j)| {
             let value = if j - i == 1 {
@@ -1237,7 +1239,7 @@ impl NameKeys {
 
 /// Serializes straight into the file (checksummed on the way), so a big archive is never
 /// held twice: once as columns, once as bytes.
-fn write_rkyv<T>(path: &Path, magic: &[u8; 8], value: &T) -> Result<u64>
+pub(crate) fn write_rkyv<T>(path: &Path, magic: &[u8; 8], value: &T) -> Result<u64>
 where
     T: for<'a> rkyv::Serialize<
             rkyv::api::high::HighSerializer<
@@ -1253,7 +1255,7 @@ where
     out.into_inner().finish(magic)
 }
 
-fn write_fst<K: AsRef<[u8]>>(
+pub(crate) fn write_fst<K: AsRef<[u8]>>(
     path: &Path,
     magic: &[u8; 8],
     entries: impl Iterator<Item = (K, u64)>,

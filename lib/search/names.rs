@@ -51,9 +51,7 @@ pub fn exact(ix: &Index, key: &[u8]) -> Result<Vec<u32>> {
 pub fn prefix(ix: &Index, prefix: &[u8], limit: usize) -> Result<Vec<KeyHit>> {
     let Ok(p) = std::str::from_utf8(prefix) else { return Ok(Vec::new()) };
     let mut out = Vec::new();
-    ix.names()?.search(Str::new(p).starts_with(), |k, v| {
-        let mut nodes = Vec::new();
-        ix.name_value(v, &mut nodes);
+    ix.search_names(Str::new(p).starts_with(), |k, nodes| {
         out.push(KeyHit { key: k.to_vec(), distance: 0, nodes });
         out.len() < limit
     })?;
@@ -72,12 +70,10 @@ pub fn fuzzy(ix: &Index, term: &[u8], distance: u32, limit: usize) -> Result<Vec
     };
     let mut out = Vec::new();
     // Collect a bounded number of candidates, then rank them by true distance.
-    ix.names()?.search(aut, |k, v| {
+    ix.search_names(aut, |k, nodes| {
         if k == term {
             return true;
         }
-        let mut nodes = Vec::new();
-        ix.name_value(v, &mut nodes);
         let d = edit_distance(term, k);
         out.push(KeyHit { key: k.to_vec(), distance: d, nodes });
         out.len() < limit * 8
