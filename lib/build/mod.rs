@@ -915,7 +915,7 @@ pub fn build_with(
     let streamed_out: Mutex<Option<Result<u64>>> = Mutex::new(None);
     let graph_nodes_out: Mutex<Option<index::write::GraphNodes>> = Mutex::new(None);
     // The whole graph file and the names, written by job 3 when the links are kept.
-    let graph_out: Mutex<Option<Result<(u64, u64)>>> = Mutex::new(None);
+    let graph_out: Mutex<Option<Result<NamesAndGraph>>> = Mutex::new(None);
     let (counted_tx, counted_rx) = std::sync::mpsc::channel();
     let (counted_tx, counted_rx) = (Mutex::new(Some(counted_tx)), Mutex::new(counted_rx));
     let next_job = AtomicUsize::new(0);
@@ -1134,7 +1134,7 @@ pub fn build_with(
         Linked::Graph(g) => g,
     };
     let kept_edges = reused.and_then(Previous::archived_graph);
-    let (name_bytes, graph_bytes) = match graph_written {
+    let (name_bytes, (graph_bytes, written_edges)) = match graph_written {
         Some(written) => written,
         None => {
             let (name_bytes, names) = match names {
@@ -1209,26 +1209,10 @@ pub fn build_with(
             .map(|n| n.file),
     );
     s.vendored = walked.vendored;
-    match kept_edges {
-        Some(g) => {
-            for (&kind, &meta) in g.out_kind.iter().zip(g.out_meta.iter()) {
-                if let Some(kind) = EdgeKind::from_code(kind) {
-                    s.count_edge(kind, meta);
-                }
-            }
-        }
-        None => {
-            // (Fx, not SipHash: on Django 151,000 edges, counted at the end of every build.)
-            let mut seen: fxhash::FxHashSet<(u32, u32, EdgeKind)> =
-                std::collections::HashSet::with_capacity_and_hasher(
-                    g.edges.len(),
-                    Default::default(),
-                );
-            for e in &g.edges {
-                if seen.insert((e.src, e.dst, e.kind)) {
-                    s.count_edge(e.kind, e.meta);
-                }
-            }
+    // The edges as written (one per source, target and kind, the first linked winning).
+    for (&kind, &meta) in written_edges.kind.iter().zip(&written_edges.meta) {
+        if let Some(kind) = EdgeKind::from_code(kind) {
+            s.count_edge(kind, meta);
         }
     }
     s.seconds = started.elapsed().as_secs_f64();
@@ -2351,6 +2335,9 @@ fn check_carried_nodes(
 
 /// Node `n`'s ID in an archived graph, read with `get`: a damaged column gives None, never a
 /// panic.
+/// The bytes of the names and of the graph written, and the graph's edges (for the summary).
+type NamesAndGraph = (u64, (u64, index::write::WrittenEdges));
+
 /// A previous generation's nodes, as the names delta reads them.
 struct ArchivedNodes<'g>(&'g crate::index::read::ArchivedGraph);
 

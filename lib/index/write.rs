@@ -191,15 +191,26 @@ pub fn write_names(dir: &Path, nodes: &[crate::graph::Node]) -> Result<(u64, Nam
     Ok((bytes, keys.multi()))
 }
 
+/// The edges a graph file holds (one per source, target and kind), by kind and confidence
+/// code: what the build's summary counts.
+#[derive(Debug, Default)]
+pub struct WrittenEdges {
+    /// `EdgeKind` codes.
+    pub kind: Vec<u8>,
+    /// Confidence bytes.
+    pub meta: Vec<u8>,
+}
+
 /// `graph.rkyv`: the nodes, edges and file table, with the names' multi-postings. `nodes`:
-/// [`graph_nodes`] of the same input, when made already.
+/// [`graph_nodes`] of the same input, when made already. Returns the bytes written and its
+/// edges' kinds and confidences.
 pub fn write_graph(
     dir: &Path,
     input: &WriteInput,
     nodes: Option<GraphNodes>,
     kept_edges: Option<&ArchivedGraph>,
     names: NameTable,
-) -> Result<u64> {
+) -> Result<(u64, WrittenEdges)> {
     let nodes = nodes.unwrap_or_else(|| graph_nodes(input, kept_edges));
     let mut graph = match kept_edges {
         Some(previous) => with_kept_edges(nodes, previous),
@@ -207,7 +218,8 @@ pub fn write_graph(
     };
     graph.multi_off = names.multi_off;
     graph.multi_ids = names.multi_ids;
-    write_rkyv(&dir.join(GRAPH_FILE), MAGIC_GRAPH, &graph)
+    let edges = WrittenEdges { kind: graph.out_kind.clone(), meta: graph.out_meta.clone() };
+    Ok((write_rkyv(&dir.join(GRAPH_FILE), MAGIC_GRAPH, &graph)?, edges))
 }
 
 /// `history.rkyv`: each file's age and churn under `history`, in the order of `files`.
