@@ -1069,17 +1069,9 @@ pub struct Adjacency {
 /// (src, dst, kind), the first occurrence winning; neighbours listed in the order their first
 /// edge was added (networkx's adjacency order, which LocAgent's tools follow).
 pub fn adjacency(n: usize, all: &[crate::graph::Edge]) -> Adjacency {
-    let mut first_pair: HashMap<(u32, u32), usize> =
-        HashMap::with_capacity_and_hasher(all.len(), Default::default());
-    let mut seen = fxhash::FxHashSet::with_capacity_and_hasher(all.len(), Default::default());
-    let mut edges: Vec<(usize, usize, &crate::graph::Edge)> = Vec::with_capacity(all.len());
-    for (i, e) in all.iter().enumerate() {
-        if e.src as usize >= n || e.dst as usize >= n || !seen.insert((e.src, e.dst, e.kind)) {
-            continue;
-        }
-        let first = *first_pair.entry((e.src, e.dst)).or_insert(i);
-        edges.push((first, i, e));
-    }
+    let (keep, first) = first_edges(n, all);
+    let edges: Vec<(usize, usize, &crate::graph::Edge)> =
+        (0..all.len()).filter(|&i| keep[i]).map(|i| (first[i] as usize, i, &all[i])).collect();
     let order = by_first_edge(all.len(), &edges);
     // The two directions are independent: one on a thread of its own (the build's other
     // threads are done by now).
@@ -1090,6 +1082,52 @@ pub fn adjacency(n: usize, all: &[crate::graph::Edge]) -> Adjacency {
     });
     let (out_off, out_dst, out_kind, out_meta) = out;
     Adjacency { out_off, out_dst, out_kind, out_meta, in_off, in_src, in_kind, in_meta }
+}
+
+/// For each of `all` (the edges in the order they were added): whether it is the first with
+/// its source, target and kind (and both ends below `n`), and the position of the first edge
+/// with its source and target. Found source by source, each source's edges sorted by target
+/// then position: two hash tables over every edge took 14 of the 20 ms of writing Django's
+/// graph file after an edit, and 450 of 840 ms for the Linux kernel's.
+fn first_edges(n: usize, all: &[crate::graph::Edge]) -> (Vec<bool>, Vec<u32>) {
+    let valid = |e: &crate::graph::Edge| (e.src as usize) < n && (e.dst as usize) < n;
+    // The edges' positions bucketed by source, in order (a counting sort).
+    let mut start = vec![0u32; n + 1];
+    for e in all.iter().filter(|e| valid(e)) {
+        start[e.src as usize + 1] += 1;
+    }
+    for k in 1..=n {
+        start[k] += start[k - 1];
+    }
+    let mut fill = start.clone();
+    let mut by_src = vec![0u32; start[n] as usize];
+    for (i, e) in all.iter().enumerate().filter(|(_, e)| valid(e)) {
+        by_src[fill[e.src as usize] as usize] = i as u32;
+        fill[e.src as usize] += 1;
+    }
+    let (mut keep, mut first) = (vec![false; all.len()], vec![0u32; all.len()]);
+    let mut row: Vec<(u32, u32)> = Vec::new();
+    for s in 0..n {
+        let bucket = &by_src[start[s] as usize..start[s + 1] as usize];
+        row.clear();
+        row.extend(bucket.iter().map(|&i| (all[i as usize].dst, i)));
+        row.sort_unstable();
+        // Each target's edges, first to last: the first one of each kind stays.
+        let mut k = 0;
+        while k < row.len() {
+            let (dst, pair_first) = row[k];
+            let mut kinds = 0u32;
+            while k < row.len() && row[k].0 == dst {
+                let i = row[k].1 as usize;
+                first[i] = pair_first;
+                let bit = 1u32 << (all[i].kind as u32 & 31);
+                keep[i] = kinds & bit == 0;
+                kinds |= bit;
+                k += 1;
+            }
+        }
+    }
+    (keep, first)
 }
 
 /// The positions in `edges` (in the order they were added) ordered by the first edge of their
@@ -1290,6 +1328,42 @@ pub fn write_payload(path: &Path, magic: &[u8; 8], payload: &[u8]) -> Result<u64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The buckets find what hash tables over every edge find: the first edge of each source,
+    /// target and kind, and the first of each source and target.
+    #[test]
+    fn first_edges_are_those_a_hash_table_finds() {
+        use crate::graph::{Edge, EdgeKind};
+        let mut seed = 11u64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m) as u32
+        };
+        for n in [1usize, 5, 40] {
+            let all: Vec<Edge> = (0..600)
+                .map(|_| Edge {
+                    // A few ends past `n`, which no row may hold.
+                    src: next(n as u64 + 2),
+                    dst: next(n as u64 + 2),
+                    kind: EdgeKind::ALL[next(4) as usize],
+                    meta: next(3) as u8,
+                })
+                .collect();
+            let (keep, first) = first_edges(n, &all);
+            let mut seen = std::collections::HashSet::new();
+            let mut pairs = std::collections::HashMap::new();
+            for (i, e) in all.iter().enumerate() {
+                let valid = (e.src as usize) < n && (e.dst as usize) < n;
+                let kept = valid && seen.insert((e.src, e.dst, e.kind));
+                assert_eq!(keep[i], kept, "edge {i} of {n} nodes");
+                if kept {
+                    assert_eq!(first[i] as usize, *pairs.entry((e.src, e.dst)).or_insert(i));
+                }
+            }
+        }
+    }
 
     #[test]
     fn rows_list_neighbours_in_the_order_their_first_edge_was_added() {
