@@ -672,6 +672,7 @@ fn candidates_of(
             }
         }
     }
+    let doc_bm = doc_bm25(ix, terms, &fn_cands)?;
     let file_model = FileRanks::new(ix, &c.files);
     for &n in &fn_cands {
         let s = sig_of(n);
@@ -727,6 +728,7 @@ fn candidates_of(
             lrank(sib_named),
             s.title_bm,
             lrank(in_file_bm.get(&n).copied().unwrap_or(0)),
+            doc_bm.get(&n).copied().unwrap_or(0.0),
         ];
         c.functions.push(n, x, f, top_level(ix, n).unwrap_or(n));
     }
@@ -982,6 +984,58 @@ fn partial_bm25(
     for (&n, s) in out.iter_mut() {
         let m = max[ix.kind(n) as usize];
         *s = if m > 0.0 { *s / m } else { 0.0 };
+    }
+    Ok(out)
+}
+
+/// BM25 of the issue's terms over each of `nodes`' docstring alone (what a function says it
+/// does, in the words an issue uses), over the best one's: the terms' IDF and the weights of the
+/// main query, the documents' lengths the docstrings', averaged over `nodes`.
+fn doc_bm25(ix: &Index, terms: &[(String, f32)], nodes: &[u32]) -> Result<HashMap<u32, f32>> {
+    let post = ix.postings()?;
+    let n_docs = post.n_docs();
+    let mut slot: HashMap<&[u8], usize> = HashMap::default();
+    let mut weight: Vec<f32> = Vec::new();
+    for (t, w) in terms {
+        if let Some(num) = ix.term_number(t.as_bytes())? {
+            slot.insert(t.as_bytes(), weight.len());
+            weight.push(w * bm25::idf(n_docs, post.df(num) as u32));
+        }
+    }
+    // Per docstring: its node, its length in terms, and the query terms it holds, with counts.
+    type Counts = (u32, u32, Vec<(usize, u32)>);
+    let mut docs: Vec<Counts> = Vec::new();
+    let mut buf = Vec::new();
+    for &n in nodes {
+        let (Some((a, b)), Some(f)) = (ix.doc_span(n), ix.file_index(n)) else { continue };
+        let Some(text) = ix.file_content(f)?.get(a as usize..b as usize) else { continue };
+        let (mut len, mut tf) = (0u32, Vec::<(usize, u32)>::new());
+        crate::search::tokenize::words(text, |_, word| {
+            crate::search::tokenize::word_terms(word, &mut buf, |t| {
+                len += 1;
+                if let Some(&i) = slot.get(t) {
+                    match tf.iter_mut().find(|x| x.0 == i) {
+                        Some(x) => x.1 += 1,
+                        None => tf.push((i, 1)),
+                    }
+                }
+            })
+        });
+        if !tf.is_empty() {
+            docs.push((n, len, tf));
+        }
+    }
+    let avgdl = docs.iter().map(|d| d.1 as f32).sum::<f32>() / docs.len().max(1) as f32;
+    let mut out: HashMap<u32, f32> = docs
+        .iter()
+        .map(|(n, len, tf)| {
+            let s = tf.iter().map(|&(i, c)| weight[i] * bm25::tf_weight(c, *len, avgdl)).sum();
+            (*n, s)
+        })
+        .collect();
+    let max = out.values().copied().fold(0f32, f32::max);
+    if max > 0.0 {
+        out.values_mut().for_each(|s| *s /= max);
     }
     Ok(out)
 }

@@ -74,9 +74,10 @@ pub const FUNCTION_FEATURES: [&str; NE] = [
     "sib_named",   // ln(1 + other methods of its class the issue names)
     "title_bm",    // BM25 of the title and exception lines only, over the best function's
     "in_file_bm",  // ln(1 + its BM25 rank within its file)
+    "doc_bm",      // BM25 of the issue's terms over its docstring alone, over the best one's
 ];
 /// Number of function features.
-pub const NE: usize = 29;
+pub const NE: usize = 30;
 
 /// Features of a module candidate (a top-level class or function).
 pub const MODULE_FEATURES: [&str; NM] = [
