@@ -2333,8 +2333,6 @@ fn check_carried_nodes(
     }
 }
 
-/// Node `n`'s ID in an archived graph, read with `get`: a damaged column gives None, never a
-/// panic.
 /// The bytes of the names and of the graph written, and the graph's edges (for the summary).
 type NamesAndGraph = (u64, (u64, index::write::WrittenEdges));
 
@@ -2351,6 +2349,8 @@ impl index::names::PreviousNodes for ArchivedNodes<'_> {
     }
 }
 
+/// Node `n`'s ID in an archived graph, read with `get`: a damaged column gives None, never a
+/// panic.
 fn archived_id(g: &crate::index::read::ArchivedGraph, n: usize) -> Option<&[u8]> {
     let (a, b) = (g.id_off.get(n)?.to_native(), g.id_off.get(n + 1)?.to_native());
     g.id_blob.get(a as usize..b as usize)
