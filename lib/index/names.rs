@@ -112,8 +112,15 @@ pub struct Names {
 pub struct Delta {
     /// `names-delta.fst`.
     pub keys: FstFile,
+    /// `names-delta.rkyv`: where the base's nodes are in this generation, and the keys' multi
+    /// table.
+    pub map: DeltaMap,
+}
+
+/// What `names-delta.rkyv` holds, checked.
+pub struct DeltaMap {
     /// Where the base's nodes are in this generation.
-    pub map: NodeMap,
+    pub nodes: NodeMap,
     multi_off: Vec<u32>,
     multi_ids: Vec<u32>,
 }
@@ -129,8 +136,10 @@ impl Names {
         if !path.exists() {
             return Ok(Names { base, delta: None });
         }
-        let (delta, _) = open_delta(gen_dir, index_dir, Some(base_crc), nodes)?;
-        Ok(Names { base, delta: Some(delta) })
+        let (map, _) = read_map(gen_dir, index_dir, base_crc, nodes)?;
+        let keys = Mapped::open(&gen_dir.join(NAMES_DELTA_FILE), MAGIC_NAMES_DELTA, index_dir)?;
+        let keys = FstFile::open(keys, index_dir, NAMES_DELTA_FILE)?;
+        Ok(Names { base, delta: Some(Delta { keys, map }) })
     }
 
     /// Checks the files' checksums (once per process).
@@ -153,23 +162,24 @@ impl Delta {
             return;
         }
         let k = (value & !MULTI_TAG) as usize;
-        let (Some(&a), Some(&b)) = (self.multi_off.get(k), self.multi_off.get(k + 1)) else {
+        let m = &self.map;
+        let (Some(&a), Some(&b)) = (m.multi_off.get(k), m.multi_off.get(k + 1)) else {
             return;
         };
-        if let Some(ids) = self.multi_ids.get(a as usize..b as usize) {
+        if let Some(ids) = m.multi_ids.get(a as usize..b as usize) {
             out.extend(ids.iter().copied().filter(|&x| x < nodes));
         }
     }
 }
 
-/// Opens the delta of the generation in `gen_dir` (whose names.fst has the CRC `base_crc`,
-/// when known) and returns it with the number of nodes its base numbers.
-fn open_delta(
+/// Reads `names-delta.rkyv` of the generation in `gen_dir` (which has `nodes` nodes, and whose
+/// names.fst has the CRC `base_crc`), and the number of nodes its base numbers.
+fn read_map(
     gen_dir: &Path,
     index_dir: &Path,
-    base_crc: Option<u32>,
+    base_crc: u32,
     nodes: u32,
-) -> Result<(Delta, u32)> {
+) -> Result<(DeltaMap, u32)> {
     let corrupt = |what: &str| Error::index(index_dir, IndexProblem::Corrupt(what.to_string()));
     let m = Mapped::open(&gen_dir.join(NAMES_MAP_FILE), MAGIC_NAMES_MAP, index_dir)?;
     // Small (it holds only ranges and the changed nodes' multi table): checked whole.
@@ -179,7 +189,7 @@ fn open_delta(
     let Ok(d) = rkyv::access::<rkyv::Archived<NamesDelta>, rkyv::rancor::Error>(m.payload()) else {
         return Err(corrupt("names-delta.rkyv failed validation"));
     };
-    if base_crc.is_some_and(|c| c != d.base_crc.to_native()) {
+    if base_crc != d.base_crc.to_native() {
         return Err(corrupt("names-delta.rkyv belongs to another names.fst"));
     }
     let native = |v: &rkyv::vec::ArchivedVec<rkyv::rend::u32_le>| -> Vec<u32> {
@@ -194,9 +204,7 @@ fn open_delta(
     {
         return Err(corrupt("names-delta.rkyv is inconsistent"));
     }
-    let keys = Mapped::open(&gen_dir.join(NAMES_DELTA_FILE), MAGIC_NAMES_DELTA, index_dir)?;
-    let keys = FstFile::open(keys, index_dir, NAMES_DELTA_FILE)?;
-    Ok((Delta { keys, map, multi_off, multi_ids }, base_nodes))
+    Ok((DeltaMap { nodes: map, multi_off, multi_ids }, base_nodes))
 }
 
 /// A previous generation's nodes, as a rebuild sees them: each node's ID and kind code.
@@ -229,9 +237,8 @@ pub fn write_delta(
     let base_crc = base.header_crc();
     // Where the base's nodes were in the previous generation.
     let (before, base_nodes) = if prev_dir.join(NAMES_MAP_FILE).exists() {
-        let (d, base_nodes) =
-            open_delta(prev_dir, index_dir, Some(base_crc), prev.len() as u32).ok()?;
-        (d.map, base_nodes)
+        let (map, base_nodes) = read_map(prev_dir, index_dir, base_crc, prev.len() as u32).ok()?;
+        (map.nodes, base_nodes)
     } else {
         (NodeMap::default(), prev.len() as u32)
     };

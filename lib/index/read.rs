@@ -628,7 +628,7 @@ impl Index {
         let delta = names.delta.as_ref();
         let mut out = Vec::new();
         if let Some(v) = names.base.get(key)? {
-            self.base_value(v, delta.map(|d| &d.map), &mut out);
+            self.base_value(v, delta.map(|d| &d.map.nodes), &mut out);
         }
         if let Some(d) = delta
             && let Some(v) = d.keys.get(key)?
@@ -677,7 +677,7 @@ impl Index {
                 }
             }
             let mut nodes = Vec::new();
-            self.base_value(v, Some(&d.map), &mut nodes);
+            self.base_value(v, Some(&d.map.nodes), &mut nodes);
             if let Some((ek, en)) = extra.get_mut(x)
                 && ek.as_slice() == k
             {

@@ -1091,20 +1091,11 @@ pub fn adjacency(n: usize, all: &[crate::graph::Edge]) -> Adjacency {
 /// graph file after an edit, and 450 of 840 ms for the Linux kernel's.
 fn first_edges(n: usize, all: &[crate::graph::Edge]) -> (Vec<bool>, Vec<u32>) {
     let valid = |e: &crate::graph::Edge| (e.src as usize) < n && (e.dst as usize) < n;
-    // The edges' positions bucketed by source, in order (a counting sort).
-    let mut start = vec![0u32; n + 1];
-    for e in all.iter().filter(|e| valid(e)) {
-        start[e.src as usize + 1] += 1;
-    }
-    for k in 1..=n {
-        start[k] += start[k - 1];
-    }
-    let mut fill = start.clone();
-    let mut by_src = vec![0u32; start[n] as usize];
-    for (i, e) in all.iter().enumerate().filter(|(_, e)| valid(e)) {
-        by_src[fill[e.src as usize] as usize] = i as u32;
-        fill[e.src as usize] += 1;
-    }
+    // The edges' positions bucketed by source, in order.
+    let (start, by_src) = buckets(
+        n,
+        all.iter().enumerate().filter(|(_, e)| valid(e)).map(|(i, e)| (e.src as usize, i as u32)),
+    );
     let (mut keep, mut first) = (vec![false; all.len()], vec![0u32; all.len()]);
     let mut row: Vec<(u32, u32)> = Vec::new();
     for s in 0..n {
@@ -1135,19 +1126,27 @@ fn first_edges(n: usize, all: &[crate::graph::Edge]) -> (Vec<bool>, Vec<u32>) {
 /// into the `total` edges the build added. (Comparison sorts of both directions were half the
 /// graph file's writing, on the build's critical path.)
 fn by_first_edge(total: usize, edges: &[(usize, usize, &crate::graph::Edge)]) -> Vec<u32> {
-    let mut start = vec![0u32; total + 1];
-    for &(first, _, _) in edges {
-        start[first + 1] += 1;
+    buckets(total, edges.iter().enumerate().map(|(at, &(first, _, _))| (first, at as u32))).1
+}
+
+/// A stable counting sort of `items`, (row, value) pairs with rows below `rows`: where each row
+/// starts (`rows + 1` offsets, the last the end), and the values row by row, each row's in the
+/// order given.
+fn buckets(rows: usize, items: impl Iterator<Item = (usize, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; rows + 1];
+    for (row, _) in items.clone() {
+        start[row + 1] += 1;
     }
-    for k in 1..=total {
+    for k in 1..=rows {
         start[k] += start[k - 1];
     }
-    let mut order = vec![0u32; edges.len()];
-    for (at, &(first, _, _)) in edges.iter().enumerate() {
-        order[start[first] as usize] = at as u32;
-        start[first] += 1;
+    let mut next = start.clone();
+    let mut values = vec![0u32; start[rows] as usize];
+    for (row, value) in items {
+        values[next[row] as usize] = value;
+        next[row] += 1;
     }
-    order
+    (start, values)
 }
 
 /// One direction of the adjacency in compressed sparse rows: `ends(edge)` gives (the node the
@@ -1160,20 +1159,8 @@ fn csr(
     order: &[u32],
     ends: impl Fn(&crate::graph::Edge) -> (u32, u32),
 ) -> (Vec<u32>, Vec<u32>, Vec<u8>, Vec<u8>) {
-    let mut off = vec![0u32; n + 1];
-    for (_, _, e) in edges {
-        off[ends(e).0 as usize + 1] += 1;
-    }
-    for k in 1..=n {
-        off[k] += off[k - 1];
-    }
-    let mut next = off.clone();
-    let mut rows = vec![0u32; edges.len()];
-    for &at in order {
-        let row = ends(edges[at as usize].2).0 as usize;
-        rows[next[row] as usize] = at;
-        next[row] += 1;
-    }
+    let (off, rows) =
+        buckets(n, order.iter().map(|&at| (ends(edges[at as usize].2).0 as usize, at)));
     let edge = |&at: &u32| edges[at as usize].2;
     let other = rows.iter().map(|at| ends(edge(at)).1).collect();
     let kind = rows.iter().map(|at| edge(at).kind as u8).collect();
