@@ -179,7 +179,7 @@ struct KindInfo {
     /// Nodes of the kind are named (what [`Node::is_named`] says of them).
     named: bool,
     /// Children of nodes of the kind may be in a field (false: the grammar's node types give
-    /// the kind no fields, so asking the cursor for each child's field is wasted).
+    /// the kind no fields, so asking for each child's field is wasted).
     fields: bool,
 }
 
@@ -274,14 +274,16 @@ fn captures<'t>(
     let f = fields();
     let text = |n: Node| &src[n.start_byte().min(src.len())..n.end_byte().min(src.len())];
     let mut items: Vec<Capture> = Vec::new();
-    let mut cur = root.walk();
     flat.clear();
     parents.clear();
-    // The nodes above the cursor's: their tag, their index in `flat`, their last child's, and
-    // whether their children may be in fields.
-    let mut up: Vec<(Tag, u32, u32, bool)> = Vec::new();
-    loop {
-        let n = cur.node();
+    // Nodes still to visit, the next one last: (node, its field, its parent's index in `flat`).
+    // Node handles rather than one tree cursor: a cursor's steps cost more than `Node::child`
+    // (walking Django's 3.8 million nodes alone: 0.36 s against 0.15 s; its whole extraction
+    // phase 1.21 s against 1.18 s, medians of 8).
+    let mut todo: Vec<(Node<'t>, u16, u32)> = vec![(root, 0, NO_NODE)];
+    // The last child visited so far of each node in `flat`.
+    let mut last: Vec<u32> = Vec::new();
+    while let Some((n, field, p)) = todo.pop() {
         let kind = n.kind_id();
         let info = kind_info(kind).unwrap_or_else(|| KindInfo {
             tag: Tag::Other,
@@ -290,28 +292,29 @@ fn captures<'t>(
         });
         let tag = info.tag;
         let at = flat.len() as u32;
-        let in_fields = up.last().is_some_and(|u| u.3);
         flat.push(Flat {
             kind,
-            field: if in_fields { cur.field_id().map_or(0, |f| f.get()) } else { 0 },
+            field,
             named: info.named,
             start: n.start_byte() as u32,
             end: n.end_byte() as u32,
             first: NO_NODE,
             next: NO_NODE,
         });
-        parents.push(up.last().map_or(NO_NODE, |u| u.1));
-        let parent = match up.last_mut() {
-            Some((t, p, last, _)) => {
-                match *last {
-                    NO_NODE => flat[*p as usize].first = at,
+        parents.push(p);
+        last.push(NO_NODE);
+        let parent = match p {
+            NO_NODE => Tag::Other,
+            p => {
+                match last[p as usize] {
+                    NO_NODE => flat[p as usize].first = at,
                     l => flat[l as usize].next = at,
                 }
-                *last = at;
-                *t
+                last[p as usize] = at;
+                kind_info(flat[p as usize].kind).map_or(Tag::Other, |k| k.tag)
             }
-            None => Tag::Other,
         };
+        push_children(n, info.fields, at, &mut todo);
         let item = match tag {
             Tag::Class | Tag::Function => 'def: {
                 // name: (identifier), then (class) superclasses: (argument_list)? or
@@ -385,23 +388,59 @@ fn captures<'t>(
         if let Some(item) = item {
             items.push((n.start_byte(), n.end_byte(), item, at));
         }
-        if cur.goto_first_child() {
-            up.push((tag, at, NO_NODE, info.fields));
-            continue;
+    }
+    // Document order already, but several captures on one node come in pattern order from the
+    // walk: the same stable order as the query's.
+    items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    items
+}
+
+/// Pushes the children of `n` (node `at` of the walk) on `todo`, the first one last, each with
+/// its field when `fields` (the kind may have fields).
+fn push_children<'t>(n: Node<'t>, fields: bool, at: u32, todo: &mut Vec<(Node<'t>, u16, u32)>) {
+    let count = n.child_count();
+    if count == 0 {
+        return;
+    }
+    // `Node::child(i)` and `Node::field_name_for_child(i)` count from the first child: a cursor
+    // is cheaper for a long run of children (a module's or a class body's statements).
+    if count <= 16 {
+        for i in (0..count).rev() {
+            let Some(c) = n.child(i) else { continue };
+            let field = if fields { n.field_name_for_child(i).map_or(0, field_id) } else { 0 };
+            todo.push((c, field, at));
         }
+        return;
+    }
+    let from = todo.len();
+    let mut cur = n.walk();
+    if cur.goto_first_child() {
         loop {
-            if cur.goto_next_sibling() {
+            let field = if fields { cur.field_id().map_or(0, |f| f.get()) } else { 0 };
+            todo.push((cur.node(), field, at));
+            if !cur.goto_next_sibling() {
                 break;
             }
-            if !cur.goto_parent() {
-                // Document order already, but several captures on one node come in pattern
-                // order from the cursor: the same stable order as the query's.
-                items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-                return items;
-            }
-            up.pop();
         }
     }
+    todo[from..].reverse();
+}
+
+/// The id of field `name`, a name the grammar gave ([`Node::field_name_for_child`]).
+fn field_id(name: &str) -> u16 {
+    static IDS: OnceLock<Vec<(usize, u16)>> = OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        let l = language();
+        (1..=l.field_count() as u16)
+            .filter_map(|id| Some((l.field_name_for_id(id)?.as_ptr() as usize, id)))
+            .collect()
+    });
+    // The grammar's own string: found by address, else (never seen) by name.
+    let at = name.as_ptr() as usize;
+    ids.iter()
+        .find(|&&(p, _)| p == at)
+        .map(|&(_, id)| id)
+        .unwrap_or_else(|| language().field_id_for_name(name).map_or(0, |f| f.get()))
 }
 
 /// A reusable extractor: one per thread (tree-sitter parsers are not `Sync`).
