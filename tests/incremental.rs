@@ -707,6 +707,130 @@ fn incremental_builds_equal_cold_builds_across_languages() {
     assert!(got.starts_with("py/m.py:helper\tfunction\tpy/m.py:2-3\n"), "{got}");
 }
 
+/// Edits that change what a file declares, in files of their own directories: only the edited
+/// file and those its change can reach (its importers, directly or not, and the files that
+/// name what changed) are linked again, and the graph, index and searches are a cold build's.
+#[test]
+fn declaration_edits_relink_the_files_they_reach_as_a_cold_build_would() {
+    let d = Dir::new("incremental-declarations");
+    d.write("inc/api.h", "int helper(int x);\n")
+        .write(
+            "a/user.c",
+            "#include \"../inc/api.h\"\nint main(void) { return helper(1) + later(2); }\n",
+        )
+        .write("b/impl.c", "#include \"../inc/api.h\"\nint helper(int x) { return x; }\n")
+        .write("c/other.c", "int unrelated(void) { return 0; }\n")
+        .write("js/lib/util.js", "export default function fmt(x) { return String(x); }\n")
+        .write(
+            "js/app/main.js",
+            "import f from '../lib/util.js';\nexport function show(v) { return f(v); }\n",
+        )
+        .write(
+            "js/run/other.js",
+            "import { show } from '../app/main.js';\nexport function run() { return show(1); }\n",
+        )
+        .write("js/solo/alone.js", "export function alone() { return 1; }\n")
+        .write("go.mod", "module example.com/m\n\ngo 1.21\n")
+        .write("go/pkg/a.go", "package pkg\n\nfunc Run() int { return Help() }\n")
+        .write("go/pkg/b.go", "package pkg\n")
+        .write(
+            "go/main.go",
+            "package main\n\nimport \"example.com/m/go/pkg\"\n\nfunc main() { pkg.Run() }\n",
+        )
+        .write("py/m.py", "def helper(x):\n    return x\n");
+    let cold = Dir::new("incremental-declarations-cold");
+    let cold_ix = cold.path("idx").to_string_lossy().into_owned();
+    d.cmd("cds-build").arg("-q").ok();
+    // (what, files linked again, an edge or node the graph must then hold, the edit)
+    type Counted = (&'static str, u64, &'static str, Box<dyn Fn(&Dir)>);
+    let steps: Vec<Counted> = vec![
+        (
+            "a C function added that another file already calls",
+            2,
+            r#""id": "c/other.c:later""#,
+            Box::new(|d: &Dir| {
+                d.write(
+                    "c/other.c",
+                    "int unrelated(void) { return 0; }\nint later(int x) { return x; }\n",
+                );
+            }),
+        ),
+        (
+            "a C function renamed, its header declaration with it",
+            3,
+            r#""id": "b/impl.c:helper2""#,
+            Box::new(|d: &Dir| {
+                d.write("inc/api.h", "int helper2(int x);\n");
+                d.write(
+                    "b/impl.c",
+                    "#include \"../inc/api.h\"\nint helper2(int x) { return x; }\n",
+                );
+            }),
+        ),
+        (
+            "and back",
+            3,
+            r#""src": "a/user.c:main", "dst": "b/impl.c:helper", "type": "invokes""#,
+            Box::new(|d: &Dir| {
+                d.write("inc/api.h", "int helper(int x);\n");
+                d.write("b/impl.c", "#include \"../inc/api.h\"\nint helper(int x) { return x; }\n");
+            }),
+        ),
+        (
+            "a C function removed that another file calls",
+            2,
+            r#""id": "c/other.c:unrelated""#,
+            Box::new(|d: &Dir| {
+                d.write("c/other.c", "int unrelated(void) { return 0; }\n");
+            }),
+        ),
+        (
+            // Its importer calls it by another name; the importer's importer is reached too.
+            "a JavaScript default export renamed",
+            3,
+            r#""src": "js/app/main.js:show", "dst": "js/lib/util.js:format", "type": "invokes""#,
+            Box::new(|d: &Dir| {
+                d.write(
+                    "js/lib/util.js",
+                    "export default function format(x) { return String(x); }\n",
+                );
+            }),
+        ),
+        (
+            "a JavaScript function added that nothing names",
+            1,
+            r#""id": "js/solo/alone.js:fresh""#,
+            Box::new(|d: &Dir| {
+                d.write("js/solo/alone.js", "export function alone() { return 1; }\nexport function fresh() { return 2; }\n");
+            }),
+        ),
+        (
+            "a Go function added to another file of its package",
+            2,
+            r#""src": "go/pkg/a.go:Run", "dst": "go/pkg/b.go:Help", "type": "invokes""#,
+            Box::new(|d: &Dir| {
+                d.write("go/pkg/b.go", "package pkg\n\nfunc Help() int { return 1 }\n");
+            }),
+        ),
+        (
+            "a Go function renamed under its importer",
+            3,
+            r#""id": "go/pkg/a.go:Start""#,
+            Box::new(|d: &Dir| {
+                d.write("go/pkg/a.go", "package pkg\n\nfunc Start() int { return Help() }\n");
+            }),
+        ),
+    ];
+    for (what, relinked, expect, step) in &steps {
+        step(&d);
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        let summary = same_as_cold(&d, &cold_ix, &["helper", "later", "format", "Help"], what);
+        assert_eq!(summary["relinked_files"], *relinked, "{what}: {summary}");
+        let graph = d.cmd("cds-fmt").args(["--graph"]).ok();
+        assert!(graph.contains(expect), "{what}: the graph lacks {expect}\n{graph}");
+    }
+}
+
 /// Random edits of one file of a four-language repository at a time (a call retargeted, a
 /// function added, a comment that shifts lines, a file added or removed), each followed by an
 /// incremental build and a
@@ -833,9 +957,15 @@ fn edits_of_one_language_relink_only_its_family_as_a_cold_build_would() {
         std::thread::sleep(std::time::Duration::from_millis(15));
         let context = format!("step {step} (seed {seed}): {log:#?}");
         let summary = same_as_cold(&d, &cold_ix, &["f0_0", "f1_1", "f2"], &context);
-        // A call retargeted outside Python: that file alone is linked again.
-        let by_file = (kind == 0 && fam != 0).then_some(1);
-        assert_eq!(summary["relinked_files"], serde_json::json!(by_file), "{context}");
+        // A call retargeted outside Python: that file alone is linked again. A function added
+        // there: file by file too, the files of its directory among them (here all of them).
+        match (kind, fam) {
+            (0, 1..) => assert_eq!(summary["relinked_files"], 1, "{context}"),
+            (1, 1..) => {
+                assert!(summary["relinked_files"].as_u64() >= Some(3), "{context} {summary}")
+            }
+            _ => assert_eq!(summary["relinked_files"], serde_json::Value::Null, "{context}"),
+        }
         if kind == 2 {
             assert_eq!(summary["relinked"], false, "{context}");
         } else {

@@ -824,7 +824,7 @@ pub fn build_with(
             let t = Instant::now();
             let files =
                 relink::Files { new: &families, old: &changes.old_family, old_of: &changes.old };
-            let by_file = p.calls_only(&kept, &families, changes, relinked);
+            let by_file = p.linked_by_file(&kept, &families, changes, relinked);
             let plan = p.archived_graph().and_then(|g| {
                 relink::Plan::new(g, &p.blocks, files, relinked.clone(), by_file, &nodes.nodes)
             });
@@ -1631,7 +1631,8 @@ impl FileChanges {
     }
 
     /// The families of the files new, changed or gone, when some family has none of those
-    /// (it may keep its links); `families`: each file's.
+    /// (it may keep its links) or one of them may be linked file by file (`relink`);
+    /// `families`: each file's.
     fn relinked(&self, families: &[Family]) -> Option<Vec<Family>> {
         let mut some: Vec<Family> =
             families.iter().zip(&self.changed).filter(|(_, c)| **c).map(|(f, _)| *f).collect();
@@ -1641,7 +1642,9 @@ impl FileChanges {
             v.sort_unstable();
             v.dedup();
         }
-        (!some.is_empty() && all.iter().any(|f| !some.contains(f))).then_some(some)
+        let partial =
+            all.iter().any(|f| !some.contains(f)) || some.iter().any(|&f| !relink::whole_family(f));
+        (!some.is_empty() && partial).then_some(some)
     }
 }
 
@@ -1849,9 +1852,13 @@ impl Previous {
 
     /// Per family `relinked` (but Python and Rust: `relink::whole_family`), the files to link
     /// again one by one, when every file of the family that changed is one of the previous
-    /// generation's that changed only its calls ([`FileFacts::same_but_calls`]) and none is
-    /// gone; `families`: each file's.
-    fn calls_only(
+    /// generation's and none is gone; `families`: each file's. A file that changed only its
+    /// calls ([`FileFacts::same_but_calls`]) is linked again alone: no table reads another
+    /// file's calls. One whose definitions, imports or bindings changed too, and nothing else
+    /// that other files' resolution reads ([`FileFacts::changed_names`]), also has the files
+    /// its change can reach linked again ([`Previous::reached_by`]). Anything else links the
+    /// whole family.
+    fn linked_by_file(
         &self,
         kept: &[Item],
         families: &[Family],
@@ -1861,15 +1868,34 @@ impl Previous {
         let gone: Vec<Family> = changes.gone_families().collect();
         let by_file = |family: Family| -> Option<Vec<u32>> {
             let mut files = Vec::new();
+            // The files whose declarations changed, and the names those changes declared.
+            let (mut redefined, mut names) = (Vec::new(), Vec::new());
             for (j, it) in kept.iter().enumerate() {
                 if families[j] != family || !changes.changed[j] {
                     continue;
                 }
                 let (old, _) = self.facts(changes.old[j]?, false)?;
-                if !it.facts.as_ref()?.same_but_calls(&old) {
-                    return None;
+                let new = it.facts.as_ref()?;
+                if !new.same_but_calls(&old) {
+                    names.extend(new.changed_names(&old)?);
+                    redefined.push(j as u32);
                 }
                 files.push(j as u32);
+            }
+            if !redefined.is_empty() {
+                let in_family = families.iter().filter(|&&f| f == family).count();
+                // Go and Java packages are directories: their files see each other's names
+                // without an import.
+                let packages = matches!(family, Family::Go | Family::Java);
+                let reached = self.reached_by(kept, changes, &redefined, &names, packages)?;
+                files.extend(reached.into_iter().filter(|&j| families[j as usize] == family));
+                files.sort_unstable();
+                files.dedup();
+                // Linked one by one, a file costs more than in a family linked whole (its
+                // memos start empty): past a quarter of a large family, link it whole.
+                if files.len() > (in_family / 4).max(64) {
+                    return None;
+                }
             }
             Some(files)
         };
@@ -1878,6 +1904,78 @@ impl Previous {
             .filter(|&&f| !relink::whole_family(f) && !gone.contains(&f))
             .filter_map(|&f| Some((f, by_file(f)?)))
             .collect()
+    }
+
+    /// The files (this build's numbers) whose links may change when the files `redefined`
+    /// (this build's numbers, each a previous file) change the declarations named `names`
+    /// ([`FileFacts::changed_names`]) and nothing else that resolution reads: those that import
+    /// them, directly or through others (an import can bind a definition under another name,
+    /// as a JavaScript default export does), those whose facts hold one of the names anywhere
+    /// (every other lookup goes by name: a call, a base class, a type, a method of any
+    /// receiver, the only definition of a name in the family), and with `packages` the files
+    /// of their directories (a Go or Java package's files see each other's names without an
+    /// import; they name them too, so this is a margin). None when the previous graph cannot
+    /// tell.
+    fn reached_by(
+        &self,
+        kept: &[Item],
+        changes: &FileChanges,
+        redefined: &[u32],
+        names: &[String],
+        packages: bool,
+    ) -> Option<Vec<u32>> {
+        let g = self.archived_graph()?;
+        let mut new_of: Vec<Option<u32>> = vec![None; self.entries.len()];
+        for (j, old) in changes.old.iter().enumerate() {
+            if let Some(i) = *old {
+                *new_of.get_mut(i)? = Some(j as u32);
+            }
+        }
+        let mut reached: Vec<u32> = Vec::new();
+        let dirs: Vec<&[u8]> =
+            redefined.iter().map(|&j| graph::parent_dir(&kept[j as usize].found.rel)).collect();
+        // Importers, transitively: the previous graph's import edges into each file's nodes.
+        let import = EdgeKind::Import as u8;
+        let mut seen = vec![false; self.entries.len()];
+        let mut todo: Vec<usize> = Vec::new();
+        for &j in redefined {
+            let i = changes.old[j as usize]?;
+            *seen.get_mut(i)? = true;
+            todo.push(i);
+        }
+        while let Some(i) = todo.pop() {
+            let &(first, len) = self.blocks.get(i)?;
+            for n in first as usize..(first + len) as usize {
+                let (a, b) = (g.in_off.get(n)?.to_native(), g.in_off.get(n + 1)?.to_native());
+                for e in a as usize..b as usize {
+                    if *g.in_kind.get(e)? != import {
+                        continue;
+                    }
+                    let src = g.in_src.get(e)?.to_native() as usize;
+                    let f = g.file.get(src)?.to_native() as usize;
+                    if !std::mem::replace(seen.get_mut(f)?, true) {
+                        todo.push(f);
+                        reached.extend(new_of[f]);
+                    }
+                }
+            }
+        }
+        let finders: Vec<bstr::Finder> =
+            names.iter().filter(|n| !n.is_empty()).map(bstr::Finder::new).collect();
+        for (j, it) in kept.iter().enumerate() {
+            let Some(i) = changes.old[j] else { continue };
+            if changes.changed[j] || seen[i] {
+                continue;
+            }
+            let named = || {
+                let archive = self.archive(i)?;
+                Some(finders.iter().any(|f| f.find(archive).is_some()))
+            };
+            if (packages && dirs.contains(&graph::parent_dir(&it.found.rel))) || named()? {
+                reached.push(j as u32);
+            }
+        }
+        Some(reached)
     }
 
     /// How the files relate to the ones this generation indexed: which are new or have facts

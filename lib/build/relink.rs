@@ -13,12 +13,17 @@
 //! another file's nodes (not Rust's `impl Trait for Type`), a file whose edit changed only its
 //! calls is linked again alone: no table reads another file's calls, and each file's links
 //! depend only on the tables and the file (see `graph::scope`), so the family's other files
-//! keep their edges, and its edges come file by file as a cold build's do.
+//! keep their edges, and its edges come file by file as a cold build's do. A file whose edit
+//! changed its definitions, imports or bindings is linked again with the files that change can
+//! reach (`Previous::reached_by` in `build`); its nodes still there are matched to the previous
+//! ones by ID, so the other files' edges to them are kept.
 //!
 //! The graph file lists each node's neighbours in the order their first edge was linked
 //! (`index::write`), so the kept edges must come back in an order that gives every node the
 //! order it had: a topological order of the two chains each edge belongs to, its source's
 //! out-list and its target's in-list, which the previous generation's graph file holds.
+
+use fxhash::FxHashMap as HashMap;
 
 use crate::graph::{self, Edge, EdgeKind, NONE, NodeKind};
 use crate::index::read::ArchivedGraph;
@@ -98,7 +103,9 @@ impl Plan {
         {
             return None;
         }
-        let map = node_map(prev, blocks, &keep_old, &new_of, nodes)?;
+        let again_old: Vec<bool> =
+            new_of.iter().map(|n| n.is_some_and(|j| again[j as usize])).collect();
+        let map = node_map(prev, blocks, &keep_old, &again_old, &new_of, nodes)?;
         let (adj, node_file) = previous_adjacency(prev);
         let edges = kept_edges(&adj, &node_file, &map, &keep_old)?;
         // Split by family, each family's edges in the order found (a stable partition keeps
@@ -150,11 +157,13 @@ impl Plan {
 /// file `new_of`) with as many nodes, and every directory still there (NONE for the rest). A
 /// file's nodes are its node and its definitions' after it, the same number of them for the
 /// same definitions, in the same order in both generations; a directory is found by its ID
-/// (its path). None when a kept file's (`keep_old`) do not match.
+/// (its path), and so are the nodes of a file linked again on its own (`again_old`), whose
+/// definitions may have changed. None when a kept file's (`keep_old`) do not match.
 fn node_map(
     prev: &ArchivedGraph,
     blocks: &[(u32, u32)],
     keep_old: &[bool],
+    again_old: &[bool],
     new_of: &[Option<u32>],
     nodes: &[graph::Node],
 ) -> Option<Vec<u32>> {
@@ -173,8 +182,18 @@ fn node_map(
             Some(rest) => rest.iter().take_while(|x| x.file == j).count(),
             None => 0,
         };
-        // (A file linked again that kept its definitions is mapped too: kept edges lead to
-        // its nodes.)
+        // A file linked again on its own may have changed its definitions (added, removed,
+        // renamed): its nodes still there are found by ID, since kept edges lead to them.
+        if again_old[i] && new != NONE {
+            let ids: HashMap<&[u8], u32> =
+                (new..new + run as u32).map(|n| (&nodes[n as usize].id[..], n)).collect();
+            for k in old..old + len {
+                if let Some(&n) = ids.get(id_of(prev, k)) {
+                    map[k as usize] = n;
+                }
+            }
+            continue;
+        }
         if new == NONE || run != len as usize {
             match keep_old[i] {
                 true => return None,

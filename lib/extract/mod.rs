@@ -10,6 +10,7 @@
 pub mod tree;
 
 use rkyv::{Archive, Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Index of a [`Def`] inside its file's `defs` (pre-order, so parents come first).
 pub type DefIdx = u32;
@@ -417,6 +418,107 @@ impl FileFacts {
         self.defs.len() == other.defs.len() && without(self).same_but_positions(&without(other))
     }
 
+    /// When two versions of a file's facts differ at most in positions, calls, definitions,
+    /// imports and bindings: the names those changes bind or declare, each once (a definition
+    /// added, removed or changed: its bare name; an import: the name it imports and the one it
+    /// binds, or the module's own; a binding: the name it binds). Only those names can resolve otherwise in a
+    /// file that does not see this file's namespace. None when anything else differs (an
+    /// `impl`, the package clause, ...). Imports and bindings are compared with their
+    /// enclosing definition by qualified name, so a definition added before them does not
+    /// count.
+    pub fn changed_names(&self, old: &FileFacts) -> Option<Vec<String>> {
+        fn owned(f: &FileFacts, o: Option<DefIdx>) -> String {
+            o.map(|i| f.qual_name(i)).unwrap_or_default()
+        }
+        // The last segment of a dotted or `::` name.
+        fn last(name: &str) -> &str {
+            name.rsplit(['.', ':']).next().unwrap_or(name)
+        }
+        // The name a module binds: its path's file name without extension (`linux/sched.h`,
+        // `./q.js`), else its dotted name's last segment (`a.b.c`).
+        fn module_name(m: &str) -> &str {
+            match m.rsplit_once(['/', '\\']) {
+                Some((_, file)) => file.split('.').next().unwrap_or(file),
+                None => last(m),
+            }
+        }
+        // Each item without positions or definition indices (its owner by qualified name),
+        // as text, with the names it stands for.
+        type Keyed = BTreeMap<String, (usize, Vec<String>)>;
+        fn add(m: &mut Keyed, key: String, names: impl FnOnce() -> Vec<String>) {
+            m.entry(key).or_insert_with(|| (0, names())).0 += 1;
+        }
+        fn keyed(f: &FileFacts) -> Keyed {
+            let mut m = Keyed::new();
+            for (i, d) in f.defs.iter().enumerate() {
+                let bare = Def {
+                    parent: None,
+                    line_start: 0,
+                    line_head: 0,
+                    line_end: 0,
+                    byte_start: 0,
+                    byte_head: 0,
+                    byte_sig_end: 0,
+                    byte_end: 0,
+                    doc: None,
+                    ..d.clone()
+                };
+                // (The qualified name holds the parents.)
+                add(&mut m, format!("def {} {bare:?}", f.qual_name(i as DefIdx)), || {
+                    vec![d.name.clone()]
+                });
+            }
+            for i in &f.imports {
+                let bare = Import { owner: None, line: 0, ..i.clone() };
+                add(&mut m, format!("import {} {bare:?}", owned(f, i.owner)), || {
+                    let mut n: Vec<String> =
+                        i.name.iter().chain(&i.alias).map(|x| last(x).to_string()).collect();
+                    if n.is_empty() {
+                        n.push(module_name(&i.module).to_string());
+                    }
+                    n
+                });
+            }
+            for b in &f.binds {
+                let bare = Bind { owner: None, ..b.clone() };
+                add(&mut m, format!("bind {} {bare:?}", owned(f, b.owner)), || {
+                    vec![last(&b.target).to_string()]
+                });
+            }
+            m
+        }
+        // Everything else, compared whole (a field added later counts).
+        fn rest(f: &FileFacts) -> FileFacts {
+            let impls = f.impls.iter().map(|i| Impl { line: 0, ..i.clone() }).collect();
+            FileFacts {
+                defs: Vec::new(),
+                imports: Vec::new(),
+                calls: Vec::new(),
+                binds: Vec::new(),
+                impls,
+                lines: 0,
+                first_error_line: 0,
+                flow: f.flow.clone(),
+                all: f.all.clone(),
+                package: f.package.clone(),
+                ..*f
+            }
+        }
+        if rest(self) != rest(old) {
+            return None;
+        }
+        let (new, was) = (keyed(self), keyed(old));
+        let mut names: Vec<String> = Vec::new();
+        for (key, (_, of)) in new.iter().chain(&was) {
+            if new.get(key).map(|x| x.0) != was.get(key).map(|x| x.0) {
+                names.extend(of.iter().filter(|n| !n.is_empty()).cloned());
+            }
+        }
+        names.sort_unstable();
+        names.dedup();
+        Some(names)
+    }
+
     /// The dotted qualified name of a definition (`Class.method`), owners included
     /// (`Server.Serve` for a Go method written outside its type).
     pub fn qual_name(&self, mut i: DefIdx) -> String {
@@ -448,5 +550,45 @@ impl FileFacts {
             q.push_str(o);
         }
         q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lang::{Extractors, Lang};
+
+    fn changed(lang: Lang, before: &str, after: &str) -> Option<Vec<String>> {
+        let mut x = Extractors::default();
+        let (old, new) = (x.extract(lang, before.as_bytes()), x.extract(lang, after.as_bytes()));
+        new.changed_names(&old)
+    }
+
+    #[test]
+    fn changed_names_are_those_an_edit_declared_or_undeclared() {
+        let c = "#include \"a.h\"\nint f(void);\nint g(void) { return f(); }\n";
+        // Moved and called otherwise: nothing declared changed.
+        let moved = "#include \"a.h\"\nint f(void);\n\n\nint g(void) { return h(); }\n";
+        assert_eq!(changed(Lang::C, c, moved), Some(vec![]));
+        let added = format!("{c}int k(int x) {{ return x; }}\n");
+        assert_eq!(changed(Lang::C, c, &added), Some(vec!["k".to_string()]));
+        let renamed = c.replace("int g(void)", "int g2(void)");
+        assert_eq!(changed(Lang::C, c, &renamed), Some(vec!["g".to_string(), "g2".to_string()]));
+        // A prototype is an import of the function it declares.
+        let declared = c.replace("int f(void);", "int f(void);\nint e(void);");
+        assert_eq!(changed(Lang::C, c, &declared), Some(vec!["e".to_string()]));
+        // A method added to a class, before another method's import: only its name.
+        let js = "class A {\n  m() { return 1; }\n}\nexport default A;\n";
+        let js2 = "class A {\n  n() { return 2; }\n  m() { return 1; }\n}\nexport default A;\n";
+        assert_eq!(changed(Lang::JavaScript, js, js2), Some(vec!["n".to_string()]));
+        let imported = format!("import {{ q as r }} from './lib/q.js';\n{js}");
+        assert_eq!(
+            changed(Lang::JavaScript, js, &imported),
+            Some(vec!["q".to_string(), "r".to_string()])
+        );
+        // Another package clause: not a declaration edit.
+        assert_eq!(
+            changed(Lang::Go, "package a\n\nfunc F() {}\n", "package b\n\nfunc F() {}\n"),
+            None
+        );
     }
 }

@@ -27,11 +27,19 @@
 //! (4,053,018 lines of `cds-fmt --graph`) are identical (the kernel's link then took 9.8 s
 //! instead of 6.7: cold builds keep the memos; 2026-11-29). Linking the kernel's C family
 //! whole is 3.3 s of a 5.3 s edit, its tables about 0.9 s of that (the resolver's 0.38 s, the
-//! driver's 0.49 s). Relinking only the files any edit reaches would further need the names
-//! each file's linking looked up (through every table and other files' scopes) and the names
-//! whose declarations the edit changed, relinking the files where the two meet; any other
+//! driver's 0.49 s).
+//!
+//! An edit that changed a file's definitions, imports or bindings (but nothing else a table
+//! reads) is linked file by file too: the file and every file its change can reach
+//! (`build::Previous::reached_by`). Every lookup into another file goes by a name the looking
+//! file's facts hold (a call, a base, a type, an imported name), except through imports that
+//! bind under another name (a JavaScript default export, an alias bound in a header), which
+//! the previous graph's import edges lead back along; so the files reached are the importers,
+//! transitively, and those whose facts hold a name the edit declared or undeclared. Any other
 //! change (files added or removed, a project file, a Go package clause) links the whole
-//! family, as now.
+//! family. In C a header's prototype is an import of the function it declares, so a file whose
+//! functions a widely included header declares reaches most of the tree, and the kernel's
+//! family is still linked whole after such an edit.
 
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
