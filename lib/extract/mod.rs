@@ -420,12 +420,12 @@ impl FileFacts {
 
     /// When two versions of a file's facts differ at most in positions, calls, definitions,
     /// imports and bindings: the names those changes bind or declare, each once (a definition
-    /// added, removed or changed: its bare name; an import: the name it imports and the one it
-    /// binds, or the module's own; a binding: the name it binds). Only those names can resolve otherwise in a
-    /// file that does not see this file's namespace. None when anything else differs (an
-    /// `impl`, the package clause, ...). Imports and bindings are compared with their
-    /// enclosing definition by qualified name, so a definition added before them does not
-    /// count.
+    /// added, removed, changed or moved among those of its qualified name: its bare name; an
+    /// import: the name it imports and the one it binds, or the module's own; a binding: the
+    /// name it binds). Only those names can resolve otherwise in a file that does not see this
+    /// file's namespace. None when anything else differs (an `impl`, the package clause, ...).
+    /// Imports and bindings are compared with their enclosing definition by qualified name, so
+    /// a definition added before them does not count.
     pub fn changed_names(&self, old: &FileFacts) -> Option<Vec<String>> {
         fn owned(f: &FileFacts, o: Option<DefIdx>) -> String {
             o.map(|i| f.qual_name(i)).unwrap_or_default()
@@ -450,7 +450,13 @@ impl FileFacts {
         }
         fn keyed(f: &FileFacts) -> Keyed {
             let mut m = Keyed::new();
+            // How many definitions of each qualified name came before (the first one is the
+            // node's, so their order counts).
+            let mut seen: BTreeMap<String, usize> = BTreeMap::new();
             for (i, d) in f.defs.iter().enumerate() {
+                let qual = f.qual_name(i as DefIdx);
+                let nth = seen.entry(qual.clone()).or_default();
+                *nth += 1;
                 let bare = Def {
                     parent: None,
                     line_start: 0,
@@ -464,9 +470,7 @@ impl FileFacts {
                     ..d.clone()
                 };
                 // (The qualified name holds the parents.)
-                add(&mut m, format!("def {} {bare:?}", f.qual_name(i as DefIdx)), || {
-                    vec![d.name.clone()]
-                });
+                add(&mut m, format!("def {qual} {nth} {bare:?}"), || vec![d.name.clone()]);
             }
             for i in &f.imports {
                 let bare = Import { owner: None, line: 0, ..i.clone() };
