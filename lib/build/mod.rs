@@ -1883,16 +1883,16 @@ impl Previous {
                 files.push(j as u32);
             }
             if !redefined.is_empty() {
-                let in_family = families.iter().filter(|&&f| f == family).count();
+                let in_it: Vec<bool> = families.iter().map(|&f| f == family).collect();
                 // Go and Java packages are directories: their files see each other's names
                 // without an import.
                 let packages = matches!(family, Family::Go | Family::Java);
-                let reached = self.reached_by(kept, changes, &redefined, &names, packages)?;
-                files.extend(reached.into_iter().filter(|&j| families[j as usize] == family));
+                files.extend(self.reached_by(kept, &in_it, changes, &redefined, &names, packages)?);
                 files.sort_unstable();
                 files.dedup();
                 // Linked one by one, a file costs more than in a family linked whole (its
                 // memos start empty): past a quarter of a large family, link it whole.
+                let in_family = in_it.iter().filter(|&&x| x).count();
                 if files.len() > (in_family / 4).max(64) {
                     return None;
                 }
@@ -1906,8 +1906,9 @@ impl Previous {
             .collect()
     }
 
-    /// The files (this build's numbers) whose links may change when the files `redefined`
-    /// (this build's numbers, each a previous file) change the declarations named `names`
+    /// The files of a family (`in_family`, by this build's numbers) whose links may change
+    /// when the files `redefined` (this build's numbers, each a previous file) change the
+    /// declarations named `names`
     /// ([`FileFacts::changed_names`]) and nothing else that resolution reads: those that import
     /// them, directly or through others (an import can bind a definition under another name,
     /// as a JavaScript default export does), those whose facts hold one of the names anywhere
@@ -1919,18 +1920,14 @@ impl Previous {
     fn reached_by(
         &self,
         kept: &[Item],
+        in_family: &[bool],
         changes: &FileChanges,
         redefined: &[u32],
         names: &[String],
         packages: bool,
     ) -> Option<Vec<u32>> {
         let g = self.archived_graph()?;
-        let mut new_of: Vec<Option<u32>> = vec![None; self.entries.len()];
-        for (j, old) in changes.old.iter().enumerate() {
-            if let Some(i) = *old {
-                *new_of.get_mut(i)? = Some(j as u32);
-            }
-        }
+        let new_of = relink::new_numbers(&changes.old, self.entries.len())?;
         let mut reached: Vec<u32> = Vec::new();
         let dirs: Vec<&[u8]> =
             redefined.iter().map(|&j| graph::parent_dir(&kept[j as usize].found.rel)).collect();
@@ -1955,7 +1952,7 @@ impl Previous {
                     let f = g.file.get(src)?.to_native() as usize;
                     if !std::mem::replace(seen.get_mut(f)?, true) {
                         todo.push(f);
-                        reached.extend(new_of[f]);
+                        reached.extend(new_of[f].filter(|&j| in_family[j as usize]));
                     }
                 }
             }
@@ -1964,7 +1961,7 @@ impl Previous {
             names.iter().filter(|n| !n.is_empty()).map(bstr::Finder::new).collect();
         for (j, it) in kept.iter().enumerate() {
             let Some(i) = changes.old[j] else { continue };
-            if changes.changed[j] || seen[i] {
+            if !in_family[j] || changes.changed[j] || seen[i] {
                 continue;
             }
             let named = || {

@@ -91,12 +91,7 @@ impl Plan {
             None => false,
         };
         // Per previous file, its number now, when its family is kept (it must still be there).
-        let mut new_of: Vec<Option<u32>> = vec![None; files.old.len()];
-        for (j, old) in files.old_of.iter().enumerate() {
-            if let Some(i) = *old {
-                *new_of.get_mut(i)? = Some(j as u32);
-            }
-        }
+        let new_of = new_numbers(files.old_of, files.old.len())?;
         let keep_old: Vec<bool> =
             files.old.iter().zip(&new_of).map(|(f, n)| keeps(*f, *n)).collect();
         if !keep_old.contains(&true) || keep_old.iter().zip(&new_of).any(|(k, n)| *k && n.is_none())
@@ -151,6 +146,18 @@ impl Plan {
         }
         out
     }
+}
+
+/// Per previous file (of `old`), its number in this build, given each of this build's files'
+/// previous number (`old_of`). None when one is out of range.
+pub(super) fn new_numbers(old_of: &[Option<usize>], old: usize) -> Option<Vec<Option<u32>>> {
+    let mut new_of = vec![None; old];
+    for (j, i) in old_of.iter().enumerate() {
+        if let Some(i) = *i {
+            *new_of.get_mut(i)? = Some(j as u32);
+        }
+    }
+    Some(new_of)
 }
 
 /// Previous node -> this build's node, for the nodes of the previous files still there (now

@@ -180,17 +180,31 @@ fn read_map(
     base_crc: u32,
     nodes: u32,
 ) -> Result<(DeltaMap, u32)> {
-    let corrupt = |what: &str| Error::index(index_dir, IndexProblem::Corrupt(what.to_string()));
     let m = Mapped::open(&gen_dir.join(NAMES_MAP_FILE), MAGIC_NAMES_MAP, index_dir)?;
+    map_of(&m, base_crc, nodes)
+        .map_err(|what| Error::index(index_dir, IndexProblem::Corrupt(what.to_string())))
+}
+
+/// Checks the names delta's map of the generation in `gen_dir` (with `nodes` nodes) against
+/// its base and its nodes: what is wrong, for `cds-build --verify`.
+pub fn check_map(gen_dir: &Path, index_dir: &Path, nodes: u32) -> std::result::Result<(), String> {
+    let open = |name: &str, magic| Mapped::open(&gen_dir.join(name), magic, index_dir);
+    let base_crc = open(NAMES_FILE, MAGIC_NAMES).map_err(|e| e.to_string())?.header_crc();
+    let m = open(NAMES_MAP_FILE, MAGIC_NAMES_MAP).map_err(|e| e.to_string())?;
+    map_of(&m, base_crc, nodes).map(|_| ()).map_err(str::to_string)
+}
+
+/// The map `m` holds (see [`read_map`]), or what is wrong with it.
+fn map_of(m: &Mapped, base_crc: u32, nodes: u32) -> std::result::Result<(DeltaMap, u32), &str> {
     // Small (it holds only ranges and the changed nodes' multi table): checked whole.
     if !m.check_crc() {
-        return Err(corrupt("names-delta.rkyv is damaged"));
+        return Err("names-delta.rkyv is damaged");
     }
     let Ok(d) = rkyv::access::<rkyv::Archived<NamesDelta>, rkyv::rancor::Error>(m.payload()) else {
-        return Err(corrupt("names-delta.rkyv failed validation"));
+        return Err("names-delta.rkyv failed validation");
     };
     if base_crc != d.base_crc.to_native() {
-        return Err(corrupt("names-delta.rkyv belongs to another names.fst"));
+        return Err("names-delta.rkyv belongs to another names.fst");
     }
     let native = |v: &rkyv::vec::ArchivedVec<rkyv::rend::u32_le>| -> Vec<u32> {
         v.iter().map(|x| x.to_native()).collect()
@@ -202,7 +216,7 @@ fn read_map(
         || multi_off.windows(2).any(|w| w[0] > w[1])
         || multi_off.last().is_some_and(|&e| e as usize > multi_ids.len())
     {
-        return Err(corrupt("names-delta.rkyv is inconsistent"));
+        return Err("names-delta.rkyv is inconsistent");
     }
     Ok((DeltaMap { nodes: map, multi_off, multi_ids }, base_nodes))
 }

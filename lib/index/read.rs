@@ -846,17 +846,24 @@ impl Index {
         if !self.graph.check_crc() {
             problems.push(format!("{GRAPH_FILE}: checksum mismatch"));
         }
-        let files: [(&str, &[u8; 8]); 4] = [
+        let mut files: Vec<(&str, &[u8; 8])> = vec![
             (NAMES_FILE, MAGIC_NAMES),
             (TERMS_FILE, MAGIC_TERMS),
             (POSTINGS_FILE, MAGIC_POSTINGS),
             (FACTS_FILE, MAGIC_FACTS),
         ];
+        let names_delta = self.gen_dir.join(NAMES_MAP_FILE).exists();
+        // Whether names-delta.rkyv's checksum holds (its content is checked after the loop).
+        let mut map_sound = false;
+        if names_delta {
+            files
+                .extend([(NAMES_MAP_FILE, MAGIC_NAMES_MAP), (NAMES_DELTA_FILE, MAGIC_NAMES_DELTA)]);
+        }
         for (name, magic) in files {
             match Mapped::open(&self.gen_dir.join(name), magic, &self.dir) {
                 Ok(m) if !m.check_crc() => problems.push(format!("{name}: checksum mismatch")),
                 Ok(m) => match name {
-                    NAMES_FILE | TERMS_FILE => {
+                    NAMES_FILE | TERMS_FILE | NAMES_DELTA_FILE => {
                         if let Err(e) = fst::Map::new(m)
                             .map_err(|e| e.to_string())
                             .and_then(|f| f.as_fst().verify().map_err(|e| e.to_string()))
@@ -864,6 +871,7 @@ impl Index {
                             problems.push(format!("{name}: {e}"));
                         }
                     }
+                    NAMES_MAP_FILE => map_sound = true,
                     POSTINGS_FILE => {
                         if let Err(e) =
                             rkyv::access::<ArchivedPostings, rkyv::rancor::BoxedError>(m.payload())
@@ -910,27 +918,12 @@ impl Index {
                 Err(e) => problems.push(e.to_string()),
             }
         }
-        if self.gen_dir.join(NAMES_MAP_FILE).exists() {
-            for (name, magic) in
-                [(NAMES_MAP_FILE, MAGIC_NAMES_MAP), (NAMES_DELTA_FILE, MAGIC_NAMES_DELTA)]
-            {
-                match Mapped::open(&self.gen_dir.join(name), magic, &self.dir) {
-                    Ok(m) if !m.check_crc() => problems.push(format!("{name}: checksum mismatch")),
-                    Ok(m) if name == NAMES_DELTA_FILE => {
-                        if let Err(e) = fst::Map::new(m)
-                            .map_err(|e| e.to_string())
-                            .and_then(|f| f.as_fst().verify().map_err(|e| e.to_string()))
-                        {
-                            problems.push(format!("{name}: {e}"));
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(e) => problems.push(e.to_string()),
-                }
-            }
-            if let Err(e) = Names::open(&self.gen_dir, &self.dir, self.len() as u32) {
-                problems.push(e.to_string());
-            }
+        // The names delta's map, beyond its checksum: its ranges and its base.
+        if map_sound
+            && let Err(e) =
+                crate::index::names::check_map(&self.gen_dir, &self.dir, self.len() as u32)
+        {
+            problems.push(e);
         }
         // The optional files: checksum, then the reader's own validation.
         type Validate<'v> = &'v dyn Fn() -> Result<()>;
