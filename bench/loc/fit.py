@@ -11,6 +11,7 @@ lib/loc/mod.rs computes them.
 
   bench/loc/fit.py --split lite --split py --cv repo       # leave one repository out
   bench/loc/fit.py --split lite --split py --cv 5          # 5 folds by instance
+  bench/loc/fit.py --split lite --split py --cv 5 --seeds 8  # and the mean of 8 fold shuffles
   bench/loc/fit.py --split lite --split py --ablate        # each signal's worth, cross-validated
   bench/loc/fit.py --split lite --split py --write         # fit on all, write lib/loc/weights.rs
 
@@ -297,9 +298,9 @@ def folds_of(insts, cv, seed=0):
     return [ids[j::k] for j in range(k)]
 
 
-def cross_validate(insts, names, cv, make, models=None):
+def cross_validate(insts, names, cv, make, models=None, seed=0):
     preds = {}
-    for test in folds_of(insts, cv):
+    for test in folds_of(insts, cv, seed):
         tid = {i.iid for i in test}
         m = make(names).fit([i for i in insts if i.iid not in tid])
         for i in test:
@@ -312,6 +313,16 @@ def cross_validate(insts, names, cv, make, models=None):
 def table_line(label, s):
     cols = ["file@1", "file@3", "file@5", "module@5", "module@10", "function@5", "function@10"]
     return f"| {label} | " + " | ".join(f"{s.get(c, 0):.3f}" for c in cols) + " |"
+
+
+def seeds_line(label, insts, names, cv, make, seeds):
+    """The mean of the table over `seeds` shuffles of the instance folds, with each column's
+    range: what one shuffle gives moves by a few instances with the folds alone."""
+    runs = [score(insts, cross_validate(insts, names, cv, make, seed=k)) for k in range(seeds)]
+    cols = ["file@1", "file@3", "file@5", "module@5", "module@10", "function@5", "function@10"]
+    cell = lambda c: (f"{sum(r[c] for r in runs) / len(runs):.3f} "  # noqa: E731
+                      f"({min(r[c] for r in runs):.3f}-{max(r[c] for r in runs):.3f})")
+    return f"| {label}, mean of {seeds} shuffles | " + " | ".join(cell(c) for c in cols) + " |"
 
 
 def per_repo(insts, preds):
@@ -402,6 +413,8 @@ def main():
                                                       os.path.join(os.path.dirname(REPO), "shared", "bench")))
     ap.add_argument("--cache", default=os.environ.get("CDS_BENCH_CACHE", os.path.expanduser("~/.cache/cds/loc")))
     ap.add_argument("--cv", default="repo", help="'repo' (leave one repository out) or K (folds by instance)")
+    ap.add_argument("--seeds", type=int, default=1, metavar="N",
+                    help="with --cv K: also the mean (and range) over N shuffles of the folds")
     ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--model", default="linear", choices=["linear", "trees"],
                     help="linear (what cds-loc runs) or trees (LightGBM, for comparison only)")
@@ -480,9 +493,14 @@ def main():
     preds = cross_validate(insts, names, a.cv, make, held)
     s = score(insts, preds)
     print(table_line("**fitted model (CV)**", s))
+    if a.seeds > 1 and a.cv != "repo":
+        print(seeds_line("fitted model (CV)", insts, names, a.cv, make, a.seeds), flush=True)
     if a.ablate:
         for g, feats_ in GROUPS.items():
             mk = lambda nm, f=feats_: Model(nm, drop + f, a.l2)  # noqa: E731
+            if a.seeds > 1 and a.cv != "repo":
+                print(seeds_line(f"without {g}", insts, names, a.cv, mk, a.seeds), flush=True)
+                continue
             print(table_line(f"without {g}", score(insts, cross_validate(insts, names, a.cv, mk))), flush=True)
         return
     if a.misses:
