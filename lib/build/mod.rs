@@ -24,8 +24,9 @@
 //!   facts are not read at all: their spans and file-table entries are copied too
 //!   ([`Outlines`]). Otherwise the language families with a file changed, added or gone are
 //!   linked again, whole, and the others keep their edges, renumbered (`relink.rs`); their
-//!   unchanged files' facts are read in outline only. A changed project file links every
-//!   family.
+//!   unchanged files' facts are read in outline only, and those of a family linked again file
+//!   by file, but for the files linked, without their calls (which no table reads). A changed
+//!   project file links every family.
 //!
 //! The previous generation's mapped pages are let go of as they are copied, so a rebuild needs
 //! no more memory than a cold build. When nothing changed at all the build stops after the
@@ -428,8 +429,9 @@ struct Item {
     terms: Option<FileTerms>,
     /// The previous generation's cache entry, when the facts came from it unchanged.
     cached: Option<usize>,
-    /// The facts are only its outline ([`Outlines`]): completed before a link.
-    outline: bool,
+    /// How much of its facts it has: less than whole ([`Outlines`]) is completed before a
+    /// link that needs more.
+    read: Depth,
     /// Parsed again: whether its facts are the previous generation's but for positions, where
     /// the worker compared them ([`Outlines`]).
     same_but_positions: Option<bool>,
@@ -640,7 +642,7 @@ pub fn build_with(
                 facts: None,
                 terms: None,
                 cached: None,
-                outline: false,
+                read: Depth::Whole,
                 same_but_positions: None,
                 skip: None,
                 before: None,
@@ -792,14 +794,21 @@ pub fn build_with(
     // others may keep their links ([`relink`]), and their files need their facts in outline.
     let families: Vec<Family> = kept.iter().map(|it| it.found.lang.family()).collect();
     let relinked = changes.as_ref().and_then(|c| c.relinked(&families));
+    // Of those, the families linked again only in some files (see `relink`).
+    let by_file = match (&previous, &relinked, &changes) {
+        (Some(p), Some(relinked), Some(changes)) => {
+            p.linked_by_file(&kept, &families, changes, relinked)
+        }
+        _ => Vec::new(),
+    };
     if !nodes_carried && outlines.possible {
         let t = Instant::now();
         let outline = !outlines.link_needed.load(Ordering::Relaxed);
-        let outline_of = |it: &Item| match &relinked {
-            Some(families) => !families.contains(&it.found.lang.family()),
-            None => outline,
+        let need = match &relinked {
+            Some(relinked) => facts_needed(&families, relinked, &by_file),
+            None => vec![if outline { Depth::Outline } else { Depth::Whole }; kept.len()],
         };
-        read_cached_facts(&mut kept, previous.as_ref(), &outline_of, jobs);
+        read_cached_facts(&mut kept, previous.as_ref(), &need, jobs);
         job_time(phases.on, if outline { "facts read in outline" } else { "facts read" }, t);
     }
     if nodes_carried {
@@ -824,7 +833,7 @@ pub fn build_with(
             let t = Instant::now();
             let files =
                 relink::Files { new: &families, old: &changes.old_family, old_of: &changes.old };
-            let by_file = p.linked_by_file(&kept, &families, changes, relinked);
+            let by_file = by_file.clone();
             let plan = p.archived_graph().and_then(|g| {
                 relink::Plan::new(g, &p.blocks, files, relinked.clone(), by_file, &nodes.nodes)
             });
@@ -839,12 +848,13 @@ pub fn build_with(
     let sources = match reused {
         Some(_) => Vec::new(),
         None => {
-            let outline = |it: &Item| {
-                partial.as_ref().is_some_and(|p| !p.relinked.contains(&it.found.lang.family()))
+            let need = match &partial {
+                Some(plan) => facts_needed(&families, &plan.relinked, &plan.by_file),
+                None => vec![Depth::Whole; kept.len()],
             };
-            if kept.iter().any(|it| it.outline && !outline(it)) {
+            if kept.iter().zip(&need).any(|(it, &need)| it.wants(need)) {
                 let t = Instant::now();
-                read_cached_facts(&mut kept, previous.as_ref(), &outline, jobs);
+                read_cached_facts(&mut kept, previous.as_ref(), &need, jobs);
                 job_time(phases.on, "facts read whole", t);
             }
             sources_of(&kept)
@@ -1332,7 +1342,50 @@ struct Outlines {
     link_needed: AtomicBool,
 }
 
+/// How much of a cached file's facts a build reads (each holding the one before).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Depth {
+    /// What the nodes and the file table read ([`index::facts::load_outline`]).
+    Outline,
+    /// All but the calls: what the scope tables read of a file whose family is linked again
+    /// file by file without it ([`index::facts::load_without_calls`]).
+    NoCalls,
+    /// Everything ([`index::facts::load_facts`]).
+    Whole,
+}
+
+/// What the link needs of each file's facts when it links the families `relinked` again, of
+/// them `by_file` only in the files listed (`families`: each file's): the facts of the files
+/// linked whole, the others' of those families but their calls (no table reads another
+/// file's calls), and the other families' in outline (their edges are kept).
+fn facts_needed(
+    families: &[Family],
+    relinked: &[Family],
+    by_file: &[(Family, Vec<u32>)],
+) -> Vec<Depth> {
+    let mut need: Vec<Depth> = families
+        .iter()
+        .map(|f| match (relinked.contains(f), by_file.iter().any(|(b, _)| b == f)) {
+            (false, _) => Depth::Outline,
+            (true, true) => Depth::NoCalls,
+            (true, false) => Depth::Whole,
+        })
+        .collect();
+    for &j in by_file.iter().flat_map(|(_, files)| files) {
+        if let Some(d) = need.get_mut(j as usize) {
+            *d = Depth::Whole;
+        }
+    }
+    need
+}
+
 impl Item {
+    /// Whether its facts are to be read from the previous generation for a build that needs
+    /// `need` of them.
+    fn wants(&self, need: Depth) -> bool {
+        self.cached.is_some() && (self.facts.is_none() || self.read < need)
+    }
+
     /// Takes an unchanged file's facts and term counts (when `terms`) from cache entry `i` of
     /// the previous generation, or nothing yet, to be read after the extraction if the build
     /// needs them ([`Outlines`]). False when they cannot be read.
@@ -1353,18 +1406,15 @@ impl Item {
     }
 }
 
-/// Reads the facts of the unchanged files that have none yet, or only an outline, from the
-/// previous generation: whole, or in `outline`, on `jobs` threads. A cache entry that cannot
-/// be read is extracted again from the content it was indexed with.
-fn read_cached_facts(
-    kept: &mut [Item],
-    prev: Option<&Previous>,
-    outline: &(dyn Fn(&Item) -> bool + Sync),
-    jobs: usize,
-) {
-    let mut todo: Vec<&mut Item> = kept
+/// Reads the facts of the unchanged files that have none yet, or less than they `need` (one
+/// per file), from the previous generation, on `jobs` threads. A cache entry that cannot be
+/// read is extracted again from the content it was indexed with.
+fn read_cached_facts(kept: &mut [Item], prev: Option<&Previous>, need: &[Depth], jobs: usize) {
+    let mut todo: Vec<(&mut Item, Depth)> = kept
         .iter_mut()
-        .filter(|it| it.cached.is_some() && (it.facts.is_none() || (it.outline && !outline(it))))
+        .zip(need)
+        .filter(|(it, need)| it.wants(**need))
+        .map(|(it, &need)| (it, need))
         .collect();
     if todo.is_empty() {
         return;
@@ -1374,9 +1424,9 @@ fn read_cached_facts(
     // other, which read in 14 ms and 2 ms).
     let weights: Vec<usize> = todo
         .iter()
-        .map(|it| prev.zip(it.cached).and_then(|(p, i)| p.archive(i)).map_or(1, <[u8]>::len))
+        .map(|(it, _)| prev.zip(it.cached).and_then(|(p, i)| p.archive(i)).map_or(1, <[u8]>::len))
         .collect();
-    let mut chunks: Vec<&mut [&mut Item]> = Vec::with_capacity(jobs);
+    let mut chunks: Vec<&mut [(&mut Item, Depth)]> = Vec::with_capacity(jobs);
     let (mut rest, mut at) = (todo.as_mut_slice(), 0);
     for end in graph::weighted_ends(&weights, jobs) {
         let (chunk, tail) = std::mem::take(&mut rest).split_at_mut(end - at);
@@ -1387,20 +1437,23 @@ fn read_cached_facts(
         for chunk in chunks {
             s.spawn(move || {
                 let mut ex = Extractors::default();
-                for it in chunk {
+                for (it, need) in chunk {
                     let archive = prev.zip(it.cached).and_then(|(p, i)| p.checked(i));
-                    let outline = outline(it);
-                    let read = match outline {
-                        true => archive.and_then(index::facts::load_outline),
-                        false => archive.and_then(index::facts::load_facts),
-                    };
-                    let facts = read.unwrap_or_else(|| {
-                        let content = prev.zip(it.prev_content).and_then(|(p, i)| p.content(i));
-                        let mut f = ex.extract(it.found.lang, content.unwrap_or_default());
-                        f.shrink_to_fit();
-                        f
+                    let read = archive.and_then(match need {
+                        Depth::Outline => index::facts::load_outline,
+                        Depth::NoCalls => index::facts::load_without_calls,
+                        Depth::Whole => index::facts::load_facts,
                     });
-                    (it.facts, it.outline) = (Some(facts), outline);
+                    let (facts, depth) = match read {
+                        Some(facts) => (facts, *need),
+                        None => {
+                            let content = prev.zip(it.prev_content).and_then(|(p, i)| p.content(i));
+                            let mut f = ex.extract(it.found.lang, content.unwrap_or_default());
+                            f.shrink_to_fit();
+                            (f, Depth::Whole)
+                        }
+                    };
+                    (it.facts, it.read) = (Some(facts), depth);
                 }
             });
         }
