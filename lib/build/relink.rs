@@ -105,12 +105,18 @@ impl Plan {
         let edges = kept_edges(&adj, &node_file, &map, &keep_old)?;
         // Split by family, each family's edges in the order found (a stable partition keeps
         // every node's order: a node's link edges are of one family, but for a directory's).
+        // (Each family's sized up front: millions of edges, grown, were copied over and over.)
+        let fams: Vec<Family> =
+            edges.iter().map(|e| files.new[nodes[e.src as usize].file as usize]).collect();
         let mut kept_edges: Vec<(Family, Vec<Edge>)> = Vec::new();
-        for e in edges {
-            let fam = files.new[nodes[e.src as usize].file as usize];
+        for (e, &fam) in edges.into_iter().zip(&fams) {
             match kept_edges.iter_mut().find(|(f, _)| *f == fam) {
                 Some((_, v)) => v.push(e),
-                None => kept_edges.push((fam, vec![e])),
+                None => {
+                    let mut v = Vec::with_capacity(fams.iter().filter(|&&f| f == fam).count());
+                    v.push(e);
+                    kept_edges.push((fam, v));
+                }
             }
         }
         let mut kept: Vec<Family> = files.new.iter().copied().filter(kept_family).collect();
@@ -133,8 +139,7 @@ impl Plan {
         for (family, mut kept) in self.kept_edges {
             if let Some(at) = fresh.iter().position(|(f, _)| *f == family) {
                 kept.extend(fresh.swap_remove(at).1);
-                // (A stable sort: each file's edges keep their order.)
-                kept.sort_by_key(|e| nodes[e.src as usize].file);
+                kept = by_source_file(&kept, nodes);
             }
             all.push((family, kept));
         }
@@ -146,6 +151,20 @@ impl Plan {
         }
         out
     }
+}
+
+/// `edges` in the order of their sources' files (a directory's, of no file, last), each
+/// file's in the order given: a stable counting sort (a comparison sort of the Linux kernel's
+/// 4 million C edges, looking each source up, took 0.2 s of a one-file edit).
+fn by_source_file(edges: &[Edge], nodes: &[graph::Node]) -> Vec<Edge> {
+    let file: Vec<u32> = edges.iter().map(|e| nodes[e.src as usize].file).collect();
+    let files = file.iter().filter(|&&f| f != NONE).max().map_or(0, |&f| f as usize + 1);
+    let row = |f: u32| if f == NONE { files } else { f as usize };
+    let (_, order) = crate::index::write::buckets(
+        files + 1,
+        file.iter().enumerate().map(|(i, &f)| (row(f), i as u32)),
+    );
+    order.iter().map(|&i| edges[i as usize]).collect()
 }
 
 /// Per previous file (of `old`), its number in this build, given each of this build's files'
