@@ -831,6 +831,49 @@ fn declaration_edits_relink_the_files_they_reach_as_a_cold_build_would() {
     }
 }
 
+/// When the previous edges cannot be kept after all (the plan made beside the link fails: forced
+/// here), the link that started with only some files' whole facts is done again over every
+/// file's: the graph is a cold build's.
+#[test]
+fn a_failed_relink_plan_links_every_family_as_a_cold_build_would() {
+    let d = Dir::new("incremental-no-plan");
+    d.write("inc/api.h", "int helper(int x);\n")
+        .write(
+            "a/user.c",
+            "#include \"../inc/api.h\"\nint main(void) { return helper(1) + later(2); }\n",
+        )
+        .write("b/impl.c", "#include \"../inc/api.h\"\nint helper(int x) { return x; }\n")
+        .write("c/other.c", "int unrelated(void) { return 0; }\n")
+        .write("js/a.js", "import { g } from './b.js';\nexport function f() { return g(); }\n")
+        .write("js/b.js", "export function g() { return 1; }\n");
+    let cold = Dir::new("incremental-no-plan-cold");
+    let cold_ix = cold.path("idx").to_string_lossy().into_owned();
+    d.cmd("cds-build").arg("-q").ok();
+    d.write("c/other.c", "int unrelated(void) { return 0; }\nint later(int x) { return x; }\n");
+    std::thread::sleep(std::time::Duration::from_millis(15));
+    let out = d.cmd("cds-build").arg("--json").env("CDS_RELINK_NO_PLAN", "1").ok();
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["relinked"], true, "{v}");
+    assert_eq!(v["relinked_files"], serde_json::Value::Null, "linked whole: {v}");
+    assert_eq!(v["links_kept"], serde_json::json!([]), "{v}");
+    d.cmd("cds-build").args(["-q", "--force", "--index", &cold_ix]).ok();
+    let inc = d.cmd("cds-fmt").args(["--graph"]).ok();
+    let full = d.cmd("cds-fmt").args(["--graph", "--index", &cold_ix]).ok();
+    assert_eq!(inc, full, "the incremental graph differs from a cold build");
+    for edge in [
+        r#""id": "c/other.c:later""#,
+        r#""src": "a/user.c:main", "dst": "b/impl.c:helper", "type": "invokes""#,
+        r#""src": "js/a.js:f", "dst": "js/b.js:g", "type": "invokes""#,
+    ] {
+        assert!(inc.contains(edge), "the graph lacks {edge}\n{inc}");
+    }
+    // Without the hook the same kind of edit keeps the other files' edges.
+    d.write("c/other.c", "int unrelated(void) { return 0; }\nint later(int y) { return y; }\nint more(void) { return 2; }\n");
+    std::thread::sleep(std::time::Duration::from_millis(15));
+    let summary = same_as_cold(&d, &cold_ix, &["later", "more"], "a function added, the plan kept");
+    assert_eq!(summary["relinked_files"], 1, "{summary}");
+}
+
 /// Random edits of one file of a four-language repository at a time (a call retargeted, a
 /// function added, a comment that shifts lines, a file added or removed), each followed by an
 /// incremental build and a

@@ -25,8 +25,10 @@
 //!   ([`Outlines`]). Otherwise the language families with a file changed, added or gone are
 //!   linked again, whole, and the others keep their edges, renumbered (`relink.rs`); their
 //!   unchanged files' facts are read in outline only, and those of a family linked again file
-//!   by file, but for the files linked, without their calls (which no table reads). A changed
-//!   project file links every family.
+//!   by file, but for the files linked, without their calls (which no table reads). The edges
+//!   kept are mapped to this build's nodes on a thread of their own while the link runs; if
+//!   they do not fit after all, every family is linked, over every file's whole facts. A
+//!   changed project file links every family.
 //!
 //! The previous generation's mapped pages are let go of as they are copied, so a rebuild needs
 //! no more memory than a cold build. When nothing changed at all the build stops after the
@@ -830,30 +832,22 @@ pub fn build_with(
     // (Nodes built anew may still be the previous ones, when `carried_nodes` did not fit.)
     let reused = same
         .filter(|p| nodes_carried || native.as_ref().is_some_and(|(nodes, _)| p.same_nodes(nodes)));
-    // Relinked, only the families with a changed file; the others keep their edges.
-    let partial = match (&previous, &relinked, &changes, &native) {
-        (Some(p), Some(relinked), Some(changes), Some((nodes, _))) if reused.is_none() => {
-            let t = Instant::now();
-            let files =
-                relink::Files { new: &families, old: &changes.old_family, old_of: &changes.old };
-            let by_file = by_file.clone();
-            let plan = p.archived_graph().and_then(|g| {
-                relink::Plan::new(g, &p.blocks, files, relinked.clone(), by_file, &nodes.nodes)
-            });
-            if plan.is_some() {
-                job_time(phases.on, "links kept", t);
-            }
-            plan
-        }
-        _ => None,
+    // Relinked, only the families with a changed file; the others keep their edges. The plan
+    // that keeps them (mapping the previous graph's edges to this build's nodes) is made on a
+    // thread of its own beside the link, which reads what it needs of the facts as if the
+    // plan will hold; if it does not (rarely: an edge kept would lead to a node gone), the
+    // link is done again, whole.
+    let attempt = match (&previous, &relinked, &changes, &native) {
+        (Some(p), Some(_), Some(_), Some(_)) => reused.is_none() && p.archived_graph().is_some(),
+        _ => false,
     };
     // What the link reads: the facts, whole, of every file it links (none when it is skipped).
     let sources = match reused {
         Some(_) => Vec::new(),
         None => {
-            let need = match &partial {
-                Some(plan) => facts_needed(&families, &plan.relinked, &plan.by_file),
-                None => vec![Depth::Whole; kept.len()],
+            let need = match &relinked {
+                Some(relinked) if attempt => facts_needed(&families, relinked, &by_file),
+                _ => vec![Depth::Whole; kept.len()],
             };
             if kept.iter().zip(&need).any(|(it, &need)| it.wants(need)) {
                 let t = Instant::now();
@@ -866,22 +860,6 @@ pub fn build_with(
     if phases.on && !sources.is_empty() {
         census(&sources);
     }
-    // Linked file by file only: how many files.
-    let relinked_files = partial.as_ref().and_then(|plan| {
-        (plan.by_file.len() == plan.relinked.len())
-            .then(|| plan.by_file.iter().map(|(_, files)| files.len()).sum::<usize>())
-    });
-    let links_kept: Vec<&str> = match &partial {
-        Some(plan) => {
-            let mut langs: Vec<crate::lang::Lang> = kept.iter().map(|it| it.found.lang).collect();
-            langs.retain(|l| plan.kept.contains(&l.family()));
-            langs.sort_unstable();
-            let mut names: Vec<&str> = langs.iter().map(|l| l.name()).collect();
-            names.dedup();
-            names
-        }
-        None => Vec::new(),
-    };
     if content_at.len() != kept.len() {
         return Err(Error::msg(format!(
             "internal error: {} of {} files reached content.bin",
@@ -1067,6 +1045,9 @@ pub fn build_with(
     };
     // Native builds link into edges while the nodes are shared with the writers, then add them
     // to the nodes' graph (moved, not copied: it is the biggest structure a build holds).
+    // (With the previous edges kept: how many files were linked again, and which languages kept
+    // their links, for the summary.)
+    let mut kept_summary: (Option<usize>, Vec<&str>) = (None, Vec::new());
     let linked = std::thread::scope(|s| {
         let helper = s.spawn(|| {
             lower_thread_priority();
@@ -1082,13 +1063,33 @@ pub fn build_with(
             Some((nodes, defs)) => {
                 let t = Instant::now();
                 let projects = &walked.projects;
-                let edges = match partial {
-                    Some(plan) => {
-                        let whole: Vec<Family> = plan
-                            .relinked
+                let plan = match (&previous, &relinked, &changes) {
+                    (Some(p), Some(relinked), Some(changes)) if attempt => Some(s.spawn(|| {
+                        let t = Instant::now();
+                        let files = relink::Files {
+                            new: &families,
+                            old: &changes.old_family,
+                            old_of: &changes.old,
+                        };
+                        // (`CDS_RELINK_NO_PLAN`, for the tests: as if the plan failed.)
+                        let failed = std::env::var_os("CDS_RELINK_NO_PLAN").is_some();
+                        let plan = p.archived_graph().filter(|_| !failed).and_then(|g| {
+                            let (relinked, by_file) = (relinked.clone(), by_file.clone());
+                            relink::Plan::new(g, &p.blocks, files, relinked, by_file, &nodes.nodes)
+                        });
+                        if plan.is_some() {
+                            job_time(timing, "links kept", t);
+                        }
+                        plan
+                    })),
+                    _ => None,
+                };
+                let edges = match (plan, &relinked) {
+                    (Some(plan), Some(relinked)) => {
+                        let whole: Vec<Family> = relinked
                             .iter()
                             .copied()
-                            .filter(|f| !plan.by_file.iter().any(|(b, _)| b == f))
+                            .filter(|f| !by_file.iter().any(|(b, _)| b == f))
                             .collect();
                         let linked = graph::link::family_edges(
                             nodes,
@@ -1097,8 +1098,7 @@ pub fn build_with(
                             projects,
                             Some(&whole),
                         );
-                        let fresh = plan
-                            .by_file
+                        let fresh = by_file
                             .iter()
                             .map(|(f, files)| {
                                 let e = graph::link::file_edges(
@@ -1107,9 +1107,29 @@ pub fn build_with(
                                 (*f, e)
                             })
                             .collect();
-                        plan.edges(linked, fresh, &nodes.nodes)
+                        let plan = plan.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                        match plan {
+                            Some(plan) => {
+                                kept_summary = plan_summary(&plan, &kept);
+                                plan.edges(linked, fresh, &nodes.nodes)
+                            }
+                            None => {
+                                // The previous graph does not fit: every family linked, as in
+                                // a cold build, over every file's whole facts.
+                                let full = whole_facts(&kept, previous.as_ref(), opts.threads());
+                                let sources: Vec<Source> = sources
+                                    .iter()
+                                    .zip(&full)
+                                    .map(|(src, w)| Source {
+                                        facts: w.as_ref().unwrap_or(src.facts),
+                                        ..*src
+                                    })
+                                    .collect();
+                                graph::link::edges(nodes, &sources, defs, projects)
+                            }
+                        }
                     }
-                    None => graph::link::edges(nodes, &sources, defs, projects),
+                    _ => graph::link::edges(nodes, &sources, defs, projects),
                 };
                 job_time(timing, "link", t);
                 Linked::Edges(edges)
@@ -1187,8 +1207,8 @@ pub fn build_with(
         parsed: parsed.load(Ordering::Relaxed),
         changed: read + removed,
         relinked: reused.is_none(),
-        relinked_files,
-        links_kept,
+        relinked_files: kept_summary.0,
+        links_kept: kept_summary.1,
         history: history_update,
         generation: written.generation.clone(),
         nodes: g.nodes.len(),
@@ -1333,6 +1353,49 @@ fn sources_of(kept: &[Item]) -> Vec<Source<'_>> {
         .collect()
 }
 
+/// What a rebuild that kept some families' edges tells of them: how many files it linked again
+/// when it linked every family it did file by file, and the languages that kept their links.
+fn plan_summary(plan: &relink::Plan, kept: &[Item]) -> (Option<usize>, Vec<&'static str>) {
+    let relinked_files = (plan.by_file.len() == plan.relinked.len())
+        .then(|| plan.by_file.iter().map(|(_, files)| files.len()).sum::<usize>());
+    let mut langs: Vec<crate::lang::Lang> = kept.iter().map(|it| it.found.lang).collect();
+    langs.retain(|l| plan.kept.contains(&l.family()));
+    langs.sort_unstable();
+    let mut names: Vec<&'static str> = langs.iter().map(|l| l.name()).collect();
+    names.dedup();
+    (relinked_files, names)
+}
+
+/// The whole facts of the files that hold less of theirs (None for the others), read from the
+/// previous generation on `jobs` threads, for a link that needs every file's after all (their
+/// items stay as they are: the file records borrow them).
+fn whole_facts(kept: &[Item], prev: Option<&Previous>, jobs: usize) -> Vec<Option<FileFacts>> {
+    let todo: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].wants(Depth::Whole)).collect();
+    let mut out: Vec<Option<FileFacts>> = (0..kept.len()).map(|_| None).collect();
+    let chunk = todo.len().div_ceil(jobs.max(1)).max(1);
+    let read: Vec<Vec<(usize, FileFacts)>> = std::thread::scope(|s| {
+        let threads: Vec<_> = todo
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    let mut ex = Extractors::default();
+                    part.iter()
+                        .map(|&i| (i, cached_facts(&kept[i], prev, Depth::Whole, &mut ex).0))
+                        .collect()
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    for (i, f) in read.into_iter().flatten() {
+        out[i] = Some(f);
+    }
+    out
+}
+
 /// Whether the workers leave the unchanged files' facts unread, to be read after the extraction
 /// only if the build needs them: when the build may keep the previous links (the postings are
 /// carried over, nothing keeps the facts for later, the same files as before). A build whose
@@ -1409,6 +1472,32 @@ impl Item {
     }
 }
 
+/// `need` of an unchanged file's facts, from the previous generation's cache, and how much that
+/// is: all of them when the cache entry cannot be read and the file is extracted again from the
+/// content it was indexed with.
+fn cached_facts(
+    it: &Item,
+    prev: Option<&Previous>,
+    need: Depth,
+    ex: &mut Extractors,
+) -> (FileFacts, Depth) {
+    let archive = prev.zip(it.cached).and_then(|(p, i)| p.checked(i));
+    let read = archive.and_then(match need {
+        Depth::Outline => index::facts::load_outline,
+        Depth::NoCalls => index::facts::load_without_calls,
+        Depth::Whole => index::facts::load_facts,
+    });
+    match read {
+        Some(facts) => (facts, need),
+        None => {
+            let content = prev.zip(it.prev_content).and_then(|(p, i)| p.content(i));
+            let mut f = ex.extract(it.found.lang, content.unwrap_or_default());
+            f.shrink_to_fit();
+            (f, Depth::Whole)
+        }
+    }
+}
+
 /// Reads the facts of the unchanged files that have none yet, or less than they `need` (one
 /// per file), from the previous generation, on `jobs` threads. A cache entry that cannot be
 /// read is extracted again from the content it was indexed with.
@@ -1441,21 +1530,7 @@ fn read_cached_facts(kept: &mut [Item], prev: Option<&Previous>, need: &[Depth],
             s.spawn(move || {
                 let mut ex = Extractors::default();
                 for (it, need) in chunk {
-                    let archive = prev.zip(it.cached).and_then(|(p, i)| p.checked(i));
-                    let read = archive.and_then(match need {
-                        Depth::Outline => index::facts::load_outline,
-                        Depth::NoCalls => index::facts::load_without_calls,
-                        Depth::Whole => index::facts::load_facts,
-                    });
-                    let (facts, depth) = match read {
-                        Some(facts) => (facts, *need),
-                        None => {
-                            let content = prev.zip(it.prev_content).and_then(|(p, i)| p.content(i));
-                            let mut f = ex.extract(it.found.lang, content.unwrap_or_default());
-                            f.shrink_to_fit();
-                            (f, Depth::Whole)
-                        }
-                    };
+                    let (facts, depth) = cached_facts(it, prev, *need, &mut ex);
                     (it.facts, it.read) = (Some(facts), depth);
                 }
             });
