@@ -707,12 +707,9 @@ fn incremental_builds_equal_cold_builds_across_languages() {
     assert!(got.starts_with("py/m.py:helper\tfunction\tpy/m.py:2-3\n"), "{got}");
 }
 
-/// Edits that change what a file declares, in files of their own directories: only the edited
-/// file and those its change can reach (its importers, directly or not, and the files that
-/// name what changed) are linked again, and the graph, index and searches are a cold build's.
-#[test]
-fn declaration_edits_relink_the_files_they_reach_as_a_cold_build_would() {
-    let d = Dir::new("incremental-declarations");
+/// Four C files: a header, its user (which also calls a function nothing defines yet), its
+/// implementation, and a file apart.
+fn write_c_files(d: &Dir) -> &Dir {
     d.write("inc/api.h", "int helper(int x);\n")
         .write(
             "a/user.c",
@@ -720,6 +717,15 @@ fn declaration_edits_relink_the_files_they_reach_as_a_cold_build_would() {
         )
         .write("b/impl.c", "#include \"../inc/api.h\"\nint helper(int x) { return x; }\n")
         .write("c/other.c", "int unrelated(void) { return 0; }\n")
+}
+
+/// Edits that change what a file declares, in files of their own directories: only the edited
+/// file and those its change can reach (its importers, directly or not, and the files that
+/// name what changed) are linked again, and the graph, index and searches are a cold build's.
+#[test]
+fn declaration_edits_relink_the_files_they_reach_as_a_cold_build_would() {
+    let d = Dir::new("incremental-declarations");
+    write_c_files(&d)
         .write("js/lib/util.js", "export default function fmt(x) { return String(x); }\n")
         .write(
             "js/app/main.js",
@@ -837,13 +843,7 @@ fn declaration_edits_relink_the_files_they_reach_as_a_cold_build_would() {
 #[test]
 fn a_failed_relink_plan_links_every_family_as_a_cold_build_would() {
     let d = Dir::new("incremental-no-plan");
-    d.write("inc/api.h", "int helper(int x);\n")
-        .write(
-            "a/user.c",
-            "#include \"../inc/api.h\"\nint main(void) { return helper(1) + later(2); }\n",
-        )
-        .write("b/impl.c", "#include \"../inc/api.h\"\nint helper(int x) { return x; }\n")
-        .write("c/other.c", "int unrelated(void) { return 0; }\n")
+    write_c_files(&d)
         .write("js/a.js", "import { g } from './b.js';\nexport function f() { return g(); }\n")
         .write("js/b.js", "export function g() { return 1; }\n");
     let cold = Dir::new("incremental-no-plan-cold");
