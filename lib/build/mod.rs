@@ -806,11 +806,13 @@ pub fn build_with(
         }
         _ => Vec::new(),
     };
+    // What of each file's facts linking those families needs.
+    let linked_need = relinked.as_ref().map(|r| facts_needed(&families, r, &by_file));
     if !nodes_carried && outlines.possible {
         let t = Instant::now();
         let outline = !outlines.link_needed.load(Ordering::Relaxed);
-        let need = match &relinked {
-            Some(relinked) => facts_needed(&families, relinked, &by_file),
+        let need = match &linked_need {
+            Some(need) => need.clone(),
             None => vec![if outline { Depth::Outline } else { Depth::Whole }; kept.len()],
         };
         read_cached_facts(&mut kept, previous.as_ref(), &need, jobs);
@@ -845,8 +847,8 @@ pub fn build_with(
     let sources = match reused {
         Some(_) => Vec::new(),
         None => {
-            let need = match &relinked {
-                Some(relinked) if attempt => facts_needed(&families, relinked, &by_file),
+            let need = match linked_need {
+                Some(need) if attempt => need,
                 _ => vec![Depth::Whole; kept.len()],
             };
             if kept.iter().zip(&need).any(|(it, &need)| it.wants(need)) {
@@ -1370,28 +1372,13 @@ fn plan_summary(plan: &relink::Plan, kept: &[Item]) -> (Option<usize>, Vec<&'sta
 /// previous generation on `jobs` threads, for a link that needs every file's after all (their
 /// items stay as they are: the file records borrow them).
 fn whole_facts(kept: &[Item], prev: Option<&Previous>, jobs: usize) -> Vec<Option<FileFacts>> {
-    let todo: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].wants(Depth::Whole)).collect();
+    let todo: Vec<(usize, Depth)> = (0..kept.len())
+        .filter(|&i| kept[i].wants(Depth::Whole))
+        .map(|i| (i, Depth::Whole))
+        .collect();
     let mut out: Vec<Option<FileFacts>> = (0..kept.len()).map(|_| None).collect();
-    let chunk = todo.len().div_ceil(jobs.max(1)).max(1);
-    let read: Vec<Vec<(usize, FileFacts)>> = std::thread::scope(|s| {
-        let threads: Vec<_> = todo
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    let mut ex = Extractors::default();
-                    part.iter()
-                        .map(|&i| (i, cached_facts(&kept[i], prev, Depth::Whole, &mut ex).0))
-                        .collect()
-                })
-            })
-            .collect();
-        threads
-            .into_iter()
-            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    for (i, f) in read.into_iter().flatten() {
-        out[i] = Some(f);
+    for (i, facts, _) in load_cached(kept, &todo, prev, jobs) {
+        out[i] = Some(facts);
     }
     out
 }
@@ -1502,40 +1489,36 @@ fn cached_facts(
 /// per file), from the previous generation, on `jobs` threads. A cache entry that cannot be
 /// read is extracted again from the content it was indexed with.
 fn read_cached_facts(kept: &mut [Item], prev: Option<&Previous>, need: &[Depth], jobs: usize) {
-    let mut todo: Vec<(&mut Item, Depth)> = kept
-        .iter_mut()
-        .zip(need)
-        .filter(|(it, need)| it.wants(**need))
-        .map(|(it, &need)| (it, need))
-        .collect();
-    if todo.is_empty() {
-        return;
+    let todo: Vec<(usize, Depth)> =
+        (0..kept.len()).filter(|&i| kept[i].wants(need[i])).map(|i| (i, need[i])).collect();
+    for (i, facts, depth) in load_cached(kept, &todo, prev, jobs) {
+        (kept[i].facts, kept[i].read) = (Some(facts), depth);
     }
+}
+
+/// [`cached_facts`] of the files `todo` lists (index in `kept`, what of their facts), on `jobs`
+/// threads: each file's index, facts and how much of them they are.
+fn load_cached(
+    kept: &[Item],
+    todo: &[(usize, Depth)],
+    prev: Option<&Previous>,
+    jobs: usize,
+) -> Vec<(usize, FileFacts, Depth)> {
     // Cut into runs of about equal bytes of archived facts, not of equal counts: one bundle's
     // facts outweigh hundreds of small files' (three.js: 17.1 MB in one half, 2.6 MB in the
     // other, which read in 14 ms and 2 ms).
-    let weights: Vec<usize> = todo
-        .iter()
-        .map(|(it, _)| prev.zip(it.cached).and_then(|(p, i)| p.archive(i)).map_or(1, <[u8]>::len))
-        .collect();
-    let mut chunks: Vec<&mut [(&mut Item, Depth)]> = Vec::with_capacity(jobs);
-    let (mut rest, mut at) = (todo.as_mut_slice(), 0);
-    for end in graph::weighted_ends(&weights, jobs) {
-        let (chunk, tail) = std::mem::take(&mut rest).split_at_mut(end - at);
-        (rest, at) = (tail, end);
-        chunks.push(chunk);
-    }
-    std::thread::scope(|s| {
-        for chunk in chunks {
-            s.spawn(move || {
-                let mut ex = Extractors::default();
-                for (it, need) in chunk {
-                    let (facts, depth) = cached_facts(it, prev, *need, &mut ex);
-                    (it.facts, it.read) = (Some(facts), depth);
-                }
-            });
-        }
+    let weight = |&(i, _): &(usize, Depth)| {
+        prev.zip(kept[i].cached).and_then(|(p, c)| p.archive(c)).map_or(1, <[u8]>::len)
+    };
+    let runs = graph::map_weighted(todo, weight, jobs, |run| {
+        let mut ex = Extractors::default();
+        let read = |&(i, need): &(usize, Depth)| {
+            let (facts, depth) = cached_facts(&kept[i], prev, need, &mut ex);
+            (i, facts, depth)
+        };
+        run.iter().map(read).collect::<Vec<_>>()
     });
+    runs.into_iter().flatten().collect()
 }
 
 /// Where a build of `root` writes its index: `--index`, else `<root>/.cds`.
@@ -2110,7 +2093,8 @@ impl Previous {
         }
         // Searched on `jobs` threads, in runs of about equal bytes: the Linux kernel's C
         // archives are 1.1 GB, 0.3 s on one core.
-        let named = |run: &[(u32, usize)]| -> Option<Vec<u32>> {
+        let weight = |&(_, i): &(u32, usize)| self.archive(i).map_or(1, <[u8]>::len);
+        let found = graph::map_weighted(&search, weight, jobs, |run| -> Option<Vec<u32>> {
             let mut found = Vec::new();
             for &(j, i) in run {
                 let archive = self.archive(i)?;
@@ -2119,21 +2103,6 @@ impl Previous {
                 }
             }
             Some(found)
-        };
-        let weights: Vec<usize> =
-            search.iter().map(|&(_, i)| self.archive(i).map_or(1, <[u8]>::len)).collect();
-        let mut runs: Vec<&[(u32, usize)]> = Vec::with_capacity(jobs);
-        let mut at = 0;
-        for end in graph::weighted_ends(&weights, jobs) {
-            runs.push(&search[at..end]);
-            at = end;
-        }
-        let found: Vec<Option<Vec<u32>>> = std::thread::scope(|s| {
-            let threads: Vec<_> = runs.iter().map(|run| s.spawn(|| named(run))).collect();
-            threads
-                .into_iter()
-                .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
         });
         for f in found {
             reached.extend(f?);

@@ -434,6 +434,31 @@ pub fn weighted_ends(weights: &[usize], parts: usize) -> Vec<usize> {
     ends
 }
 
+/// `f` over `items` cut into at most `parts` runs of about equal `weight` ([`weighted_ends`]),
+/// each run on a thread of its own: the runs' results, in order (a thread's panic goes on).
+pub fn map_weighted<T: Sync, R: Send>(
+    items: &[T],
+    weight: impl Fn(&T) -> usize,
+    parts: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
+    let weights: Vec<usize> = items.iter().map(weight).collect();
+    let mut runs: Vec<&[T]> = Vec::with_capacity(parts);
+    let mut at = 0;
+    for end in weighted_ends(&weights, parts) {
+        runs.push(&items[at..end]);
+        at = end;
+    }
+    let f = &f;
+    std::thread::scope(|s| {
+        let threads: Vec<_> = runs.into_iter().map(|run| s.spawn(move || f(run))).collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
 /// The directory part of a relative path (empty at the root).
 pub fn parent_dir(rel: &[u8]) -> &[u8] {
     match rel.iter().rposition(|&c| c == b'/') {
@@ -574,6 +599,16 @@ mod tests {
         assert_eq!(weighted_ends(&[2, 3], 1), vec![2]);
         assert_eq!(weighted_ends(&[0, 0], 2), vec![2]);
         assert!(weighted_ends(&[], 2).is_empty());
+    }
+
+    #[test]
+    fn weighted_runs_are_mapped_on_threads_in_order() {
+        let items: Vec<usize> = vec![10, 1, 1, 1, 1, 6];
+        let runs = map_weighted(&items, |&w| w, 2, |run| run.to_vec());
+        assert_eq!(runs, vec![vec![10], vec![1, 1, 1, 1, 6]]);
+        let sums = map_weighted(&items, |_| 1, 3, |run| run.iter().sum::<usize>());
+        assert_eq!(sums, vec![11, 2, 7]);
+        assert!(map_weighted(&[] as &[usize], |_| 1, 2, |run| run.len()).is_empty());
     }
 
     #[test]
