@@ -51,6 +51,9 @@ pub enum IndexProblem {
     Foreign(String),
     /// Structurally damaged: truncated, bad length, failed validation or CRC.
     Corrupt(String),
+    /// Bytes a reader used failed their checksum, in a file that a build finding nothing
+    /// changed does not read whole (so the advice is a build from scratch).
+    Damaged(String),
 }
 
 impl Error {
@@ -130,6 +133,9 @@ impl fmt::Display for Error {
                     }
                     IndexProblem::Corrupt(what) => {
                         write!(f, "index at {p} is corrupt ({what}): run cds-build")
+                    }
+                    IndexProblem::Damaged(what) => {
+                        write!(f, "index at {p} is corrupt ({what}): run cds-build --force")
                     }
                 }
             }

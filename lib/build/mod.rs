@@ -558,7 +558,11 @@ pub fn build_with(
     }
 
     // The previous generation: its cache, and whether anything changed at all.
-    let previous = if opts.force { None } else { Previous::load(&index_dir) };
+    // (Bytes of it that fail their checksum on the way make it unusable, not the build.)
+    let previous = match opts.force {
+        true => None,
+        false => index::read::catch_damage(|| Ok(Previous::load(&index_dir))).ok().flatten(),
+    };
     // Facts cached by other extractors are not reused: the file would index differently now.
     let mut previous = previous.filter(|p| p.options.ends_with(facts_fingerprint().as_bytes()));
     // The commit checked out: a new one changes the history even when no file changed.
@@ -569,7 +573,10 @@ pub fn build_with(
         && previous_head == head.as_ref()
         && prev.same_files(&walked.files)
         && let Ok(ix) = Index::open(&index_dir)
-        && ix.check_readable().is_ok()
+        && let Ok(mut s) = index::read::catch_damage(|| {
+            ix.check_readable()?;
+            Ok(summarize(&ix))
+        })
     {
         // A build killed after making its generation live (while removing the partial ones
         // of builds killed before it) leaves them behind; the lock held here is what any
@@ -580,7 +587,6 @@ pub fn build_with(
         if let Some(mem) = memory.as_deref_mut().filter(|m| m.files.is_empty()) {
             prev.remember_all(mem, opts.threads());
         }
-        let mut s = summarize(&ix);
         s.index_dir = index_dir;
         s.up_to_date = true;
         s.skipped = walked.skipped;
@@ -1775,7 +1781,10 @@ impl Previous {
         // A damaged previous generation is not reused (the build starts from scratch).
         ix.check_readable().ok()?;
         let gen_dir = ix.generation_dir().to_path_buf();
-        let table = Mapped::open(&gen_dir.join(format::FACTS_FILE), MAGIC_FACTS, index_dir).ok()?;
+        // The cache's table, checked whole: a damaged entry would hand a file another's facts.
+        let table = Mapped::open(&gen_dir.join(format::FACTS_FILE), MAGIC_FACTS, index_dir)
+            .ok()
+            .filter(Mapped::check_crc)?;
         let blob = index::facts::open_blob(&gen_dir, index_dir).ok()?;
         let view = FactsView::new(table.payload(), blob.payload())?;
         let share_facts =

@@ -155,7 +155,9 @@ pub fn main<A: Args>(tool: &'static Tool<A>, run: fn(A) -> crate::Result<Status>
         Ok(Action::Print(text)) => print_stdout(&text).map(|()| Status::Found),
         Ok(Action::Run(mut args)) => {
             msg::set_quiet(args.common().quiet);
-            run(args)
+            // Index bytes that fail their checksum as a reader uses them end the run here,
+            // with the corrupt-index error (see `index::read::Damaged`).
+            crate::index::read::catch_damage(|| run(args))
         }
         Err(e) => Err(e),
     };

@@ -393,7 +393,7 @@ pub fn write_graph(out: &mut Out, ix: &Index) -> crate::Result<()> {
     // exactly LocAgent's.
     if ix.mode() == crate::graph::Mode::Native {
         let g = ix.graph();
-        let file_lang: Vec<u8> = g.file_lang.iter().copied().collect();
+        let file_lang: Vec<u8> = ix.sound(&g.file_lang).to_vec();
         let entities = (0..ix.len() as u32)
             .filter(|&n| matches!(ix.kind(n), NodeKind::Class | NodeKind::Function))
             .filter_map(|n| ix.file_index(n));

@@ -287,7 +287,7 @@ impl<'t> LineMap<'t> {
     /// The map of file-table entry `f` of `ix`, whose line starts are computed once per
     /// process (see [`Index::line_starts`]).
     pub fn of_file(ix: &'t Index, f: u32) -> crate::Result<LineMap<'t>> {
-        Ok(LineMap { text: ix.file_content(f)?, starts: ix.line_starts(f)? })
+        Ok(LineMap { text: ix.file_content(f), starts: ix.line_starts(f)? })
     }
 
     /// Number of lines.
@@ -601,8 +601,8 @@ impl<'i> Staleness<'i> {
         let g = self.ix.graph();
         let path = root.join(path_of(self.ix.id(file)));
         let Ok(md) = std::fs::metadata(&path) else { return true };
-        let size = g.file_size.get(f as usize).map(|v| v.to_native());
-        let mtime = g.file_mtime.get(f as usize).map(|v| v.to_native());
+        let size = self.ix.at(&g.file_size, f as usize).map(|v| v.to_native());
+        let mtime = self.ix.at(&g.file_mtime, f as usize).map(|v| v.to_native());
         if size == Some(md.len()) && mtime == Some(crate::walk::mtime_ns(&md)) {
             return false;
         }

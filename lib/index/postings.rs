@@ -1,17 +1,22 @@
 //! The BM25 postings as readers see them: `postings.rkyv`, and over it the
 //! `postings-delta.rkyv` a rebuild wrote, which may renumber the base's documents (see
 //! [`crate::index::format::PostingsDelta`]). Every accessor tolerates damaged bytes that passed
-//! validation (offsets out of order, unsorted ranges): wrong answers, never a panic.
+//! validation (offsets out of order, unsorted ranges): wrong answers, never a panic; and a
+//! reader's view checks the base's bytes against their block sums as it reads them
+//! ([`Postings::checked_by`]), so that damage is an error rather than a wrong answer.
 
 use rkyv::rend::{u16_le, u32_le};
 
-use crate::index::read::{ArchivedPostings, ArchivedPostingsDelta};
+use crate::index::read::{ArchivedPostings, ArchivedPostingsDelta, Mapped};
 
 /// A generation's postings: the base and, when it has one, its delta.
 #[derive(Clone, Copy)]
 pub struct Postings<'a> {
     base: &'a ArchivedPostings,
     delta: Option<&'a ArchivedPostingsDelta>,
+    /// The base's file, when the base's bytes are checked as they are read
+    /// ([`Mapped::sound`]; a reader checks the small delta whole when it opens it).
+    checked: Option<&'a Mapped>,
 }
 
 /// Calls `f` for postings `lo..hi` of the columns (`lo <= hi <=` both lengths), each document
@@ -44,7 +49,17 @@ fn nth_term<'t>(text: &'t [u8], ends: &[u32_le], k: usize) -> &'t [u8] {
 impl<'a> Postings<'a> {
     /// The view of `base`, and of `delta` over it.
     pub fn new(base: &'a ArchivedPostings, delta: Option<&'a ArchivedPostingsDelta>) -> Self {
-        Postings { base, delta }
+        Postings { base, delta, checked: None }
+    }
+
+    /// The same view, the base's bytes checked against `file`'s block sums as they are read.
+    pub fn checked_by(self, file: &'a Mapped) -> Self {
+        Postings { checked: Some(file), ..self }
+    }
+
+    /// `part` of the base, checked when the view checks.
+    fn ok<T>(&self, part: &'a [T]) -> &'a [T] {
+        self.checked.map_or(part, |m| m.sound(part))
     }
 
     /// Whether a delta is read over the base.
@@ -59,7 +74,7 @@ impl<'a> Postings<'a> {
 
     /// The average document length of nodes of kind `kind`.
     pub fn avgdl(&self, kind: usize) -> f32 {
-        let col = self.delta.map_or(&self.base.avgdl, |d| &d.avgdl);
+        let col = self.delta.map_or_else(|| self.ok(&self.base.avgdl), |d| &d.avgdl);
         col.get(kind).map_or(1.0, |x| x.to_native())
     }
 
@@ -70,7 +85,11 @@ impl<'a> Postings<'a> {
 
     /// Node `doc`'s document length.
     pub fn doc_len(&self, doc: usize) -> u32 {
-        self.doc_lens().get(doc).map_or(0, |x| x.to_native())
+        let len = match self.delta {
+            Some(d) => d.doc_len.get(doc),
+            None => self.base.doc_len.get(doc..doc + 1).map(|x| &self.ok(x)[0]),
+        };
+        len.map_or(0, |x| x.to_native())
     }
 
     /// How many postings the base holds.
@@ -102,7 +121,7 @@ impl<'a> Postings<'a> {
     pub fn added(&self, k: usize) -> &'a [u8] {
         let base = &self.base;
         match k.checked_sub(base.added_ends.len()) {
-            None => nth_term(&base.added_text, &base.added_ends, k),
+            None => nth_term(self.ok(&base.added_text), self.ok(&base.added_ends), k),
             Some(k) => self.delta.map_or(&[][..], |d| nth_term(&d.added_text, &d.added_ends, k)),
         }
     }
@@ -130,7 +149,7 @@ impl<'a> Postings<'a> {
     ) -> impl Iterator<Item = (usize, &'a [u8])> + use<'a> {
         let (text, ends, order): (&'a [u8], &'a [u32_le], &'a [u32_le]) = match (delta, self.delta)
         {
-            (false, _) => (&self.base.added_text, &self.base.added_ends, &[]),
+            (false, _) => (self.ok(&self.base.added_text), self.ok(&self.base.added_ends), &[]),
             (true, Some(d)) => (&d.added_text, &d.added_ends, d.added_order.as_slice()),
             (true, None) => (&[], &[], &[]),
         };
@@ -148,9 +167,10 @@ impl<'a> Postings<'a> {
         if t >= self.base_terms() {
             return (&[], &[]);
         }
-        let at = |i: usize| b.post_off.get(i).map_or(0, |x| x.to_native() as usize);
+        let at =
+            |i: usize| b.post_off.get(i..i + 1).map_or(0, |x| self.ok(x)[0].to_native() as usize);
         let (lo, hi) = (at(t), at(t + 1).max(at(t)));
-        (slice(&b.post_doc, lo, hi), slice(&b.post_tf, lo, hi))
+        (self.ok(slice(&b.post_doc, lo, hi)), self.ok(slice(&b.post_tf, lo, hi)))
     }
 
     /// Term `t`'s postings in the delta.

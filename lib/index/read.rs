@@ -3,10 +3,15 @@
 //! Opening maps `graph.rkyv`, checks its header (magic, version, layout, length: O(1)) and
 //! validates the rkyv archive (O(number of columns) for this layout). The other files are
 //! mapped on first use. Every accessor is bounds-checked against the columns, so a corrupt
-//! index yields wrong answers or an error at worst, never a panic or undefined behaviour.
-//! The two fst files are the exception: the fst crate trusts its input (a damaged automaton
-//! makes it panic or loop), so they are read through [`FstFile`]'s guard. Full checksums of
-//! the other files are `cds-build --verify`'s job ([`Index::verify`]); `tests/corrupt.rs`
+//! index never makes a reader panic or misbehave; and the bytes an accessor reads are first
+//! checked against their block's checksum ([`Mapped::sound`]: a CRC per 4 KiB block, each
+//! checked once per process), so damage is an error rather than a wrong answer. Accessors that
+//! return plain values report it by unwinding with [`Damaged`] to the tool's boundary
+//! ([`catch_damage`]). A whole-file checksum on every call would cost more than the call (0.5
+//! ms a process on Django's graph). A file's content is checked against the file table's CRC
+//! when first read, and the small files whole. The two fst files are read through
+//! [`FstFile`]'s guard: the fst crate trusts its input (a damaged automaton makes it panic or
+//! loop). `cds-build --verify` checks everything whole ([`Index::verify`]); `tests/corrupt.rs`
 //! mutates every file and runs the tools on it.
 
 use std::cell::{OnceCell, RefCell};
@@ -16,6 +21,7 @@ use std::rc::Rc;
 
 use memmap2::Mmap;
 use rkyv::Archived;
+use std::sync::atomic::AtomicU64;
 
 use crate::error::{Error, IndexProblem, Result};
 use crate::graph::{EdgeKind, NONE, NodeKind};
@@ -36,9 +42,18 @@ pub type ArchivedPostingsDelta = Archived<PostingsDelta>;
 /// A term and its (document, term frequency) postings, see [`Index::term_postings`].
 pub type TermPostings = (Vec<u8>, Vec<(u32, u16)>);
 
-/// A mapped index file: its header was checked; the payload follows it.
+/// A mapped index file: its header was checked; the payload follows it, then its block sums
+/// when it has them.
 pub struct Mapped {
     map: Mmap,
+    /// Where the payload ends in `map` (the block sums follow).
+    end: usize,
+    /// log2 of the block size of the sums after the payload; 0: the file has none.
+    block_shift: u32,
+    /// One bit per block: its sum was checked and holds (see [`Mapped::sound`]).
+    checked: Box<[AtomicU64]>,
+    /// The index directory and the file's name, for the error a damaged block raises.
+    origin: Box<(PathBuf, String)>,
     /// Up to where [`Mapped::release_in_order`] has let go of the pages (an offset in `map`).
     released: std::sync::atomic::AtomicUsize,
 }
@@ -46,7 +61,25 @@ pub struct Mapped {
 impl AsRef<[u8]> for Mapped {
     fn as_ref(&self) -> &[u8] {
         // The length was checked when the file was mapped.
-        &self.map[HEADER_LEN..]
+        &self.map[HEADER_LEN..self.end]
+    }
+}
+
+/// What a reader unwinds with when the bytes it was about to use fail their block's sum
+/// ([`Mapped::sound`]): accessors that return plain values have no error to return, and the
+/// values must not be used. [`catch_damage`] turns it back into the corrupt-index error at the
+/// tool's boundary, so whatever was printed before it came from checked bytes. It is raised
+/// with [`std::panic::resume_unwind`], which runs no panic hook: nothing is printed on the way.
+pub struct Damaged(pub Error);
+
+/// Runs `f`, turning a [`Damaged`] unwind into its error (any other panic goes on unwinding).
+pub fn catch_damage<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => match payload.downcast::<Damaged>() {
+            Ok(d) => Err(d.0),
+            Err(other) => std::panic::resume_unwind(other),
+        },
     }
 }
 
@@ -99,20 +132,85 @@ impl Mapped {
         if h.layout != LAYOUT {
             return Err(corrupt(format!("{} was written with another layout", file_name(path))));
         }
-        if sized && h.len != (map.len() - HEADER_LEN) as u64 {
+        // Block sums: from version 8 on, in files written whole; a block from 512 bytes to
+        // 1 MB (anything else is damage).
+        let block_shift = if sized && h.version >= 8 { h.block_shift } else { 0 };
+        if block_shift != 0 && !(9..=20).contains(&block_shift) {
+            return Err(corrupt(format!("{} has a damaged header", file_name(path))));
+        }
+        let size = h.len.saturating_add(sums_len(h.len, block_shift));
+        if sized && size != (map.len() - HEADER_LEN) as u64 {
             return Err(corrupt(format!(
                 "{} is {} bytes, its header says {}",
                 file_name(path),
                 map.len(),
-                h.len.saturating_add(HEADER_LEN as u64)
+                size.saturating_add(HEADER_LEN as u64)
             )));
         }
-        Ok(Mapped { map, released: Default::default() })
+        let end = if sized { HEADER_LEN + h.len as usize } else { map.len() };
+        let blocks = if block_shift == 0 { 0 } else { (end - HEADER_LEN) >> block_shift };
+        Ok(Mapped {
+            map,
+            end,
+            block_shift,
+            checked: (0..=blocks / 64).map(|_| AtomicU64::new(0)).collect(),
+            origin: Box::new((index_dir.to_path_buf(), file_name(path))),
+            released: Default::default(),
+        })
     }
 
     /// The payload.
     pub fn payload(&self) -> &[u8] {
         self.as_ref()
+    }
+
+    /// `part` (a slice of the payload), once the blocks it lies in are checked against their
+    /// sums; each block is checked once per process. Bytes that fail unwind with [`Damaged`]
+    /// (see [`catch_damage`]). A file without block sums (written before version 8) and a
+    /// slice that is not of this file go unchecked. Inlined: readers call it for every value
+    /// they read, and all but the first call for a block only test its bit.
+    #[inline]
+    pub fn sound<'s, T>(&self, part: &'s [T]) -> &'s [T] {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.block_shift == 0 {
+            return part;
+        }
+        let start = (part.as_ptr() as usize).wrapping_sub(self.map.as_ptr() as usize + HEADER_LEN);
+        let len = std::mem::size_of_val(part);
+        if len == 0 || start >= self.end - HEADER_LEN || len > self.end - HEADER_LEN - start {
+            return part;
+        }
+        for b in start >> self.block_shift..=(start + len - 1) >> self.block_shift {
+            if self.checked[b / 64].load(Relaxed) & (1 << (b % 64)) == 0 {
+                self.check_block(b);
+            }
+        }
+        part
+    }
+
+    /// [`Mapped::sound`] for one value.
+    #[inline]
+    pub fn sound_one<'s, T>(&self, x: &'s T) -> &'s T {
+        &self.sound(std::slice::from_ref(x))[0]
+    }
+
+    /// Checks block `b` against its sum and marks it checked; unwinds with [`Damaged`] when it
+    /// fails.
+    #[cold]
+    #[inline(never)]
+    fn check_block(&self, b: usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let payload = self.payload();
+        let size = 1usize << self.block_shift;
+        let block = &payload[b * size..((b + 1) * size).min(payload.len())];
+        let sum = self.map.get(self.end + 4 * b..self.end + 4 * b + 4);
+        if sum.is_some_and(|s| s == crc32fast::hash(block).to_le_bytes()) {
+            self.checked[b / 64].fetch_or(1 << (b % 64), Relaxed);
+            return;
+        }
+        let (dir, name) = &*self.origin;
+        let what = format!("{name}: block {b} fails its checksum");
+        std::panic::resume_unwind(Box::new(Damaged(Error::index(dir, IndexProblem::Damaged(what)))))
     }
 
     /// Tells the kernel this process is done with the mapped pages from the one holding the
@@ -169,9 +267,28 @@ impl Mapped {
         Header::parse(&self.map).map_or(0, |h| h.crc)
     }
 
-    /// Checks the payload's CRC.
+    /// Checks the payload's CRC, and each block's sum when the file has them (one pass).
     pub fn check_crc(&self) -> bool {
-        Header::parse(&self.map).is_some_and(|h| crc32fast::hash(self.payload()) == h.crc)
+        let Some(h) = Header::parse(&self.map) else { return false };
+        if self.block_shift == 0 {
+            return crc32fast::hash(self.payload()) == h.crc;
+        }
+        let mut whole = crc32fast::Hasher::new();
+        let sums = &self.map[self.end..];
+        for (block, sum) in self.payload().chunks(1 << self.block_shift).zip(sums.chunks(4)) {
+            let mut one = crc32fast::Hasher::new();
+            one.update(block);
+            if one.clone().finalize().to_le_bytes() != sum {
+                return false;
+            }
+            whole.combine(&one);
+        }
+        if whole.finalize() != h.crc {
+            return false;
+        }
+        use std::sync::atomic::Ordering::Relaxed;
+        self.checked.iter().for_each(|w| w.store(u64::MAX, Relaxed));
+        true
     }
 }
 
@@ -203,6 +320,12 @@ pub fn open_postings(gen_dir: &Path, index_dir: &Path) -> Result<(Mapped, Option
 /// See [`Mapped::release_in_order`].
 const RELEASE_BATCH: usize = 16 << 20;
 
+/// The bytes of an rkyv archive's root object of type `T`, which ends the payload: where and
+/// how long each column is.
+fn root_bytes<T>(payload: &[u8]) -> &[u8] {
+    &payload[payload.len().saturating_sub(std::mem::size_of::<T>())..]
+}
+
 fn file_name(p: &Path) -> String {
     p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
@@ -221,6 +344,8 @@ pub struct Index {
     messages: OnceCell<Option<Mapped>>,
     /// Line-start offsets of the files shown so far (see [`Index::line_starts`]).
     line_starts: RefCell<fxhash::FxHashMap<u32, Rc<[u32]>>>,
+    /// The files whose content was checked against the file table's CRC (one bit each).
+    content_checked: RefCell<Vec<u64>>,
 }
 
 /// One edge as seen from a node.
@@ -252,6 +377,8 @@ impl Index {
                 IndexProblem::Corrupt("graph.rkyv failed validation".into()),
             ));
         }
+        // The archive's root (every column's place and length) ends the payload.
+        catch_damage(|| Ok(graph.sound(root_bytes::<ArchivedGraph>(graph.payload()))))?;
         let ix = Index {
             dir: dir.to_path_buf(),
             gen_dir,
@@ -263,6 +390,7 @@ impl Index {
             history: OnceCell::new(),
             messages: OnceCell::new(),
             line_starts: RefCell::default(),
+            content_checked: RefCell::default(),
         };
         ix.check_shape()?;
         Ok(ix)
@@ -283,15 +411,33 @@ impl Index {
         &self.gen_dir
     }
 
-    /// The graph columns.
+    /// The graph columns. Their bytes are checked only as far as the accessors below read
+    /// them: a caller reading a column directly checks what it reads with [`Index::sound`].
     pub fn graph(&self) -> &ArchivedGraph {
         // SAFETY: the same bytes passed validated `rkyv::access` in `open`, and they are
         // immutable (see `Mapped::open`).
         unsafe { rkyv::access_unchecked::<ArchivedGraph>(self.graph.payload()) }
     }
 
+    /// `part` (a slice of the graph's columns), its bytes checked ([`Mapped::sound`]).
+    #[inline]
+    pub fn sound<'s, T>(&self, part: &'s [T]) -> &'s [T] {
+        self.graph.sound(part)
+    }
+
+    /// `col[i]` (of a graph column), its bytes checked.
+    #[inline]
+    pub fn at<'s, T>(&self, col: &'s [T], i: usize) -> Option<&'s T> {
+        col.get(i).map(|x| self.graph.sound_one(x))
+    }
+
     fn corrupt(&self, what: impl Into<String>) -> Error {
         Error::index(&self.dir, IndexProblem::Corrupt(what.into()))
+    }
+
+    /// The error for bytes that fail their checksum (see [`IndexProblem::Damaged`]).
+    fn damaged(&self, what: impl Into<String>) -> Error {
+        Error::index(&self.dir, IndexProblem::Damaged(what.into()))
     }
 
     /// O(1) consistency checks of the column lengths, so accessors can trust them.
@@ -355,30 +501,29 @@ impl Index {
     /// The indexed repository's root.
     pub fn root(&self) -> PathBuf {
         use bstr::ByteSlice;
-        self.graph().meta.root.as_slice().to_path_lossy().into_owned()
+        self.sound(self.graph().meta.root.as_slice()).to_path_lossy().into_owned()
     }
 
     /// Node kind (a corrupt code reads as a directory).
     pub fn kind(&self, n: u32) -> NodeKind {
-        self.graph()
-            .kind
-            .get(n as usize)
+        self.at(&self.graph().kind, n as usize)
             .and_then(|&k| NodeKind::from_code(k))
             .unwrap_or(NodeKind::Directory)
     }
 
     /// Node flags.
     pub fn flags(&self, n: u32) -> u8 {
-        self.graph().flags.get(n as usize).copied().unwrap_or(0)
+        self.at(&self.graph().flags, n as usize).copied().unwrap_or(0)
     }
 
     /// The entity ID.
     pub fn id(&self, n: u32) -> &[u8] {
         let g = self.graph();
-        let (Some(a), Some(b)) = (g.id_off.get(n as usize), g.id_off.get(n as usize + 1)) else {
+        let Some([a, b]) = g.id_off.get(n as usize..n as usize + 2).map(|r| self.sound(r)) else {
             return b"";
         };
-        g.id_blob.get(a.to_native() as usize..b.to_native() as usize).unwrap_or(b"")
+        let id = g.id_blob.get(a.to_native() as usize..b.to_native() as usize).unwrap_or(b"");
+        self.sound(id)
     }
 
     /// The entity's name (last component).
@@ -387,7 +532,7 @@ impl Index {
     }
 
     fn col(&self, col: &[Archived<u32>], n: u32) -> u32 {
-        col.get(n as usize).map_or(0, |v| v.to_native())
+        self.at(col, n as usize).map_or(0, |v| v.to_native())
     }
 
     /// The containing node.
@@ -447,13 +592,16 @@ impl Index {
         meta: &'s [u8],
         n: u32,
     ) -> impl Iterator<Item = Neighbor> + 's {
-        let (a, b) = match (off.get(n as usize), off.get(n as usize + 1)) {
-            (Some(a), Some(b)) => (a.to_native() as usize, b.to_native() as usize),
+        let (a, b) = match off.get(n as usize..n as usize + 2).map(|r| self.sound(r)) {
+            Some([a, b]) => (a.to_native() as usize, b.to_native() as usize),
             _ => (0, 0),
         };
         let (a, b) = if a <= b && b <= other.len() { (a, b) } else { (0, 0) };
         let len = self.len() as u32;
-        (a..b).filter_map(move |i| {
+        let (other, kind) = (self.sound(&other[a..b]), kind.get(a..b).map(|k| self.sound(k)));
+        let (kind, meta) = (kind.unwrap_or_default(), meta.get(a..b).map(|m| self.sound(m)));
+        let meta = meta.unwrap_or_default();
+        (0..b - a).filter_map(move |i| {
             let node = other[i].to_native();
             let kind = EdgeKind::from_code(*kind.get(i)?)?;
             (node < len).then_some(Neighbor { node, kind, meta: meta.get(i).copied().unwrap_or(0) })
@@ -478,7 +626,7 @@ impl Index {
         let (mut lo, mut hi) = (0usize, by_id.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
-            let n = by_id[mid].to_native();
+            let n = self.graph.sound_one(&by_id[mid]).to_native();
             match self.id(n).cmp(id) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
@@ -615,10 +763,10 @@ impl Index {
             return;
         }
         let k = (value & !MULTI_TAG) as usize;
-        let (Some(a), Some(b)) = (g.multi_off.get(k), g.multi_off.get(k + 1)) else { return };
+        let Some([a, b]) = g.multi_off.get(k..k + 2).map(|r| self.sound(r)) else { return };
         let (a, b) = (a.to_native() as usize, b.to_native() as usize);
         if let Some(ids) = g.multi_ids.get(a..b) {
-            ids.iter().for_each(|x| push(x.to_native()));
+            self.sound(ids).iter().for_each(|x| push(x.to_native()));
         }
     }
 
@@ -701,16 +849,22 @@ impl Index {
     /// The BM25 postings: `postings.rkyv`, and its delta when the generation has one.
     pub fn postings(&self) -> Result<Postings<'_>> {
         if self.postings.get().is_none() {
-            let opened = open_postings(&self.gen_dir, &self.dir)?;
-            let _ = self.postings.set(opened);
+            let (base, delta) = open_postings(&self.gen_dir, &self.dir)?;
+            // The base is checked block by block as it is read, from its root; the delta, a
+            // fraction of it, whole.
+            catch_damage(|| Ok(base.sound(root_bytes::<ArchivedPostings>(base.payload()))))?;
+            if delta.as_ref().is_some_and(|d| !d.check_crc()) {
+                return Err(self.damaged(format!("{POSTINGS_DELTA_FILE}: checksum mismatch")));
+            }
+            let _ = self.postings.set((base, delta));
         }
-        let (base, delta) = self.postings.get().ok_or_else(|| self.corrupt("postings"))?;
+        let (base_file, delta) = self.postings.get().ok_or_else(|| self.corrupt("postings"))?;
         // SAFETY: validated by `open_postings`; immutable bytes.
-        let base = unsafe { rkyv::access_unchecked::<ArchivedPostings>(base.payload()) };
+        let base = unsafe { rkyv::access_unchecked::<ArchivedPostings>(base_file.payload()) };
         let delta = delta
             .as_ref()
             .map(|d| unsafe { rkyv::access_unchecked::<ArchivedPostingsDelta>(d.payload()) });
-        Ok(Postings::new(base, delta))
+        Ok(Postings::new(base, delta).checked_by(base_file))
     }
 
     /// The repository's history per file (see [`crate::history`]), if the build read one: a
@@ -724,6 +878,9 @@ impl Index {
                 Err(e) => return Err(e),
             };
             if let Some(m) = &m {
+                if !m.check_crc() {
+                    return Err(self.damaged(format!("{HISTORY_FILE}: checksum mismatch")));
+                }
                 let files = self.graph().file_node.len();
                 match rkyv::access::<ArchivedHistoryFile, rkyv::rancor::Error>(m.payload()) {
                     Ok(h) if h.age.len() == files && h.churn.len() == files => {}
@@ -749,6 +906,11 @@ impl Index {
                 Err(e) => return Err(e),
             };
             if let Some(m) = &m
+                && !m.check_crc()
+            {
+                return Err(self.damaged(format!("{MESSAGES_FILE}: checksum mismatch")));
+            }
+            if let Some(m) = &m
                 && validated_messages(m, self.graph().file_node.len()).is_none()
             {
                 return Err(self.corrupt("messages.rkyv failed validation"));
@@ -769,21 +931,40 @@ impl Index {
         self.content.get().ok_or_else(|| self.corrupt("content"))
     }
 
-    /// The stored content of file-table entry `f`.
-    pub fn file_content(&self, f: u32) -> Result<&[u8]> {
-        let Some(range) = self.content_range(f) else {
-            return Err(self.corrupt("file table"));
+    /// The stored content of file-table entry `f`. Content that cannot be read, or fails the
+    /// CRC the file table records, unwinds with [`Damaged`], as a graph column's bytes do:
+    /// callers that would show nothing for such a file must not show that instead.
+    pub fn file_content(&self, f: u32) -> &[u8] {
+        let fail = |e: Error| -> ! { std::panic::resume_unwind(Box::new(Damaged(e))) };
+        let Some(range) = self.content_range(f) else { fail(self.corrupt("file table")) };
+        let data = self.content_map().unwrap_or_else(|e| fail(e)).payload();
+        let Some(content) = data.get(range) else {
+            fail(self.damaged(format!("{CONTENT_FILE} is shorter than the file table says")))
         };
-        let data = self.content_map()?.payload();
-        data.get(range)
-            .ok_or_else(|| self.corrupt("content.bin is shorter than the file table says"))
+        // Checked once per file against the CRC the file table records (what a reader shows
+        // of a file is a few lines; checking the whole file costs about what finding them does).
+        let (word, bit) = (f as usize / 64, 1u64 << (f % 64));
+        if self.content_checked.borrow().get(word).is_some_and(|w| w & bit != 0) {
+            return content;
+        }
+        let crc = self.at(&self.graph().file_hash, f as usize).map(|h| h.to_native());
+        if crc != Some(crc32fast::hash(content)) {
+            fail(self.damaged(format!("{CONTENT_FILE}: file {f}: checksum mismatch")))
+        }
+        let mut checked = self.content_checked.borrow_mut();
+        if checked.len() <= word {
+            checked.resize(word + 1, 0);
+        }
+        checked[word] |= bit;
+        content
     }
 
     /// Where file-table entry `f`'s content lies in `content.bin`'s payload, as the file table
     /// says; None past the table (or for a range past any address).
     fn content_range(&self, f: u32) -> Option<std::ops::Range<usize>> {
         let g = self.graph();
-        let (off, len) = (g.content_off.get(f as usize)?, g.content_len.get(f as usize)?);
+        let (off, len) =
+            (self.at(&g.content_off, f as usize)?, self.at(&g.content_len, f as usize)?);
         let off = usize::try_from(off.to_native()).ok()?;
         Some(off..off.checked_add(usize::try_from(len.to_native()).ok()?)?)
     }
@@ -795,7 +976,7 @@ impl Index {
         if let Some(s) = self.line_starts.borrow().get(&f) {
             return Ok(Rc::clone(s));
         }
-        let starts: Rc<[u32]> = line_starts(self.file_content(f)?).into();
+        let starts: Rc<[u32]> = line_starts(self.file_content(f)).into();
         self.line_starts.borrow_mut().insert(f, Rc::clone(&starts));
         Ok(starts)
     }
@@ -803,7 +984,7 @@ impl Index {
     /// The source text of a node (its file's content for a file; empty for a directory).
     pub fn text(&self, n: u32) -> Result<&[u8]> {
         let Some(f) = self.file_index(n) else { return Ok(b"") };
-        let content = self.file_content(f)?;
+        let content = self.file_content(f);
         let (a, b) = self.byte_span(n);
         Ok(content.get(a as usize..b as usize).unwrap_or(content))
     }
@@ -815,7 +996,7 @@ impl Index {
             NodeKind::Directory | NodeKind::File => String::new(),
             _ => {
                 let Some(f) = self.file_index(n) else { return String::new() };
-                let Ok(content) = self.file_content(f) else { return String::new() };
+                let content = self.file_content(f);
                 let (a, b) = self.sig_span(n);
                 let sig = content.get(a as usize..b as usize).unwrap_or(b"");
                 collapse_ws(&String::from_utf8_lossy(sig))
@@ -955,7 +1136,9 @@ impl Index {
                 Err(e) => problems.push(e.to_string()),
             }
         }
-        problems.extend(self.verify_references());
+        // (Damage found on the way, by a block's sum, is a problem like the others.)
+        let references = catch_damage(|| Ok(self.verify_references()));
+        problems.extend(references.unwrap_or_else(|e| vec![e.to_string()]));
         problems
     }
 
@@ -1206,6 +1389,70 @@ mod tests {
         m.release_through(&p[..0]);
         m.release_through(&bytes);
         assert_eq!(m.payload(), &bytes[..]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file written in pieces of every size (so the blocks straddle them), its last block
+    /// short: the block sums check what a reader reads, block by block, and find a damaged
+    /// byte in the block it lies in and in no other.
+    #[test]
+    fn block_sums_find_the_damaged_block_and_only_it() {
+        let dir = std::env::temp_dir().join(format!("cds-sums-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("graph.rkyv");
+        let block = 1usize << BLOCK_SHIFT;
+        let bytes: Vec<u8> = (0..3 * block + 100).map(|i| (i * 7 % 251) as u8).collect();
+        let mut f = StreamedFile::create(&path).unwrap();
+        for piece in bytes.chunks(1000).flat_map(|c| c.chunks(333)) {
+            f.write_all(piece).unwrap();
+        }
+        let size = f.finish(MAGIC_GRAPH).unwrap();
+        assert_eq!(size, (HEADER_LEN + bytes.len() + 4 * 4) as u64, "four sums after the payload");
+        let m = Mapped::open(&path, MAGIC_GRAPH, &dir).unwrap();
+        assert_eq!(m.payload(), &bytes[..]);
+        assert!(m.check_crc());
+        assert_eq!(m.header_crc(), crc32fast::hash(&bytes), "the payload's CRC, as before");
+        // One byte of the third block damaged (the file is written anew: maps are immutable).
+        let mut raw = std::fs::read(&path).unwrap();
+        raw[HEADER_LEN + 2 * block + 17] ^= 0x40;
+        std::fs::write(&path, &raw).unwrap();
+        let m = Mapped::open(&path, MAGIC_GRAPH, &dir).unwrap();
+        assert!(!m.check_crc());
+        let p = m.payload();
+        let read = |r: std::ops::Range<usize>| catch_damage(|| Ok(m.sound(&p[r]).len()));
+        assert_eq!(read(0..2 * block).unwrap(), 2 * block, "the first two blocks are sound");
+        assert_eq!(read(3 * block..3 * block + 100).unwrap(), 100, "so is the short last one");
+        for r in [2 * block + 17..2 * block + 18, block + 5..2 * block + 1, 0..p.len()] {
+            let e = read(r.clone()).unwrap_err().to_string();
+            assert!(e.contains("graph.rkyv: block 2 fails its checksum"), "{r:?}: {e}");
+            assert!(e.ends_with("run cds-build --force"), "{e}");
+        }
+        // A slice that is not the file's goes unchecked; an empty one too.
+        assert!(read(2 * block..2 * block).is_ok());
+        assert_eq!(catch_damage(|| Ok(m.sound(&bytes[..]).len())).unwrap(), bytes.len());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file of format 7 (no block sums) reads as it did; one whose header names a block size
+    /// out of range is refused.
+    #[test]
+    fn files_without_block_sums_read_as_before() {
+        let dir = std::env::temp_dir().join(format!("cds-nosums-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("graph.rkyv");
+        let payload: Vec<u8> = (0..10_000u32).map(|i| (i % 13) as u8).collect();
+        let mut header = Header::for_payload(MAGIC_GRAPH, &payload);
+        header.version = 7;
+        std::fs::write(&path, [&header.to_bytes()[..], &payload].concat()).unwrap();
+        let m = Mapped::open(&path, MAGIC_GRAPH, &dir).unwrap();
+        assert_eq!(m.payload(), &payload[..]);
+        assert!(m.check_crc());
+        assert_eq!(catch_damage(|| Ok(m.sound(m.payload()).len())).unwrap(), payload.len());
+        header.version = FORMAT_VERSION;
+        header.block_shift = 40;
+        std::fs::write(&path, [&header.to_bytes()[..], &payload].concat()).unwrap();
+        let e = Mapped::open(&path, MAGIC_GRAPH, &dir).err().unwrap().to_string();
+        assert!(e.contains("graph.rkyv has a damaged header"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

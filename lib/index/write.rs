@@ -434,7 +434,9 @@ pub fn write_built_postings(
         total += link_or_write(&from, &to, || {
             // The same payload, so the same CRC in its header: the delta's base.
             let bytes = fs::read(&from).map_err(|e| Error::io("cannot read", &from, e))?;
-            write_payload(&to, MAGIC_POSTINGS, bytes.get(HEADER_LEN..).unwrap_or_default())
+            let len = Header::parse(&bytes).map_or(0, |h| h.len);
+            let payload = usize::try_from(len).ok().and_then(|l| bytes.get(HEADER_LEN..)?.get(..l));
+            write_payload(&to, MAGIC_POSTINGS, payload.unwrap_or_default())
         })?;
         total += write_rkyv(&dir.join(POSTINGS_DELTA_FILE), MAGIC_POSTINGS_DELTA, &delta)?;
         return Ok(total);
@@ -626,12 +628,17 @@ fn same_keys<'k>(payload: &[u8], mut keys: impl ExactSizeIterator<Item = &'k [u8
 }
 
 /// A file whose payload is written piece by piece (checksummed on the way) and never held
-/// whole: a placeholder header, the payload, then [`StreamedFile::finish`] writes the real
-/// header and fsyncs. `content.bin` and `facts.rkyv` are written so while files are extracted.
+/// whole: a placeholder header, the payload, then [`StreamedFile::finish`] writes the block
+/// sums and the real header, and fsyncs. `facts.rkyv` is written so while files are extracted.
 pub struct StreamedFile {
     path: PathBuf,
     file: std::io::BufWriter<fs::File>,
+    /// The payload's CRC, up to the block being written.
     crc: crc32fast::Hasher,
+    /// The CRC of the block being written (see [`BLOCK_SHIFT`]).
+    block: crc32fast::Hasher,
+    /// The finished blocks' CRCs, as they follow the payload (u32 LE each).
+    sums: Vec<u8>,
     len: u64,
 }
 
@@ -641,7 +648,21 @@ impl StreamedFile {
         let f = fs::File::create(path).map_err(|e| Error::io("cannot create", path, e))?;
         let mut file = std::io::BufWriter::with_capacity(1 << 20, f);
         file.write_all(&[0u8; HEADER_LEN]).map_err(|e| Error::io("cannot write", path, e))?;
-        Ok(StreamedFile { path: path.to_path_buf(), file, crc: crc32fast::Hasher::new(), len: 0 })
+        Ok(StreamedFile {
+            path: path.to_path_buf(),
+            file,
+            crc: crc32fast::Hasher::new(),
+            block: crc32fast::Hasher::new(),
+            sums: Vec::new(),
+            len: 0,
+        })
+    }
+
+    /// Ends the block being written: its CRC joins the sums and the payload's CRC.
+    fn end_block(&mut self) {
+        let block = std::mem::take(&mut self.block);
+        self.sums.extend_from_slice(&block.clone().finalize().to_le_bytes());
+        self.crc.combine(&block);
     }
 
     /// Payload bytes written so far.
@@ -659,9 +680,15 @@ impl StreamedFile {
         Error::io("cannot write", &self.path, e)
     }
 
-    /// Writes the header and starts syncing ([`sync_later`]). Returns the file's size.
-    pub fn finish(self, magic: &[u8; 8]) -> Result<u64> {
+    /// Writes the block sums after the payload, then the header, and starts syncing
+    /// ([`sync_later`]). Returns the file's size.
+    pub fn finish(mut self, magic: &[u8; 8]) -> Result<u64> {
         use std::io::{Seek, SeekFrom};
+        if !self.len.is_multiple_of(1 << BLOCK_SHIFT) {
+            self.end_block();
+        }
+        let sums = std::mem::take(&mut self.sums);
+        self.file.write_all(&sums).map_err(|e| self.error(e))?;
         let path = self.path;
         let io = |e| Error::io("cannot write", &path, e);
         let header = Header {
@@ -670,12 +697,13 @@ impl StreamedFile {
             layout: LAYOUT,
             len: self.len,
             crc: self.crc.finalize(),
+            block_shift: BLOCK_SHIFT,
         };
         let mut f = self.file.into_inner().map_err(|e| io(e.into_error()))?;
         f.seek(SeekFrom::Start(0)).map_err(io)?;
         f.write_all(&header.to_bytes()).map_err(io)?;
         sync_later(path, f);
-        Ok(HEADER_LEN as u64 + header.len)
+        Ok(HEADER_LEN as u64 + header.len + sums.len() as u64)
     }
 }
 
@@ -731,6 +759,7 @@ impl AppendedFile {
                     layout: LAYOUT,
                     len: 0,
                     crc: 0,
+                    block_shift: 0,
                 };
                 file.write_all(&header.to_bytes()).map_err(io)?;
                 (file, 0, None)
@@ -863,8 +892,18 @@ pub fn wait_for_syncs(dir: &Path) -> Result<()> {
 impl Write for StreamedFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.file.write(buf)?;
-        self.crc.update(&buf[..n]);
-        self.len += n as u64;
+        let block = 1u64 << BLOCK_SHIFT;
+        let mut rest = &buf[..n];
+        while !rest.is_empty() {
+            let room = (block - self.len % block) as usize;
+            let (now, later) = rest.split_at(room.min(rest.len()));
+            self.block.update(now);
+            self.len += now.len() as u64;
+            if self.len.is_multiple_of(block) {
+                self.end_block();
+            }
+            rest = later;
+        }
         Ok(n)
     }
 

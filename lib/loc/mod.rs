@@ -1008,7 +1008,7 @@ fn doc_bm25(ix: &Index, terms: &[(String, f32)], nodes: &[u32]) -> Result<HashMa
     let mut buf = Vec::new();
     for &n in nodes {
         let (Some((a, b)), Some(f)) = (ix.doc_span(n), ix.file_index(n)) else { continue };
-        let Some(text) = ix.file_content(f)?.get(a as usize..b as usize) else { continue };
+        let Some(text) = ix.file_content(f).get(a as usize..b as usize) else { continue };
         let (mut len, mut tf) = (0u32, Vec::<(usize, u32)>::new());
         crate::search::tokenize::words(text, |_, word| {
             crate::search::tokenize::word_terms(word, &mut buf, |t| {
@@ -1106,7 +1106,7 @@ fn path_scores(ix: &Index, terms: &[(String, f32)]) -> HashMap<u32, f32> {
     let weight: HashMap<&str, f32> = terms.iter().map(|(t, w)| (t.as_str(), *w)).collect();
     let g = ix.graph();
     let files: Vec<u32> =
-        g.file_node.iter().map(|x| x.to_native()).filter(|&n| n != NONE).collect();
+        ix.sound(&g.file_node).iter().map(|x| x.to_native()).filter(|&n| n != NONE).collect();
     // Path words of every file (non-test), and in how many paths each occurs.
     let mut words_of: Vec<(u32, Vec<String>)> = Vec::with_capacity(files.len());
     let mut df: HashMap<String, u32> = HashMap::default();

@@ -132,7 +132,7 @@ impl<'i> Tools<'i> {
     fn code(&self, n: u32) -> String {
         let ix = self.ix;
         let Some(f) = ix.file_index(n) else { return String::new() };
-        let Ok(content) = ix.file_content(f) else { return String::new() };
+        let content = ix.file_content(f);
         let bytes = match ix.kind(n) {
             NodeKind::File => content,
             NodeKind::Directory => return String::new(),

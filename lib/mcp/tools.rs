@@ -179,7 +179,10 @@ pub fn call(ix: &Index, name: &str, args: &Value, budget: &Budget) -> Value {
     let Value::Object(map) = args else {
         return tool_error(format!("{name}: arguments must be a JSON object"));
     };
-    match (def.run)(ix, map, budget) {
+    // Index bytes that fail their checksum make this call's error, not the server's end.
+    let ran = crate::index::read::catch_damage(|| Ok((def.run)(ix, map, budget)))
+        .unwrap_or_else(|e| Err(e.to_string()));
+    match ran {
         Ok((text, structured)) => {
             let (text, cut) = fit_text(&text, budget.max_chars, def.narrow);
             let mut structured = fit_structured(structured, budget.max_chars);

@@ -568,7 +568,7 @@ pub fn bm25_scores(ix: &Index, terms: &[(String, f32)]) -> Result<Vec<(u32, f32)
                 return;
             }
             let dl = post.doc_len(doc);
-            let k = kinds.get(doc).copied().unwrap_or(0) as usize;
+            let k = ix.at(kinds, doc).copied().unwrap_or(0) as usize;
             acc.add(doc as u32, weight * idf * bm25::tf_weight(tf, dl, post.avgdl(k)));
         });
     }
