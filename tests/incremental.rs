@@ -1096,6 +1096,55 @@ fn damaged_previous_postings_are_not_carried_over() {
     }
 }
 
+/// An index written before the block sums (format 7, as every index built so far is) answers
+/// as it did, and a rebuild over it (hard-linking its postings and name index, appending to its
+/// contents) gives what a cold build gives: the new generation mixes files of both versions.
+#[test]
+fn an_index_of_format_7_is_read_and_built_on() {
+    let d = Dir::demo("incremental-format-7");
+    d.cmd("cds-build").arg("-q").ok();
+    let queries: [(&str, &[&str]); 3] = [
+        ("cds-search", &["-n", "20", "cart total discount"]),
+        ("cds-trav", &["-h2", "shop/cart.py:Cart.total"]),
+        ("cds-get", &["shop/cart.py:Cart", "shop/views.py"]),
+    ];
+    let answers = |d: &Dir| -> Vec<String> {
+        queries.iter().map(|(tool, args)| d.cmd(tool).args(*args).ok()).collect()
+    };
+    let before = answers(&d);
+    // Each file written whole made a version 7 one: no sums, the header's last field zero.
+    let ix = d.path(".cds");
+    let current = std::fs::read_to_string(ix.join("CURRENT")).unwrap();
+    let mut rewritten = 0;
+    for e in std::fs::read_dir(ix.join(current.trim())).unwrap().flatten() {
+        let mut bytes = std::fs::read(e.path()).unwrap();
+        let shift = u32::from_le_bytes(bytes[28..32].try_into().unwrap());
+        if shift == 0 {
+            continue; // content.bin, facts.bin: appended to, never had sums
+        }
+        let len = u64::from_le_bytes(bytes[16..24].try_into().unwrap()) as usize;
+        bytes.truncate(32 + len);
+        bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
+        bytes[28..32].copy_from_slice(&0u32.to_le_bytes());
+        std::fs::write(e.path(), &bytes).unwrap();
+        rewritten += 1;
+    }
+    assert!(rewritten >= 5, "graph, names, terms, postings, facts: {rewritten}");
+    assert_eq!(answers(&d), before);
+    assert!(d.cmd("cds-build").arg("--verify").ok().is_empty());
+    // A comment (the postings' delta over the version 7 base), then a definition.
+    let cart = std::fs::read_to_string(d.path("shop/cart.py")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(15));
+    d.write("shop/cart.py", format!("# the cart's running total\n{cart}"));
+    let cold = Dir::new("incremental-format-7-cold");
+    let cold_ix = cold.path("idx").to_string_lossy().into_owned();
+    same_as_cold(&d, &cold_ix, &["cart total", "running"], "a comment over format 7");
+    assert!(generation_has(&d, "postings-delta.rkyv"), "the delta is over the old base");
+    std::thread::sleep(std::time::Duration::from_millis(15));
+    d.write("shop/cart.py", format!("def _note():\n    return 'running'\n\n{cart}"));
+    same_as_cold(&d, &cold_ix, &["note running", "Cart"], "a definition over format 7");
+}
+
 /// A native build after a `--compat locagent` one reuses its cached facts, but not its
 /// postings: LocAgent's graph numbers nodes, and counts documents, its own way.
 #[test]

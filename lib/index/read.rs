@@ -1364,10 +1364,16 @@ mod tests {
     use crate::index::write::StreamedFile;
     use std::io::Write;
 
+    /// A new directory of this test process's own under the system's temporary directory.
+    fn scratch_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     #[test]
     fn released_pages_read_back_the_same_bytes() {
-        let dir = std::env::temp_dir().join(format!("cds-release-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch_dir("cds-release");
         let path = dir.join("content.bin");
         // Five pages and a bit, every byte telling its position.
         let bytes: Vec<u8> = (0..5 * 4096 + 123).map(|i: u32| (i % 251) as u8).collect();
@@ -1397,8 +1403,7 @@ mod tests {
     /// byte in the block it lies in and in no other.
     #[test]
     fn block_sums_find_the_damaged_block_and_only_it() {
-        let dir = std::env::temp_dir().join(format!("cds-sums-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch_dir("cds-sums");
         let path = dir.join("graph.rkyv");
         let block = 1usize << BLOCK_SHIFT;
         let bytes: Vec<u8> = (0..3 * block + 100).map(|i| (i * 7 % 251) as u8).collect();
@@ -1437,8 +1442,7 @@ mod tests {
     /// out of range is refused.
     #[test]
     fn files_without_block_sums_read_as_before() {
-        let dir = std::env::temp_dir().join(format!("cds-nosums-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch_dir("cds-nosums");
         let path = dir.join("graph.rkyv");
         let payload: Vec<u8> = (0..10_000u32).map(|i| (i % 13) as u8).collect();
         let mut header = Header::for_payload(MAGIC_GRAPH, &payload);
@@ -1458,8 +1462,7 @@ mod tests {
 
     #[test]
     fn pages_read_in_order_are_released_a_batch_at_a_time() {
-        let dir = std::env::temp_dir().join(format!("cds-release-order-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch_dir("cds-release-order");
         let path = dir.join("content.bin");
         let bytes: Vec<u8> = (0..RELEASE_BATCH as u32 * 5 / 2).map(|i| (i % 251) as u8).collect();
         let mut f = StreamedFile::create(&path).unwrap();
