@@ -394,7 +394,8 @@ fn verify_index(args: &BuildArgs, root: &std::path::Path) -> Result<Status> {
     for p in &problems[..problems.len() - 1] {
         cli::msg::error_nonfatal(p);
     }
-    Err(Error::index(&dir, IndexProblem::Corrupt(problems[problems.len() - 1].clone())))
+    // A build that finds no file changed reads none of this: the repair is one from scratch.
+    Err(Error::index(&dir, IndexProblem::Damaged(problems[problems.len() - 1].clone())))
 }
 
 fn summary_json(s: &Summary) -> serde_json::Value {

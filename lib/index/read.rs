@@ -1137,8 +1137,12 @@ impl Index {
             }
         }
         // (Damage found on the way, by a block's sum, is a problem like the others.)
-        let references = catch_damage(|| Ok(self.verify_references()));
-        problems.extend(references.unwrap_or_else(|e| vec![e.to_string()]));
+        problems.extend(catch_damage(|| Ok(self.verify_references())).unwrap_or_else(|e| {
+            vec![match e {
+                Error::Index { problem: IndexProblem::Damaged(what), .. } => what,
+                e => e.to_string(),
+            }]
+        }));
         problems
     }
 
