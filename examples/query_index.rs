@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             println!("  calls {} ({how})", cds::id::display(ix.id(e.node)));
         }
-        let code = String::from_utf8_lossy(ix.text(n)?).into_owned();
+        let code = String::from_utf8_lossy(ix.text(n)).into_owned();
         for (i, line) in code.lines().take(5).enumerate() {
             println!("  {:>4} | {line}", start as usize + i);
         }

@@ -286,8 +286,8 @@ impl<'t> LineMap<'t> {
 
     /// The map of file-table entry `f` of `ix`, whose line starts are computed once per
     /// process (see [`Index::line_starts`]).
-    pub fn of_file(ix: &'t Index, f: u32) -> crate::Result<LineMap<'t>> {
-        Ok(LineMap { text: ix.file_content(f), starts: ix.line_starts(f)? })
+    pub fn of_file(ix: &'t Index, f: u32) -> LineMap<'t> {
+        LineMap { text: ix.file_content(f), starts: ix.line_starts(f) }
     }
 
     /// Number of lines.
@@ -363,7 +363,7 @@ impl<'i> Code<'i> {
             map: LineMap::new(b""),
         };
         let Some(f) = file.and_then(|f| ix.file_index(f)) else { return Ok(code) };
-        code.map = LineMap::of_file(ix, f)?;
+        code.map = LineMap::of_file(ix, f);
         code.text = code.map.text;
         let map = &code.map;
         let last = map.count();

@@ -72,6 +72,13 @@ impl AsRef<[u8]> for Mapped {
 /// with [`std::panic::resume_unwind`], which runs no panic hook: nothing is printed on the way.
 pub struct Damaged(pub Error);
 
+impl Damaged {
+    /// Unwinds with `e` (see [`Damaged`]).
+    pub fn raise(e: Error) -> ! {
+        std::panic::resume_unwind(Box::new(Damaged(e)))
+    }
+}
+
 /// Runs `f`, turning a [`Damaged`] unwind into its error (any other panic goes on unwinding).
 pub fn catch_damage<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
@@ -210,7 +217,7 @@ impl Mapped {
         }
         let (dir, name) = &*self.origin;
         let what = format!("{name}: block {b} fails its checksum");
-        std::panic::resume_unwind(Box::new(Damaged(Error::index(dir, IndexProblem::Damaged(what)))))
+        Damaged::raise(Error::index(dir, IndexProblem::Damaged(what)))
     }
 
     /// Tells the kernel this process is done with the mapped pages from the one holding the
@@ -598,9 +605,9 @@ impl Index {
         };
         let (a, b) = if a <= b && b <= other.len() { (a, b) } else { (0, 0) };
         let len = self.len() as u32;
-        let (other, kind) = (self.sound(&other[a..b]), kind.get(a..b).map(|k| self.sound(k)));
-        let (kind, meta) = (kind.unwrap_or_default(), meta.get(a..b).map(|m| self.sound(m)));
-        let meta = meta.unwrap_or_default();
+        let other = self.sound(&other[a..b]);
+        let kind = self.sound(kind.get(a..b).unwrap_or_default());
+        let meta = self.sound(meta.get(a..b).unwrap_or_default());
         (0..b - a).filter_map(move |i| {
             let node = other[i].to_native();
             let kind = EdgeKind::from_code(*kind.get(i)?)?;
@@ -935,11 +942,12 @@ impl Index {
     /// CRC the file table records, unwinds with [`Damaged`], as a graph column's bytes do:
     /// callers that would show nothing for such a file must not show that instead.
     pub fn file_content(&self, f: u32) -> &[u8] {
-        let fail = |e: Error| -> ! { std::panic::resume_unwind(Box::new(Damaged(e))) };
-        let Some(range) = self.content_range(f) else { fail(self.corrupt("file table")) };
-        let data = self.content_map().unwrap_or_else(|e| fail(e)).payload();
+        let Some(range) = self.content_range(f) else { Damaged::raise(self.corrupt("file table")) };
+        let data = self.content_map().unwrap_or_else(|e| Damaged::raise(e)).payload();
         let Some(content) = data.get(range) else {
-            fail(self.damaged(format!("{CONTENT_FILE} is shorter than the file table says")))
+            Damaged::raise(
+                self.damaged(format!("{CONTENT_FILE} is shorter than the file table says")),
+            )
         };
         // Checked once per file against the CRC the file table records (what a reader shows
         // of a file is a few lines; checking the whole file costs about what finding them does).
@@ -949,7 +957,7 @@ impl Index {
         }
         let crc = self.at(&self.graph().file_hash, f as usize).map(|h| h.to_native());
         if crc != Some(crc32fast::hash(content)) {
-            fail(self.damaged(format!("{CONTENT_FILE}: file {f}: checksum mismatch")))
+            Damaged::raise(self.damaged(format!("{CONTENT_FILE}: file {f}: checksum mismatch")))
         }
         let mut checked = self.content_checked.borrow_mut();
         if checked.len() <= word {
@@ -972,21 +980,21 @@ impl Index {
     /// The byte offset of every line start of file-table entry `f`'s content (`[i]` is line
     /// `i + 1`), computed on first use and kept for the life of the index, so that showing 200
     /// entities of one file scans it once.
-    pub fn line_starts(&self, f: u32) -> Result<Rc<[u32]>> {
+    pub fn line_starts(&self, f: u32) -> Rc<[u32]> {
         if let Some(s) = self.line_starts.borrow().get(&f) {
-            return Ok(Rc::clone(s));
+            return Rc::clone(s);
         }
         let starts: Rc<[u32]> = line_starts(self.file_content(f)).into();
         self.line_starts.borrow_mut().insert(f, Rc::clone(&starts));
-        Ok(starts)
+        starts
     }
 
     /// The source text of a node (its file's content for a file; empty for a directory).
-    pub fn text(&self, n: u32) -> Result<&[u8]> {
-        let Some(f) = self.file_index(n) else { return Ok(b"") };
+    pub fn text(&self, n: u32) -> &[u8] {
+        let Some(f) = self.file_index(n) else { return b"" };
         let content = self.file_content(f);
         let (a, b) = self.byte_span(n);
-        Ok(content.get(a as usize..b as usize).unwrap_or(content))
+        content.get(a as usize..b as usize).unwrap_or(content)
     }
 
     /// The "fold" view: the signature on one line (`def f(a, b):`), or the path for a file or
