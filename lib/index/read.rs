@@ -171,6 +171,11 @@ impl Mapped {
         self.as_ref()
     }
 
+    /// The file has block sums (format 8): [`Mapped::sound`] checks what it is given.
+    pub fn has_block_sums(&self) -> bool {
+        self.block_shift != 0
+    }
+
     /// `part` (a slice of the payload), once the blocks it lies in are checked against their
     /// sums; each block is checked once per process. Bytes that fail unwind with [`Damaged`]
     /// (see [`catch_damage`]). A file without block sums (written before version 8) and a
