@@ -12,9 +12,9 @@
 //!   LocAgent v2.3's in `graph::compat`);
 //! * [`index`]: the on-disk index: columns in rkyv archives, fst maps, BM25 postings (a base,
 //!   and the changed documents' postings in a delta over it after a small rebuild), contents,
-//!   written atomically as generations and read by memory-mapping (the fst maps behind a guard
-//!   that turns a damaged file into an error, not a crash; the graph and the postings checked
-//!   against per-block checksums as they are read, so damage is an error, not a wrong answer);
+//!   written atomically as generations and read by memory-mapping (the graph, the postings
+//!   and the fst maps' nodes checked against per-block checksums as they are read, so damage
+//!   is an error, not a wrong answer or a crash);
 //! * [`build`]: the `cds-build` pipeline tying the above together, incrementally and in
 //!   parallel, streaming each file's content (and, in big repositories, its term counts) to
 //!   disk as it is parsed.

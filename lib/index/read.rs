@@ -9,9 +9,10 @@
 //! return plain values report it by unwinding with [`Damaged`] to the tool's boundary
 //! ([`catch_damage`]). A whole-file checksum on every call would cost more than the call (0.5
 //! ms a process on Django's graph). A file's content is checked against the file table's CRC
-//! when first read, and the small files whole. The two fst files are read through
-//! [`FstFile`]'s guard: the fst crate trusts its input (a damaged automaton makes it panic or
-//! loop). `cds-build --verify` checks everything whole ([`Index::verify`]); `tests/corrupt.rs`
+//! when first read, and the small files whole. The fst files are read through [`FstFile`],
+//! which walks the automaton node by node and checks each node's blocks before reading it
+//! (the fst crate trusts its input: a damaged automaton makes it panic, loop or answer
+//! wrongly). `cds-build --verify` checks everything whole ([`Index::verify`]); `tests/corrupt.rs`
 //! mutates every file and runs the tools on it.
 
 use std::cell::{OnceCell, RefCell};
