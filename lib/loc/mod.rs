@@ -184,11 +184,14 @@ pub struct Located {
 
 /// True for paths of documentation, examples, benchmarks and build scripts.
 pub fn is_auxiliary(path: &[u8]) -> bool {
-    let comps: Vec<&[u8]> = path.split(|&c| c == b'/').collect();
-    let base = comps.last().copied().unwrap_or(b"");
-    comps.iter().take(comps.len().saturating_sub(1)).any(|c| {
+    // Asked of every candidate (300,000 of an issue on the Linux kernel): no allocation.
+    let (dirs, base) = match path.iter().rposition(|&c| c == b'/') {
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => (&b""[..], path),
+    };
+    dirs.split(|&c| c == b'/').any(|c| {
         matches!(
-            *c,
+            c,
             b"doc"
                 | b"docs"
                 | b"example"
@@ -313,6 +316,12 @@ pub fn locate(ix: &Index, text: &str, limit: usize, w: &Weights) -> Result<Locat
 
 type Why = HashMap<u32, Vec<Reason>>;
 
+/// A map with room for `n` entries (grown by doubling, the maps of a large candidate set spend
+/// more on rehashing than on their entries).
+fn sized<K, V>(n: usize) -> HashMap<K, V> {
+    HashMap::with_capacity_and_hasher(n, Default::default())
+}
+
 /// The candidates of an issue, the reasons of each node, and the BM25 terms.
 pub type Ranked = (Candidates, Why, Vec<(String, f32)>);
 
@@ -388,17 +397,47 @@ fn candidates_of(
     };
     let code_bm = partial_bm25(ix, &subset(&q.code_terms), &skip)?;
     let title_bm = partial_bm25(ix, &subset(&q.title_terms), &skip)?;
-    let mut sig: HashMap<u32, Sig> = HashMap::default();
-    let mut score: HashMap<u32, f32> = HashMap::default();
-    let mut why: Why = HashMap::default();
-    for c in cands {
-        let n = c.node;
-        if skip(n) {
+    // The hand-set score of each candidate; past MAX_CANDIDATES, only the best go on (the
+    // others keep their signals, which a function of a best file reads).
+    let mut first: Vec<(usize, f32)> = Vec::with_capacity(cands.len());
+    // Whether each file's path is auxiliary (0: not known yet, 1: no, 2: yes), asked once per
+    // file rather than once per candidate.
+    let mut aux_path = vec![0u8; ix.graph().file_node.len()];
+    let mut is_aux = |n: u32| {
+        let path_aux = match ix.file_index(n) {
+            Some(f) => {
+                let known = &mut aux_path[f as usize];
+                if *known == 0 {
+                    *known = 1 + u8::from(is_auxiliary(id_path(ix.id(n))));
+                }
+                *known == 2
+            }
+            None => is_auxiliary(id_path(ix.id(n))),
+        };
+        path_aux || ix.flags(n) & FLAG_GENERATED != 0
+    };
+    for (i, c) in cands.iter().enumerate() {
+        if skip(c.node) {
             continue;
         }
-        let k = ix.kind(n) as usize;
+        let k = ix.kind(c.node) as usize;
         let norm = if max_bm[k] > 0.0 { c.bm25 / max_bm[k] } else { 0.0 };
         let mut s = w.name_score(&c.parts) + w.bm25_span * norm;
+        if is_aux(c.node) {
+            s *= w.aux_penalty;
+        }
+        first.push((i, s));
+    }
+    let last = last_kept(first.iter().map(|&(i, s)| (cands[i].node, s)), MAX_CANDIDATES);
+    let kept = first.len().min(MAX_CANDIDATES);
+    let mut sig: HashMap<u32, Sig> = sized(first.len());
+    let mut score: HashMap<u32, f32> = sized(kept);
+    let mut why: Why = sized(kept);
+    for &(i, s) in &first {
+        let c = &cands[i];
+        let n = c.node;
+        let k = ix.kind(n) as usize;
+        let norm = if max_bm[k] > 0.0 { c.bm25 / max_bm[k] } else { 0.0 };
         let mut g = Sig { bm25: norm, ..Sig::default() };
         for (r, v) in &c.parts {
             let slot = match r {
@@ -411,10 +450,7 @@ fn candidates_of(
             *slot = slot.max(v / 100.0);
         }
         sig.insert(n, g);
-        if is_aux_node(ix, n) {
-            s *= w.aux_penalty;
-        }
-        if s <= 0.0 {
+        if s <= 0.0 || last.is_some_and(|l| by_score((n, s), l).is_gt()) {
             continue;
         }
         score.insert(n, s);
@@ -475,11 +511,12 @@ fn candidates_of(
             why.entry(f).or_default().push(Reason::FileName);
         }
         // Entities of a file share its path evidence (only those with evidence of their own).
-        let ents: Vec<u32> =
-            score.keys().copied().filter(|&n| ix.kind(n) != NodeKind::File).collect();
-        for n in ents {
+        for (&n, s) in score.iter_mut() {
+            if ix.kind(n) == NodeKind::File {
+                continue;
+            }
             if let Some(p) = ix.file_node(n).and_then(|f| path.get(&f)) {
-                *score.entry(n).or_insert(0.0) += w.path_to_entity * w.path_span * p / max_path;
+                *s += w.path_to_entity * w.path_span * p / max_path;
             }
         }
     }
@@ -510,7 +547,7 @@ fn candidates_of(
 
     // Files, by the hand-set score: their own score, their best entity, and a share of the
     // others.
-    let mut per_file: HashMap<u32, Vec<(f32, u32)>> = HashMap::default();
+    let mut per_file: HashMap<u32, Vec<(f32, u32)>> = sized(score.len() / 8);
     for (&n, &s) in &score {
         if ix.kind(n) == NodeKind::File {
             continue;
@@ -630,7 +667,7 @@ fn candidates_of(
 
     // The function level: the best functions by the hand-set score (a nested function counts
     // as its outermost one), and every function of the best files.
-    let mut fn_heur: HashMap<u32, f32> = HashMap::default();
+    let mut fn_heur: HashMap<u32, f32> = sized(score.len());
     for (&n, &s) in &score {
         if ix.kind(n) != NodeKind::Function {
             continue;
@@ -736,8 +773,8 @@ fn candidates_of(
 
     // The module level: the top-level definitions of the candidate functions, of the best
     // scored entities, and of the best files.
-    let mut mod_heur: HashMap<u32, f32> = HashMap::default();
-    let mut mod_ev: HashMap<u32, usize> = HashMap::default();
+    let mut mod_heur: HashMap<u32, f32> = sized(score.len());
+    let mut mod_ev: HashMap<u32, usize> = sized(score.len());
     let mut mod_named: HashMap<u32, usize> = HashMap::default();
     for (&n, &s) in &score {
         if let Some(t) = top_level(ix, n) {
@@ -815,6 +852,27 @@ fn candidates_of(
         }
     }
     Ok((c, why))
+}
+
+/// Most candidates of an issue the levels are built from: past it, the best by the hand-set
+/// score. The 470 dev issues have at most 35,000 (all kept); an issue on the Linux kernel has
+/// 300,000, most matching one common word of it, and building every level from all of them
+/// took 0.45 s.
+const MAX_CANDIDATES: usize = 50_000;
+/// Candidates (node, hand-set score) best first: a higher score, then the lower node.
+fn by_score(a: (u32, f32), b: (u32, f32)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+}
+
+/// The last of the `max` best candidates ([`by_score`]) when there are more (`None`: every
+/// candidate is kept).
+fn last_kept(scored: impl ExactSizeIterator<Item = (u32, f32)>, max: usize) -> Option<(u32, f32)> {
+    debug_assert!(max > 0);
+    if scored.len() <= max {
+        return None;
+    }
+    let mut v: Vec<(u32, f32)> = scored.collect();
+    Some(*v.select_nth_unstable_by(max - 1, |a, b| by_score(*a, *b)).1)
 }
 
 /// Functions ranked by the hand-set score before the model reads them.
@@ -1107,29 +1165,38 @@ fn path_scores(ix: &Index, terms: &[(String, f32)]) -> HashMap<u32, f32> {
     let g = ix.graph();
     let files: Vec<u32> =
         ix.sound(&g.file_node).iter().map(|x| x.to_native()).filter(|&n| n != NONE).collect();
-    // Path words of every file (non-test), and in how many paths each occurs.
-    let mut words_of: Vec<(u32, Vec<String>)> = Vec::with_capacity(files.len());
+    // The query words among each file's path words (non-test files), and in how many paths
+    // each occurs; only those are kept (the Linux kernel has 70,000 paths).
+    let mut matched: Vec<(u32, Vec<String>)> = Vec::new();
     let mut df: HashMap<String, u32> = HashMap::default();
+    let mut n_files = 0usize;
     for &f in &files {
         if ix.flags(f) & FLAG_TEST != 0 {
             continue;
         }
+        n_files += 1;
         let path = id_path(ix.id(f));
         let path = crate::lang::strip_source_ext(path).unwrap_or(path);
         let mut words: Vec<String> = Vec::new();
         crate::search::tokenize::tokens(path, |_, t| {
-            words.push(String::from_utf8_lossy(t).into_owned())
+            let wd = String::from_utf8_lossy(t);
+            if weight.contains_key(&*wd) {
+                words.push(wd.into_owned());
+            }
         });
+        if words.is_empty() {
+            continue;
+        }
         words.sort();
         words.dedup();
         for wd in &words {
             *df.entry(wd.clone()).or_insert(0) += 1;
         }
-        words_of.push((f, words));
+        matched.push((f, words));
     }
-    let n = words_of.len().max(1) as f32;
+    let n = n_files.max(1) as f32;
     let mut out = HashMap::default();
-    for (f, words) in words_of {
+    for (f, words) in matched {
         let s: f32 = words
             .iter()
             .filter_map(|wd| {
@@ -1198,4 +1265,35 @@ pub fn module_id(ix: &Index, n: u32) -> Vec<u8> {
         return crate::graph::owned_module_id(ix.id(n), ix.id(p));
     }
     ix.id(n).to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn past_the_limit_the_best_candidates_are_kept_ties_by_node() {
+        let scored = [(7, 1.0), (3, 5.0), (9, 2.0), (1, 2.0), (4, 0.5), (2, 2.0)];
+        assert_eq!(last_kept(scored.iter().copied(), 6), None, "all fit");
+        assert_eq!(last_kept(scored.iter().copied(), 10), None);
+        // Best first: 3 (5.0), then the three at 2.0 by node (1, 2, 9), then 7, then 4.
+        assert_eq!(last_kept(scored.iter().copied(), 1), Some((3, 5.0)));
+        assert_eq!(last_kept(scored.iter().copied(), 2), Some((1, 2.0)));
+        assert_eq!(last_kept(scored.iter().copied(), 3), Some((2, 2.0)));
+        let last = last_kept(scored.iter().copied(), 4).unwrap();
+        let kept: Vec<u32> =
+            scored.iter().filter(|&&c| !by_score(c, last).is_gt()).map(|c| c.0).collect();
+        assert_eq!(kept, [3, 9, 1, 2], "exactly four, in their first order");
+    }
+
+    #[test]
+    fn auxiliary_paths_are_told_by_their_directories_and_names() {
+        for p in ["docs/conf.py", "a/examples/x.py", "benchmarks/b.py", "setup.py", "a/conftest.py"]
+        {
+            assert!(is_auxiliary(p.as_bytes()), "{p}");
+        }
+        for p in ["src/docs.py", "examples.py", "a/b/c.py", "", "/", "a/docs", "lib/setup.py.in"] {
+            assert!(!is_auxiliary(p.as_bytes()), "{p}");
+        }
+    }
 }
