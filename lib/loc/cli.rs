@@ -94,7 +94,9 @@ recently and how often it changed, when cds-build read the repository's git hist
 small linear model, \
 fitted on SWE-bench dev issues and compiled in, ranks files first, then functions (their file's \
 rank is one of their features), then top-level classes and functions. Tests are left out; \
-documentation, examples and benchmarks are down-weighted.
+documentation, examples and benchmarks are down-weighted. In a large repository, where an \
+issue's common words match hundreds of thousands of entities, the levels are built from the \
+best 50,000 by the hand-set score.
 
 With --json the output is one JSON object, a fixed interface for external harnesses:
 

@@ -6,7 +6,9 @@
 //! as a name. Each node gets the search signals of [`rank::candidates`] (name matches by kind,
 //! BM25), BM25 over the code terms and over its title alone, path evidence, evidence
 //! passed along calls, inheritance and class membership, and the hand-set score of the first
-//! cds-loc (kept as one feature among others).
+//! cds-loc (kept as one feature among others). Past `MAX_CANDIDATES` (50,000) nodes (a large
+//! repository and a common word), only the best by the hand-set score pass evidence on and
+//! become candidates.
 //!
 //! Then three levels are ranked in order by linear models fitted on the SWE-bench dev splits
 //! (`bench/loc/fit.py`, weights generated into `weights.rs`; features in [`model`]):
