@@ -375,3 +375,40 @@ fn missing_and_corrupt_index() {
     // The graph alone still answers --ids (content is mapped only when needed).
     d.cmd("cds-get").args(["--ids", "shop/cart.py:Cart"]).ok();
 }
+
+/// A line inside a method defined outside its type's lines (Go receivers, Rust `impl` blocks,
+/// JavaScript prototype assignments) names the method, not the file.
+#[test]
+fn line_references_inside_methods_defined_apart_from_their_type() {
+    let d = Dir::new("get-apart");
+    d.write("go.mod", "module example.com/m\n\ngo 1.22\n");
+    d.write(
+        "r.go",
+        "package m\n\ntype Reader struct {\n\tn int\n}\n\nfunc (r *Reader) Read() int {\n\tx := r.n\n\treturn x\n}\n",
+    );
+    d.write(
+        "u.rs",
+        "pub struct Seq {\n    n: u8,\n}\n\nimpl Seq {\n    pub fn len(&self) -> usize {\n        let k = 1;\n        k\n    }\n}\n",
+    );
+    d.write(
+        "view.js",
+        "function View(name) {\n  this.name = name;\n}\n\nView.prototype.lookup = function lookup(name) {\n  var root = this.name;\n  return root;\n};\n",
+    );
+    d.cmd("cds-build").stderr_of(0);
+    for (line, want) in [
+        ("r.go:8", "r.go:Reader.Read"),
+        ("u.rs:7", "u.rs:Seq.len"),
+        ("view.js:6", "view.js:View.lookup"),
+    ] {
+        let got = get(&d, &["--view", "fold", line]);
+        assert!(got.starts_with(&format!("{want}\t")), "{line}: {got}");
+        // rg -n lines too, and cds-trav, which reads the same references.
+        let rg = format!("{line}:  text");
+        assert!(get(&d, &["--view", "fold", &rg]).starts_with(&format!("{want}\t")), "{rg}");
+        let trav = d.cmd("cds-trav").args(["-h0", line]).ok();
+        assert!(trav.contains(want), "{line}: {trav}");
+    }
+    // A line of the type's own body still names the type.
+    assert!(get(&d, &["--view", "fold", "r.go:4"]).starts_with("r.go:Reader\t"));
+    assert!(get(&d, &["--view", "fold", "r.go:1"]).starts_with("r.go\t"));
+}

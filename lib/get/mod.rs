@@ -219,25 +219,34 @@ impl<'a> Resolver<'a> {
 
 /// The innermost class or function of file node `file` whose lines include `start..=end`, or
 /// the file itself.
+///
+/// Every definition the file contains is looked at, not only a path down the contain tree: a
+/// Go or Rust method, or a JavaScript `X.prototype.m = function`, lies outside the lines of the
+/// type that contains it.
 pub fn enclosing(ix: &Index, file: u32, start: u32, end: u32) -> u32 {
-    let mut cur = file;
-    // Each step goes one level down the contain tree, so this ends; the bound guards against a
-    // corrupt index with a contain cycle.
-    for _ in 0..256 {
-        let next = ix.out_edges(cur).find(|e| {
-            e.kind == EdgeKind::Contain
-                && matches!(ix.kind(e.node), NodeKind::Class | NodeKind::Function)
-                && {
-                    let (a, b) = ix.lines(e.node);
-                    a <= start && end <= b
-                }
-        });
-        match next {
-            Some(e) => cur = e.node,
-            None => break,
+    let mut best = (file, u32::MAX);
+    let mut stack = vec![file];
+    // The bound guards against a corrupt index with a contain cycle.
+    let mut visits = 0usize;
+    while let Some(n) = stack.pop()
+        && visits < ix.len()
+    {
+        visits += 1;
+        for e in ix.out_edges(n) {
+            if e.kind != EdgeKind::Contain
+                || !matches!(ix.kind(e.node), NodeKind::Class | NodeKind::Function)
+            {
+                continue;
+            }
+            let (a, b) = ix.lines(e.node);
+            // The narrowest span wins; on a tie, the one nested deeper (seen later).
+            if a <= start && end <= b && b.saturating_sub(a) <= best.1 {
+                best = (e.node, b.saturating_sub(a));
+            }
+            stack.push(e.node);
         }
     }
-    cur
+    best.0
 }
 
 /// How much of an entity's code to show.
