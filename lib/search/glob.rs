@@ -28,12 +28,18 @@ impl Globs {
         Ok(Globs { ov: Some(ov) })
     }
 
-    /// True when a repository-relative path passes the filter.
+    /// True when a repository-relative path passes the filter: as in a ripgrep or fd walk,
+    /// where a directory a glob excludes (`!tests/`, `!src/*/sansio`) is never entered, each
+    /// directory above the file is matched as a directory first, then the file itself.
     pub fn matches(&self, path: &[u8]) -> bool {
-        match &self.ov {
-            None => true,
-            Some(ov) => !ov.matched(Path::new(OsStr::from_bytes(path)), false).is_ignore(),
+        let Some(ov) = &self.ov else { return true };
+        let dirs = path.iter().enumerate().filter(|&(_, &b)| b == b'/').map(|(i, _)| &path[..i]);
+        for dir in dirs.filter(|d| !d.is_empty()) {
+            if ov.matched(Path::new(OsStr::from_bytes(dir)), true).is_ignore() {
+                return false;
+            }
         }
+        !ov.matched(Path::new(OsStr::from_bytes(path)), false).is_ignore()
     }
 }
 
@@ -50,6 +56,19 @@ mod tests {
         assert!(g.matches(b"a/b.py"));
         assert!(!g.matches(b"tests/test_a.py"));
         assert!(Globs::new(&[]).unwrap().matches(b"anything"));
+        // A directory glob excludes what lies below it, as in a walk (the help's own example).
+        let g = Globs::new(&["!tests/".to_string()]).unwrap();
+        assert!(!g.matches(b"tests/test_a.py"));
+        assert!(!g.matches(b"tests/deep/er/test_b.py"));
+        assert!(g.matches(b"src/tests.py"), "a file named like the directory stays");
+        assert!(g.matches(b"src/app.py"));
+        let g = Globs::new(&["*.py".to_string(), "!src/flask/sansio/".to_string()]).unwrap();
+        assert!(!g.matches(b"src/flask/sansio/app.py"));
+        assert!(g.matches(b"src/flask/app.py"));
+        assert!(!g.matches(b"src/flask/app.txt"), "not a whitelisted name");
+        // Unanchored: a directory of that name at any depth, as in .gitignore.
+        let g = Globs::new(&["!migrations/".to_string()]).unwrap();
+        assert!(!g.matches(b"django/contrib/auth/migrations/0001_initial.py"));
         assert!(Globs::new(&["a/{b".to_string()]).is_err());
     }
 }
