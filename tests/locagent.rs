@@ -238,3 +238,23 @@ fn cds_search_locagent_flag() {
     let out = d.cmd("cds-search").args(["--locagent", "test_make"]).expect_code(1);
     eqnice!(format!("{}\n", records[42]["output"].as_str().unwrap()), out);
 }
+
+/// `--compat locagent` reads `.py` files only, as LocAgent does: another language's files are
+/// neither nodes nor targets of its name-keyed linking.
+#[test]
+fn compat_mode_reads_python_files_only() {
+    let d = Dir::new("la-mixed");
+    d.write("app/main.py", "from app.util import end\n\ndef run():\n    return end(1)\n")
+        .write("app/util.py", "def end(x):\n    return x\n")
+        .write("app/stub.pyi", "def end(x: int) -> int: ...\n")
+        .write("web/util.js", "function end(x) {\n  return x;\n}\nmodule.exports = { end };\n")
+        .write("src/lib.rs", "pub fn end(x: u8) -> u8 {\n    x\n}\n");
+    d.cmd("cds-build").args(["--compat", "locagent"]).stderr_of(0);
+    let ids = d.cmd("cds-search").args(["--ids", "-n", "50", "end"]).ok();
+    assert!(ids.contains("app/util.py:end"), "{ids}");
+    for other in ["web/", "src/", ".pyi"] {
+        assert!(!ids.contains(other), "{other}: {ids}");
+    }
+    let callees = d.cmd("cds-trav").args(["--ids", "-r", "invoke", "app/main.py:run"]).ok();
+    eqnice!("app/main.py:run\napp/util.py:end\n", callees);
+}

@@ -340,6 +340,11 @@ fn visit(
         }
         return;
     };
+    // LocAgent's file set is every `.py` file and nothing else: its graph has no other
+    // language, and its name-keyed linking would join them to Python's.
+    if locagent && (lang != Lang::Python || entry.path().extension() != Some("py".as_ref())) {
+        return;
+    }
     let rel = rel_bytes(entry.path(), root);
     if locagent && entry.path_is_symlink() {
         return;
