@@ -205,6 +205,23 @@ fn mixins_super_and_implicit_receivers() {
     assert_lacks(&e, &format!("{out}.start invoke {out}.write"));
 }
 
+/// A mixin nested in the class that includes it is a base (looked up inside the class body);
+/// `super` with no ancestor here that has the method links nothing, never the method itself
+/// or a same-named method of another class.
+#[test]
+fn nested_mixins_and_super_into_outside_classes() {
+    let e = edges(&[(
+        "lib/a.rb",
+        "module Top\n  class Req\n    def params\n      super\n    end\n\n    module Helpers\n      def params\n        1\n      end\n    end\n\n    include Helpers\n  end\n\n  class Req2\n    def params\n      2\n    end\n  end\n\n  class H < Hash\n    def store(k, v)\n      super\n    end\n  end\nend\n",
+    )]);
+    let req = "lib/a.rb:Top.Req";
+    assert_has(&e, &format!("{req} inherit {req}.Helpers 0"));
+    assert_has(&e, &format!("{req}.params invoke {req}.Helpers.params 0"));
+    assert_lacks(&e, &format!("{req}.params invoke {req}.params"));
+    assert_lacks(&e, &format!("{req}.params invoke lib/a.rb:Top.Req2.params"));
+    assert_lacks(&e, "lib/a.rb:Top.H.store invoke lib/a.rb:Top.H.store");
+}
+
 #[test]
 fn singleton_methods_and_new() {
     let e = edges(&[

@@ -1176,6 +1176,20 @@ impl<'t, 'a> Driver<'t, 'a> {
     }
 
     /// Resolved base classes (and traits, interfaces, embedded types) of a class.
+    /// What base `chain` of class `def` of file `f` names: looked up where the class is
+    /// written (`class A < B`), and failing that inside its body, where a Ruby mixin is
+    /// (`include Helpers` of a module nested in the class).
+    fn base_vals(&self, f: u32, def: DefIdx, chain: &str, depth: u32) -> Vals {
+        let parent = self.facts(f).defs[def as usize].parent;
+        let is_class = |x: &Val| matches!(*x, Val::Node(n) if self.kind(n) == NodeKind::Class);
+        let v = self.resolve_chain(f, parent, chain, depth);
+        if v.iter().any(is_class) {
+            return v;
+        }
+        let inner = self.resolve_chain(f, Some(def), chain, depth);
+        if inner.iter().any(is_class) { inner } else { v }
+    }
+
     fn bases(&self, c: u32, depth: u32) -> Vec<u32> {
         if let Some(v) = self.memo_bases.borrow().get(&c) {
             return v.clone();
@@ -1191,7 +1205,7 @@ impl<'t, 'a> Driver<'t, 'a> {
         let mut out = Vec::new();
         for b in &d.bases {
             if let Expr::Dotted(chain) | Expr::Subscript(chain) = b {
-                for v in self.resolve_chain(node.file, d.parent, chain, depth + 1) {
+                for v in self.base_vals(node.file, node.def, chain, depth + 1) {
                     if let Val::Node(n) = v
                         && self.kind(n) == NodeKind::Class
                         && n != c
@@ -1262,7 +1276,7 @@ impl<'t, 'a> Driver<'t, 'a> {
             // base that resolves to several classes is ambiguous.
             for b in &d.bases {
                 if let Expr::Dotted(chain) | Expr::Subscript(chain) = b {
-                    let mut ts = self.classes(&self.resolve_chain(f, d.parent, chain, 0));
+                    let mut ts = self.classes(&self.base_vals(f, di as DefIdx, chain, 0));
                     ts.retain(|&t| t != node);
                     emit(out, node, &ts, EdgeKind::Inherit);
                 }
@@ -1350,6 +1364,12 @@ impl<'t, 'a> Driver<'t, 'a> {
         }
         if typed || found.contains(&Val::External) {
             // The receiver is known and has no such method here: external or dynamic.
+            return (Vec::new(), META_EXACT);
+        }
+        if matches!(callee, Callee::Chain(c) if c.starts_with("super.")) {
+            // `super` is the enclosing class's ancestors: when none of them here has the
+            // method, it is inherited from outside (Ruby's `class H < Hash`), never a
+            // same-named method elsewhere, the caller itself included.
             return (Vec::new(), META_EXACT);
         }
         self.guess_method(f, attr)
