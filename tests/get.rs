@@ -412,3 +412,25 @@ fn line_references_inside_methods_defined_apart_from_their_type() {
     assert!(get(&d, &["--view", "fold", "r.go:4"]).starts_with("r.go:Reader\t"));
     assert!(get(&d, &["--view", "fold", "r.go:1"]).starts_with("r.go\t"));
 }
+
+/// A minified bundle is one long line: an entity of it shows its own bytes, not the line.
+#[test]
+fn an_entity_of_a_minified_line_shows_its_own_bytes() {
+    let d = Dir::new("get-minified");
+    let mut js = String::from("var a=1;");
+    for i in 0..3000 {
+        js.push_str(&format!("function f{i}(x){{return x+{i}}};"));
+    }
+    js.push('\n');
+    d.write("dist/bundle.js", &js);
+    d.cmd("cds-build").arg("--no-ignore").stderr_of(0);
+    for view in ["full", "preview"] {
+        let got = get(&d, &["--view", view, "dist/bundle.js:f5"]);
+        assert!(got.contains("1 | function f5(x){return x+5}\n"), "{view}: {got}");
+        assert!(got.len() < 200, "{view}: {} bytes", got.len());
+    }
+    let json = get(&d, &["--json", "dist/bundle.js:f5"]);
+    assert!(json.contains(r#""code":"function f5(x){return x+5}""#), "{json}");
+    // A line range still shows the whole line, as asked.
+    assert!(get(&d, &["dist/bundle.js:1"]).len() > js.len());
+}

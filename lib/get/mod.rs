@@ -279,6 +279,9 @@ const PREVIEW_BODY_LINES: u32 = 10;
 /// A class or file up to this many lines is previewed whole; a longer one as a skeleton.
 const PREVIEW_WHOLE_LINES: u32 = 60;
 
+/// A shown line longer than this many bytes is cut to the entity's own bytes.
+pub const LONG_LINE: usize = 2000;
+
 /// The line-start offsets of a text, for line <-> byte conversions.
 #[derive(Clone)]
 pub struct LineMap<'t> {
@@ -311,6 +314,21 @@ impl<'t> LineMap<'t> {
         let line = self.text.get(a as usize..b).unwrap_or(b"");
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         line.strip_suffix(b"\r").unwrap_or(line)
+    }
+
+    /// Line `k` cut to the bytes `span` covers when it is longer than [`LONG_LINE`] (a
+    /// minified bundle is one line: its functions are shown, not the megabyte around them).
+    pub fn line_within(&self, k: u32, span: Option<(u32, u32)>) -> &'t [u8] {
+        let line = self.line(k);
+        let (Some((s, e)), Some(&a)) = (span, self.starts.get((k as usize).wrapping_sub(1))) else {
+            return line;
+        };
+        if line.len() <= LONG_LINE {
+            return line;
+        }
+        let from = (s.saturating_sub(a) as usize).min(line.len());
+        let to = (e.saturating_sub(a) as usize).clamp(from, line.len());
+        &line[from..to]
     }
 
     /// The line (1-based) holding byte `offset`.
@@ -349,6 +367,9 @@ pub struct Code<'i> {
     pub range: Option<(u32, u32)>,
     /// True when bodies were elided (a preview of a long entity).
     pub elided: bool,
+    /// The entity's bytes, which lines longer than [`LONG_LINE`] are cut to (none for a line
+    /// range and its context).
+    span: Option<(u32, u32)>,
     /// The line starts of `text`.
     map: LineMap<'i>,
 }
@@ -369,6 +390,7 @@ impl<'i> Code<'i> {
             pieces: Vec::new(),
             range,
             elided: false,
+            span: None,
             map: LineMap::new(b""),
         };
         let Some(f) = file.and_then(|f| ix.file_index(f)) else { return Ok(code) };
@@ -390,6 +412,9 @@ impl<'i> Code<'i> {
             _ => (a..=b).map(Piece::Line).collect(),
         };
         code.elided = code.pieces.iter().any(|p| matches!(p, Piece::Elided { .. }));
+        if range.is_none() && context == 0 && ix.kind(node) != NodeKind::File {
+            code.span = Some(ix.byte_span(node));
+        }
         if context > 0 {
             let before = (a.saturating_sub(context).max(1)..a).map(Piece::Line);
             let after = (b + 1..=b.saturating_add(context).min(last)).map(Piece::Line);
@@ -437,7 +462,7 @@ impl<'i> Code<'i> {
     ) -> Result<(), E> {
         for p in &self.pieces {
             match *p {
-                Piece::Line(n) => f(Some(n), &[self.map.line(n)])?,
+                Piece::Line(n) => f(Some(n), &[self.map.line_within(n, self.span)])?,
                 Piece::Elided { from, to, indent } => {
                     let line = self.map.line(from);
                     let ws = &line[..(indent as usize).min(line.len())];
