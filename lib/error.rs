@@ -43,6 +43,9 @@ pub enum Error {
 pub enum IndexProblem {
     /// No index was found walking up from the current directory.
     Missing,
+    /// No index at the directory `--index` or `$CDS_INDEX` named (nothing above it is looked
+    /// at).
+    MissingAt,
     /// Built by an older cds (lower format version).
     Older,
     /// Built by a newer cds (higher format version).
@@ -120,6 +123,11 @@ impl fmt::Display for Error {
                         f,
                         "no index found at {p} or above it: run cds-build in the repository \
                          (or pass --index DIR)"
+                    ),
+                    IndexProblem::MissingAt => write!(
+                        f,
+                        "no index found at {p}: run cds-build in the repository (or pass \
+                         --index DIR naming its index)"
                     ),
                     IndexProblem::Older => {
                         write!(f, "index at {p} is from an older cds: run cds-build")

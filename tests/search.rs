@@ -41,6 +41,22 @@ fn exact_names_rank_first_and_case_wins() {
     assert_eq!(got[0], "users/accounts.py:get_user_name", "{got:?}");
 }
 
+/// Matches in the query's case outrank a match ignoring case however many share the name
+/// (express: two `sendfile`s and one `sendFile`, queried as `sendfile`).
+#[test]
+fn exact_case_matches_outrank_a_lone_match_ignoring_case() {
+    let d = Dir::new("search-case-count");
+    d.write("res.py", "def sendfile(p):\n    return p\n\nclass Res:\n    def sendfile(self, p):\n        return p\n\n    def sendFile(self, p):\n        return sendfile(p)\n");
+    d.cmd("cds-build").arg("-q").ok();
+    let got = ids(&d, &["sendfile"]);
+    let mut first = got[..2].to_vec();
+    first.sort();
+    assert_eq!(first, ["res.py:Res.sendfile", "res.py:sendfile"], "{got:?}");
+    assert_eq!(got[2], "res.py:Res.sendFile", "{got:?}");
+    let got = ids(&d, &["sendFile"]);
+    assert_eq!(got[0], "res.py:Res.sendFile", "{got:?}");
+}
+
 #[test]
 fn camel_case_queries_find_snake_case_code() {
     let d = ranking_repo("search-camel");
@@ -220,6 +236,10 @@ fn bad_input() {
     let e = Dir::new("search-noindex");
     let err = e.cmd("cds-search").arg("Money").stderr_of(2);
     assert!(err.contains("no index found") && err.contains("cds-build"), "{err}");
+    // --index names one directory: nothing above it is looked at, and the message says so.
+    std::fs::create_dir_all(e.path("sub")).unwrap();
+    let err = d.cmd("cds-search").arg("--index").arg(e.path("sub")).arg("Money").stderr_of(2);
+    assert!(err.contains("no index found at") && !err.contains("above"), "{err}");
     let err = d.cmd("cds-search").args(["-t", "module", "x"]).stderr_of(2);
     assert!(err.contains("unknown kind"), "{err}");
 }

@@ -67,7 +67,7 @@ pub fn discover(explicit: Option<&Path>) -> Result<PathBuf> {
         if inner.join(CURRENT).is_file() {
             return Ok(inner);
         }
-        return Err(Error::index(&dir, IndexProblem::Missing));
+        return Err(Error::index(&dir, IndexProblem::MissingAt));
     }
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read", ".", e))?;
     let mut dir: &Path = &cwd;
