@@ -207,6 +207,14 @@ fn loose_spellings() {
     assert_eq!(out.status.code(), Some(1), "cart.py is not a path from the root");
     let mut cmd = crate::util::TestCommand::new("cds-get", &d.path("shop"));
     eqnice!(want, cmd.args(["--ids", "cart.py"]).ok());
+    // With `..` (and rg -n's lines found from a subdirectory); never above the root.
+    let mut cmd = crate::util::TestCommand::new("cds-get", &d.path("shop"));
+    eqnice!(want, cmd.args(["--ids", "../shop/./cart.py"]).ok());
+    let mut cmd = crate::util::TestCommand::new("cds-get", &d.path("shop"));
+    let got = cmd.args(["--view", "fold"]).stdin("../shop/cart.py:22:        amount = x\n").ok();
+    assert!(got.starts_with("shop/cart.py:Cart.total\t"), "{got}");
+    let mut cmd = crate::util::TestCommand::new("cds-get", &d.path("shop"));
+    cmd.args(["--ids", "../../shop/cart.py"]).stderr_of(1);
     // A native index keeps __init__ as a node; shop.__init__ is the package, as in LocAgent.
     eqnice!("shop/cart.py:Cart.__init__\n", get(&d, &["--ids", "shop/cart.py:Cart.__init__"]));
     eqnice!("shop\n", get(&d, &["--ids", "shop.__init__"]));

@@ -154,6 +154,13 @@ impl<'a> Resolver<'a> {
                 candidates.push(joined);
             }
         }
+        // `../app.py:Flask` from a subdirectory, `rg -n ... ..`'s lines: `.` and `..` resolved
+        // (a path that climbs out of the repository names nothing).
+        for c in &mut candidates {
+            if c.split(|&b| b == b'/').any(|p| p == b"." || p == b"..") {
+                *c = lexically_normal(c).unwrap_or_default();
+            }
+        }
         candidates.iter().filter(|c| !c.is_empty()).find_map(|c| self.ix.lookup_id(c))
     }
 
@@ -215,6 +222,22 @@ impl<'a> Resolver<'a> {
             })
             .as_ref()
     }
+}
+
+/// `path` with its `.` and `..` segments resolved, as the repository-relative path it names;
+/// None when it climbs above the root.
+fn lexically_normal(path: &[u8]) -> Option<Vec<u8>> {
+    let mut parts: Vec<&[u8]> = Vec::new();
+    for p in path.split(|&b| b == b'/') {
+        match p {
+            b"" | b"." => {}
+            b".." => {
+                parts.pop()?;
+            }
+            _ => parts.push(p),
+        }
+    }
+    Some(parts.join(&b'/'))
 }
 
 /// The innermost class or function of file node `file` whose lines include `start..=end`, or
@@ -668,6 +691,18 @@ fn path_of(id: &[u8]) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dot_segments_are_resolved_within_the_repository() {
+        let n = |p: &str| lexically_normal(p.as_bytes()).map(|v| String::from_utf8(v).unwrap());
+        assert_eq!(
+            n("src/flask/sansio/../app.py:Flask").as_deref(),
+            Some("src/flask/app.py:Flask")
+        );
+        assert_eq!(n("a/./b/../../c.py").as_deref(), Some("c.py"));
+        assert_eq!(n("../outside.py"), None);
+        assert_eq!(n("a/../../b.py"), None);
+    }
 
     #[test]
     fn line_map() {
