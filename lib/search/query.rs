@@ -262,6 +262,15 @@ impl Builder {
     fn chunks(&mut self, text: &str, short: bool, code: bool) {
         for raw in text.split(|c: char| !(c.is_alphanumeric() || "_./:-".contains(c))) {
             let chunk = raw.trim_matches(|c: char| ".:-/".contains(c));
+            // `Rack::Request`, `Regex::new`, `UnitTestImpl::RunAllTests`: Ruby, Rust, C++ and
+            // PHP qualify names with `::` where IDs use `.`.
+            let dotted;
+            let chunk = if chunk.contains("::") && !chunk.contains('/') {
+                dotted = chunk.replace("::", ".");
+                dotted.trim_matches('.')
+            } else {
+                chunk
+            };
             if chunk.is_empty() {
                 continue;
             }
@@ -440,6 +449,22 @@ mod tests {
 
     fn names(q: &Query) -> Vec<(&str, NameShape)> {
         q.names.iter().map(|n| (n.text.as_str(), n.shape)).collect()
+    }
+
+    #[test]
+    fn double_colons_qualify_like_dots() {
+        for (q, want) in [
+            ("Rack::Request", "Rack.Request"),
+            ("regex::Regex::new", "regex.Regex.new"),
+            ("::std::mem::swap", "std.mem.swap"),
+            ("see UnitTestImpl::RunAllTests here", "UnitTestImpl.RunAllTests"),
+        ] {
+            let q = parse(q);
+            assert!(names(&q).contains(&(want, NameShape::Dotted)), "{q:?}");
+        }
+        // An ID's one colon stays a path.
+        let q = parse("shop/cart.py:Cart.total");
+        assert!(names(&q).iter().all(|n| n.1 != NameShape::Dotted || !n.0.contains("::")));
     }
 
     #[test]

@@ -312,8 +312,17 @@ fn name_candidates(
                 .collect();
             for (n, r) in &classified {
                 // Specificity within the same kind of match: `QuerySet` (one class) stays
-                // specific even though many methods are called `queryset`.
-                let same = classified.iter().filter(|(_, x)| x == r).count();
+                // specific even though many methods are called `queryset`. A match ignoring
+                // case counts the exact ones too, so it never outranks them (one `sendFile`
+                // above two `sendfile`s for the query `sendfile`).
+                let same = classified
+                    .iter()
+                    .filter(|(_, x)| {
+                        x == r
+                            || (*r == Reason::Name { case: false }
+                                && matches!(x, Reason::Name { .. }))
+                    })
+                    .count();
                 let s = r.tier() * w * specificity(same);
                 cands.entry(*n).or_default().add(r.clone(), s);
             }
