@@ -32,6 +32,9 @@ impl Extractor {
     /// that reading is kept when it has fewer syntax errors: its classes and methods are then
     /// entities instead of errors. Macro-heavy C, which C++ reads no better, stays C.
     pub fn extract(&mut self, lang: Lang, src: &[u8]) -> FileFacts {
+        // Export and storage macros blanked out (same length, so every offset and line holds).
+        let blanked = blank_decl_macros(src);
+        let src = blanked.as_deref().unwrap_or(src);
         let facts = self.extract_as(lang == Lang::Cpp, src);
         if lang == Lang::C && facts.syntax_errors > 0 && has_cpp_constructs(src) {
             let as_cpp = self.extract_as(true, src);
@@ -65,6 +68,124 @@ impl Extractor {
         b.finish();
         facts
     }
+}
+
+/// `src` with the macros that decorate declarations replaced by spaces, or None when it has
+/// none. The grammars cannot expand macros and misread such lines: `class GTEST_API_ Test {`
+/// (Qt's `Q_CORE_EXPORT`, LLVM's `LLVM_LIBRARY_VISIBILITY`) becomes a function named `Test`
+/// whose body is the class's members, and `XXH_PUBLIC_API XXH32_hash_t XXH32(...)` or
+/// `MEM_STATIC ZSTD_cpuid_t ZSTD_cpuid(void) {` lose their function. An all-caps name
+/// (`MACRO` or `MACRO(args)`) is blanked where nothing else could stand:
+///
+/// * after `class` or `struct` and before the type's name, when the name is followed by `{`,
+///   `:`, `final` or the end of the line;
+/// * first on a line (column 0), when two or more names follow it before a `(` (its own type
+///   and name: `MACRO type name(`), so a macro that is itself the return type (`BOOL f(`) stays.
+pub(super) fn blank_decl_macros(src: &[u8]) -> Option<Vec<u8>> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut at = 0;
+    for line in src.split_inclusive(|&b| b == b'\n') {
+        for (from, to) in decl_macros(line) {
+            out.get_or_insert_with(|| src.to_vec())[at + from..at + to].fill(b' ');
+        }
+        at += line.len();
+    }
+    out
+}
+
+/// The byte ranges of one line's declaration macros (see [`blank_decl_macros`]).
+fn decl_macros(line: &[u8]) -> Vec<(usize, usize)> {
+    fn is_ident(c: u8) -> bool {
+        c.is_ascii_alphanumeric() || c == b'_'
+    }
+    fn skip_ws(l: &[u8], mut i: usize) -> usize {
+        while i < l.len() && (l[i] == b' ' || l[i] == b'\t') {
+            i += 1;
+        }
+        i
+    }
+    // An identifier at `i`: its end.
+    fn ident(l: &[u8], i: usize) -> Option<usize> {
+        let n = l[i.min(l.len())..].iter().take_while(|&&c| is_ident(c)).count();
+        (n > 0 && !l[i].is_ascii_digit()).then_some(i + n)
+    }
+    // An all-caps macro at `i`, with its parenthesized arguments on this line: its end.
+    fn caps_macro(l: &[u8], i: usize) -> Option<usize> {
+        let end = ident(l, i)?;
+        let name = &l[i..end];
+        if name.len() < 3
+            || !name.iter().any(|c| c.is_ascii_uppercase())
+            || name.iter().any(|c| c.is_ascii_lowercase())
+        {
+            return None;
+        }
+        let j = skip_ws(l, end);
+        if l.get(j) != Some(&b'(') {
+            return Some(end);
+        }
+        let mut depth = 0;
+        for (k, &c) in l.iter().enumerate().skip(j) {
+            match c {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(k + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    let mut found = Vec::new();
+    let start = skip_ws(line, 0);
+    let word = ident(line, start).map(|e| &line[start..e]);
+    if matches!(word, Some(b"class" | b"struct")) {
+        let mut i = skip_ws(line, start + word.map_or(0, <[u8]>::len));
+        let mut macros = Vec::new();
+        while let Some(end) = caps_macro(line, i) {
+            macros.push((i, end));
+            i = skip_ws(line, end);
+        }
+        let Some(&(_, last_end)) = macros.last() else { return found };
+        // The type's name follows the macros; the last "macro" may be the name itself.
+        let (name_start, macros) = match ident(line, i) {
+            Some(_) => (i, &macros[..]),
+            None => (macros[macros.len() - 1].0, &macros[..macros.len() - 1]),
+        };
+        let _ = last_end;
+        let Some(name_end) = ident(line, name_start) else { return found };
+        let rest = &line[skip_ws(line, name_end)..];
+        let rest = rest.strip_suffix(b"\n").unwrap_or(rest);
+        let rest = rest.strip_suffix(b"\r").unwrap_or(rest);
+        if rest.is_empty()
+            || rest.starts_with(b"{")
+            || rest.starts_with(b"final")
+            || (rest.starts_with(b":") && !rest.starts_with(b"::"))
+        {
+            found.extend_from_slice(macros);
+        }
+        return found;
+    }
+    if start == 0
+        && let Some(end) = caps_macro(line, 0)
+    {
+        // Two or more names (pointers and qualifiers between them) and then `(`.
+        let mut i = skip_ws(line, end);
+        let mut names = 0;
+        while let Some(e) = ident(line, i) {
+            names += 1;
+            i = skip_ws(line, e);
+            while line.get(i) == Some(&b'*') {
+                i = skip_ws(line, i + 1);
+            }
+        }
+        if names >= 2 && line.get(i) == Some(&b'(') {
+            found.push((0, end));
+        }
+    }
+    found
 }
 
 /// Whether a line of `src` opens with a construct only C++ has: `class X {` (or `class X :`,

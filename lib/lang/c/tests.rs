@@ -3,6 +3,7 @@
 use super::*;
 use crate::extract::{BindValue, Callee, DefKind, Expr, FileFacts, ImportForm};
 use crate::lang::Lang;
+use crate::lang::c::extract::blank_decl_macros;
 
 fn c(src: &str) -> FileFacts {
     Extractor::new().extract(Lang::C, src.as_bytes())
@@ -276,4 +277,49 @@ fn included_matches_declarers_against_transitive_includes_either_way() {
     // A header that declares the name is never its own includer.
     let h0 = repo.file(b"h0.h").unwrap();
     assert!(named(h0).is_empty());
+}
+
+#[test]
+fn declaration_macros_are_blanked_where_nothing_else_could_stand() {
+    let b = |s: &str| blank_decl_macros(s.as_bytes()).map(|v| String::from_utf8(v).unwrap());
+    assert_eq!(b("class GTEST_API_ Test {").as_deref(), Some("class            Test {"));
+    let src = "class Q_CORE_EXPORT LLVM_ALIGNAS(8) Str : public B {\n";
+    assert_eq!(b(src), Some(format!("class {} Str : public B {{\n", " ".repeat(29))));
+    assert_eq!(b("struct EXPORT S final {").as_deref(), Some("struct        S final {"));
+    assert_eq!(
+        b("XXH_PUBLIC_API XXH32_hash_t XXH32(const void* in);").as_deref(),
+        Some("               XXH32_hash_t XXH32(const void* in);")
+    );
+    assert_eq!(
+        b("MEM_STATIC unsigned *MEM_ptr(void) {").as_deref(),
+        Some("           unsigned *MEM_ptr(void) {")
+    );
+    // Nothing to blank: the all-caps name is the type, the name, or a call.
+    for src in [
+        "class Widget {",
+        "class FOO {",
+        "struct MACRO name foo(int);",
+        "BOOL enabled(void);",
+        "HANDLE *open_it(const char *p);",
+        "  ASSERT_TRUE(x) y(z);",
+        "class A::B {",
+        "struct STAT st;",
+    ] {
+        assert_eq!(b(src), None, "{src}");
+    }
+}
+
+#[test]
+fn classes_and_functions_behind_export_macros_are_entities() {
+    let f = cpp("#define MYLIB_API __attribute__((visibility(\"default\")))\n\
+         class MYLIB_API Widget : public Base {\n public:\n  int size() const { return n_; }\n\
+         void resize(int n);\n private:\n  int n_;\n};\n\
+         void Widget::resize(int n) { n_ = size() + n; }\n");
+    assert_eq!(quals(&f), ["Widget", "Widget.size", "Widget.resize"]);
+    assert_eq!(f.defs[0].line_start, 2);
+    let f = c("#define MEM_STATIC static inline\n\
+         MEM_STATIC ZSTD_cpuid_t ZSTD_cpuid(void) {\n  return make();\n}\n\
+         XXH_PUBLIC_API XXH32_hash_t XXH32(const void* in, size_t len, XXH32_hash_t seed)\n{\n  return ZSTD_cpuid();\n}\n");
+    assert_eq!(quals(&f), ["ZSTD_cpuid", "XXH32"]);
+    assert_eq!(callees(&f), ["make", "ZSTD_cpuid"]);
 }
