@@ -94,6 +94,11 @@ fn fuzzy_names_fix_one_typo() {
     let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     assert_eq!(first["id"], "shop/pricing.py:apply_discount");
     assert_eq!(first["reasons"][0], "fuzzy d=1");
+    // Two letters swapped count as one edit.
+    let out = d.cmd("cds-search").args(["--json", "-n", "3", "apply_dsicount"]).ok();
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["id"], "shop/pricing.py:apply_discount");
+    assert_eq!(first["reasons"][0], "fuzzy d=1");
 }
 
 #[test]

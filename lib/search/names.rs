@@ -78,6 +78,22 @@ pub fn fuzzy(ix: &Index, term: &[u8], distance: u32, limit: usize) -> Result<Vec
         out.push(KeyHit { key: k.to_vec(), distance: d, nodes });
         out.len() < limit * 8
     })?;
+    // Two letters swapped (`Bluepirnt`), the commonest typo, are two edits for Levenshtein:
+    // each swap is looked up exactly, as one edit.
+    let mut swapped = term.to_vec();
+    for i in 0..term.len().saturating_sub(1) {
+        if term[i] == term[i + 1] || !term[i].is_ascii() || !term[i + 1].is_ascii() {
+            continue;
+        }
+        swapped.swap(i, i + 1);
+        if !out.iter().any(|h| h.key == swapped) {
+            let nodes = ix.lookup_key(&swapped)?;
+            if !nodes.is_empty() {
+                out.push(KeyHit { key: swapped.clone(), distance: 1, nodes });
+            }
+        }
+        swapped.swap(i, i + 1);
+    }
     out.sort_by(|a, b| {
         a.distance.cmp(&b.distance).then(a.key.len().cmp(&b.key.len())).then(a.key.cmp(&b.key))
     });
