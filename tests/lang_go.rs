@@ -287,6 +287,29 @@ fn nested_modules_and_local_replace() {
     assert_has(&e, "main.go:main invoke tools/gen/gen.go:G 0");
 }
 
+/// The standard library's tree: `module std`, its packages imported with no prefix.
+#[test]
+fn the_standard_library_imports_its_packages_by_bare_path() {
+    let e = edges(&[
+        ("src/go.mod", "module std
+
+go 1.19
+"),
+        ("src/net/dial.go", "package net
+
+func Listen(network, address string) {}
+"),
+        (
+            "src/net/http/server.go",
+            "package http
+
+import (\n\t\"net\"\n\t\"fmt\"\n)\n\nfunc ListenAndServe() {\n\tnet.Listen(\"tcp\", \":80\")\n\tfmt.Println()\n}\n",
+        ),
+    ]);
+    assert_has(&e, "src/net/http/server.go import src/net/dial.go 0");
+    assert_has(&e, "src/net/http/server.go:ListenAndServe invoke src/net/dial.go:Listen 0");
+}
+
 #[test]
 fn bad_input_never_panics() {
     let mut ex = cds::lang::Extractors::default();

@@ -75,6 +75,21 @@ impl Resolver {
             }
             return Some(d);
         }
+        // The standard library's go.mod says `module std`, yet its packages are imported by
+        // their path below it with no prefix (`net/http`): such a path names a directory
+        // there when one holds a package.
+        for (m, dir) in &self.modules {
+            if m == "std" && !path.split('/').next().unwrap_or("").contains('.') {
+                let mut d = dir.clone();
+                if !d.is_empty() {
+                    d.push(b'/');
+                }
+                d.extend_from_slice(path.as_bytes());
+                if self.packages.contains_key(&d) {
+                    return Some(d);
+                }
+            }
+        }
         None
     }
 }
