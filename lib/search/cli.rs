@@ -111,12 +111,13 @@ entities it is about, best first, one per line: ID, kind, lines, signature, and 
 strongest reason it matched. The output is valid input for cds-trav, cds-get and cds-fmt.
 
 The query can be a name (QuerySet, filter), a qualified name (QuerySet.filter, \
-models.query.QuerySet), an ID or path (django/db/models/query.py), free text (prefetch related \
+models.query.QuerySet, Rack::Request), an ID or path (django/db/models/query.py), free text (prefetch related \
 objects), several terms at once, or a whole issue with prose, code blocks and a traceback (-f \
 FILE, or on stdin). Each signal is searched at its own tier, from the most to the least certain, \
 and the tiers are merged into one ranked list: exact ID or path; qualified name; exact name (case \
 first); words joined into one identifier (prefetch related objects finds \
-prefetch_related_objects); name prefix; fuzzy name (one edit, for names of 4 to 20 characters); \
+prefetch_related_objects); name prefix; fuzzy name (one edit or two letters swapped, for names \
+of 4 to 20 characters); \
 then BM25 over entity content with a code-aware tokenizer (getUserName finds get_user_name). In a \
 long query, identifiers, dotted names, file paths and traceback frames weigh more than prose \
 words, and a name shared by many entities (get, save) weighs less than a rare one. A long query \
