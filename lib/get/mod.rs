@@ -227,17 +227,7 @@ impl<'a> Resolver<'a> {
 /// `path` with its `.` and `..` segments resolved, as the repository-relative path it names;
 /// None when it climbs above the root.
 fn lexically_normal(path: &[u8]) -> Option<Vec<u8>> {
-    let mut parts: Vec<&[u8]> = Vec::new();
-    for p in path.split(|&b| b == b'/') {
-        match p {
-            b"" | b"." => {}
-            b".." => {
-                parts.pop()?;
-            }
-            _ => parts.push(p),
-        }
-    }
-    Some(parts.join(&b'/'))
+    crate::lang::join_path(b"", path)
 }
 
 /// The innermost class or function of file node `file` whose lines include `start..=end`, or

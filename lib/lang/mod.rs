@@ -255,6 +255,23 @@ impl Headers {
     }
 }
 
+/// Repository directory `dir` joined with the relative path `rel`, its `.` and `..` steps
+/// taken; None when it climbs above the root. (Include, `replace` and autoload targets, and
+/// paths users type.)
+pub fn join_path(dir: &[u8], rel: &[u8]) -> Option<Vec<u8>> {
+    let mut parts: Vec<&[u8]> = dir.split(|&c| c == b'/').filter(|c| !c.is_empty()).collect();
+    for step in rel.split(|&c| c == b'/') {
+        match step {
+            b"" | b"." => {}
+            b".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join(&b'/'))
+}
+
 /// Strips a source file's language extension: `a/b.py` -> `a/b`, `x.test.ts` -> `x.test`.
 pub fn strip_source_ext(name: &[u8]) -> Option<&[u8]> {
     Lang::of_name(name)?;

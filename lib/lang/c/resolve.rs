@@ -317,23 +317,13 @@ fn add_file(map: &mut HashMap<String, Vec<u32>>, name: &str, f: u32) {
     }
 }
 
-/// `dir/path` normalized (`.` and `..` resolved); None when it climbs out of the repository.
+/// `dir/path` normalized (`.` and `..` resolved); None when it climbs out of the repository
+/// or is absolute.
 fn join(dir: &[u8], path: &[u8]) -> Option<Vec<u8>> {
     if path.starts_with(b"/") {
         return None;
     }
-    let mut parts: Vec<&[u8]> =
-        if dir.is_empty() { Vec::new() } else { dir.split(|&c| c == b'/').collect() };
-    for seg in path.split(|&c| c == b'/') {
-        match seg {
-            b"" | b"." => {}
-            b".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join(&b'/'))
+    crate::lang::join_path(dir, path)
 }
 
 /// Number of leading path components two directories share.

@@ -141,19 +141,9 @@ fn replace_of(line: &str) -> Option<(String, String)> {
     }
 }
 
-/// `dir` joined with a relative path, `..` steps applied; None when it leaves the repository.
+/// `dir` joined with a relative path ([`crate::lang::join_path`]).
 fn join_dir(dir: &[u8], rel: &str) -> Option<Vec<u8>> {
-    let mut parts: Vec<&[u8]> = dir.split(|&c| c == b'/').filter(|c| !c.is_empty()).collect();
-    for step in rel.split('/') {
-        match step {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s.as_bytes()),
-        }
-    }
-    Some(parts.join(&b'/'))
+    crate::lang::join_path(dir, rel.as_bytes())
 }
 
 /// The last element of an import path, a major-version suffix skipped: `a/b/v2` -> `b`,

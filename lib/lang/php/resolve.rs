@@ -160,20 +160,9 @@ fn php_file(repo: &Repo, dir: &[u8], path: &str) -> Option<u32> {
     repo.file(&rel).filter(|&f| repo.files[f as usize].lang == Lang::Php)
 }
 
-/// `dir` joined with a relative path (`.` and `..` steps taken), or None when it climbs out of
-/// the repository.
+/// `dir` joined with a relative path ([`crate::lang::join_path`]).
 fn join_dir(dir: &[u8], rel: &str) -> Option<Vec<u8>> {
-    let mut parts: Vec<&[u8]> = dir.split(|&c| c == b'/').filter(|c| !c.is_empty()).collect();
-    for step in rel.split('/') {
-        match step {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s.as_bytes()),
-        }
-    }
-    Some(parts.join(&b'/'))
+    crate::lang::join_path(dir, rel.as_bytes())
 }
 
 /// Magic methods and the names every PHP collection or container has: a receiver of unknown
