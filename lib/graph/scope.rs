@@ -1175,7 +1175,6 @@ impl<'t, 'a> Driver<'t, 'a> {
         Vec::new()
     }
 
-    /// Resolved base classes (and traits, interfaces, embedded types) of a class.
     /// What base `chain` of class `def` of file `f` names: looked up where the class is
     /// written (`class A < B`), and failing that inside its body, where a Ruby mixin is
     /// (`include Helpers` of a module nested in the class).
@@ -1190,6 +1189,7 @@ impl<'t, 'a> Driver<'t, 'a> {
         if inner.iter().any(is_class) { inner } else { v }
     }
 
+    /// Resolved base classes (and traits, interfaces, embedded types) of a class.
     fn bases(&self, c: u32, depth: u32) -> Vec<u32> {
         if let Some(v) = self.memo_bases.borrow().get(&c) {
             return v.clone();

@@ -148,13 +148,12 @@ fn decl_macros(line: &[u8]) -> Vec<(usize, usize)> {
             macros.push((i, end));
             i = skip_ws(line, end);
         }
-        let Some(&(_, last_end)) = macros.last() else { return found };
+        let Some(&(last_start, _)) = macros.last() else { return found };
         // The type's name follows the macros; the last "macro" may be the name itself.
         let (name_start, macros) = match ident(line, i) {
             Some(_) => (i, &macros[..]),
-            None => (macros[macros.len() - 1].0, &macros[..macros.len() - 1]),
+            None => (last_start, &macros[..macros.len() - 1]),
         };
-        let _ = last_end;
         let Some(name_end) = ident(line, name_start) else { return found };
         let rest = &line[skip_ws(line, name_end)..];
         let rest = rest.strip_suffix(b"\n").unwrap_or(rest);

@@ -79,15 +79,12 @@ impl Resolver {
         // their path below it with no prefix (`net/http`): such a path names a directory
         // there when one holds a package.
         for (m, dir) in &self.modules {
-            if m == "std" && !path.split('/').next().unwrap_or("").contains('.') {
-                let mut d = dir.clone();
-                if !d.is_empty() {
-                    d.push(b'/');
-                }
-                d.extend_from_slice(path.as_bytes());
-                if self.packages.contains_key(&d) {
-                    return Some(d);
-                }
+            if m == "std"
+                && !path.split('/').next().unwrap_or("").contains('.')
+                && let Some(d) = join_dir(dir, path)
+                && self.packages.contains_key(&d)
+            {
+                return Some(d);
             }
         }
         None
