@@ -442,3 +442,73 @@ fn an_entity_of_a_minified_line_shows_its_own_bytes() {
     // A line range still shows the whole line, as asked.
     assert!(get(&d, &["dist/bundle.js:1"]).len() > js.len());
 }
+
+/// Several definitions of one qualified name (Java overloads, a Python property and its
+/// setter) are one entity: cds-get shows each, a line inside any of them names it, and a
+/// rebuild that does not read their file again keeps them.
+#[test]
+fn an_entity_of_several_definitions_shows_each() {
+    let d = Dir::new("get-merged");
+    d.write(
+        "Foo.java",
+        "package p;\n\npublic class Foo {\n    int bar(int a) {\n        return a;\n    }\n\n    \
+         void other() {\n    }\n\n    int bar(String s) {\n        return s.length();\n    }\n}\n",
+    );
+    d.write(
+        "m.py",
+        "class A:\n    @property\n    def x(self):\n        return 1\n\n    @x.setter\n    \
+         def x(self, v):\n        helper(v)\n\n\ndef helper(v):\n    return v\n",
+    );
+    d.cmd("cds-build").stderr_of(0);
+    let check = |d: &Dir| {
+        eqnice!(
+            "\
+Foo.java:Foo.bar\tfunction\tFoo.java:4-13\t2 definitions, the lines between omitted
+```
+ 4 |     int bar(int a) {
+ 5 |         return a;
+ 6 |     }
+   | ...  # lines 7-10 omitted
+11 |     int bar(String s) {
+12 |         return s.length();
+13 |     }
+```
+",
+            get(d, &["Foo.java:Foo.bar"])
+        );
+        // The record keeps the first definition's lines; the header's span is a valid argument.
+        assert!(get(d, &["--view", "fold", "Foo.java:Foo.bar"]).contains("\t4-6\tint bar(int a)"));
+        assert!(get(d, &["Foo.java:12"]).starts_with("Foo.java:12\trange\tin Foo.java:Foo.bar\n"));
+        assert!(get(d, &["Foo.java:8"]).starts_with("Foo.java:8\trange\tin Foo.java:Foo.other\n"));
+        assert!(get(d, &["m.py:8"]).starts_with("m.py:8\trange\tin m.py:A.x\n"));
+        let json = get(d, &["--json", "m.py:A.x"]);
+        let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+        assert_eq!(v["definitions"], 2);
+        assert_eq!((v["start"].as_u64(), v["code_end"].as_u64()), (Some(2), Some(8)));
+        assert!(v["code"].as_str().unwrap().contains("def x(self, v):"));
+        assert!(v.get("elided").is_none(), "only the lines between definitions are left out");
+        // The class's skeleton hides both bodies.
+        let preview = get(d, &["--view", "preview", "m.py:A.x"]);
+        assert!(preview.contains("helper(v)"), "{preview}");
+    };
+    check(&d);
+    // Another file edited: m.py and Foo.java are not read again.
+    d.write("other.py", "def f():\n    pass\n");
+    d.cmd("cds-build").stderr_of(0);
+    check(&d);
+    // A single definition is as before: no note, no JSON field.
+    let one = get(&d, &["--json", "m.py:helper"]);
+    assert!(!one.contains("definitions"), "{one}");
+    // The other definitions come from the cached facts: damaged, they are an error, not a
+    // silent first definition alone.
+    let generation = std::fs::read_to_string(d.path(".cds/CURRENT")).unwrap();
+    let blob = d.path(".cds").join(generation.trim()).join("facts.bin");
+    let mut bytes = std::fs::read(&blob).unwrap();
+    for b in bytes.iter_mut().skip(64) {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&blob, bytes).unwrap();
+    let err = d.cmd("cds-get").arg("Foo.java:Foo.bar").stderr_of(2);
+    assert!(err.contains("corrupt") && err.contains("run cds-build"), "{err}");
+    assert!(get(&d, &["m.py:helper"]).contains("return v"), "a single definition needs no facts");
+}

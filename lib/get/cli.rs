@@ -79,7 +79,9 @@ the text up to the first TAB, or the \"id\" of a JSON line; blank lines and line
 hand all work.
 
 The header is ID, kind and path:start-end separated by TABs (then a note such as \"skeleton\" \
-when bodies were elided). It is a valid input line for every cds tool, and its third field is \
+when bodies were elided). An entity defined several times under one name (Java and C++ \
+overloads, a Python property and its setter) shows each definition in file order, the lines \
+between them elided, with the note \"N definitions\"; its span covers them all. It is a valid input line for every cds tool, and its third field is \
 a valid cds-get argument. The code follows in a fenced block, each line as NUMBER | TEXT with \
 the numbers right-aligned.
 
@@ -284,12 +286,22 @@ pub fn write_header(out: &mut Out, ix: &Index, code: &Code, stale: bool) -> crat
             let where_ = match ix.kind(n) {
                 NodeKind::Directory if id == "/" => "/".to_string(),
                 NodeKind::Directory => format!("{path}/"),
+                // All of an entity's definitions, when it has several.
+                _ if code.definitions > 1 => {
+                    let (a, b) = code.bounds();
+                    format!("{path}:{a}-{b}")
+                }
                 _ => {
                     let (a, b) = ix.lines(n);
                     format!("{path}:{a}-{b}")
                 }
             };
             out.paint(Style::LineNo, where_.as_bytes())?;
+            if code.definitions > 1 {
+                let note = format!("{} definitions, the lines between omitted", code.definitions);
+                out.write_all(b"\t")?;
+                out.paint(Style::Dim, note.as_bytes())?;
+            }
             if code.elided {
                 out.write_all(b"\t")?;
                 let note: &[u8] = if ix.kind(n) == NodeKind::Function {
@@ -410,6 +422,9 @@ pub fn code_fields(
     }
     if code.elided {
         extra.insert("elided".into(), json!(true));
+    }
+    if code.definitions > 1 {
+        extra.insert("definitions".into(), json!(code.definitions));
     }
     if stale {
         extra.insert("stale".into(), json!(true));

@@ -29,6 +29,7 @@ use std::rc::Rc;
 use crate::cli::msg;
 use crate::graph::{EdgeKind, NodeKind};
 use crate::index::Index;
+use crate::index::read::DefSpan;
 
 /// What an input line names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -251,10 +252,12 @@ pub fn enclosing(ix: &Index, file: u32, start: u32, end: u32) -> u32 {
             {
                 continue;
             }
-            let (a, b) = ix.lines(e.node);
-            // The narrowest span wins; on a tie, the one nested deeper (seen later).
-            if a <= start && end <= b && b.saturating_sub(a) <= best.1 {
-                best = (e.node, b.saturating_sub(a));
+            // Each of its definitions (overloads, a property's setter: one node) counts.
+            for (a, b) in ix.definitions(e.node).iter().map(|d| d.lines) {
+                // The narrowest span wins; on a tie, the one nested deeper (seen later).
+                if a <= start && end <= b && b.saturating_sub(a) <= best.1 {
+                    best = (e.node, b.saturating_sub(a));
+                }
             }
             stack.push(e.node);
         }
@@ -380,6 +383,9 @@ pub struct Code<'i> {
     pub range: Option<(u32, u32)>,
     /// True when bodies were elided (a preview of a long entity).
     pub elided: bool,
+    /// How many definitions the entity has (overloads, a property and its setter: more than
+    /// one, shown in file order with the lines between them elided); 0 for a line range.
+    pub definitions: usize,
     /// The entity's bytes, which lines longer than [`LONG_LINE`] are cut to (none for a line
     /// range and its context).
     span: Option<(u32, u32)>,
@@ -403,6 +409,7 @@ impl<'i> Code<'i> {
             pieces: Vec::new(),
             range,
             elided: false,
+            definitions: 0,
             span: None,
             map: LineMap::new(b""),
         };
@@ -414,19 +421,42 @@ impl<'i> Code<'i> {
         if last == 0 {
             return Ok(code);
         }
-        let (mut a, mut b) = match range {
-            Some((s, e)) => (s, e),
-            None => ix.lines(node),
+        // An entity's definitions (one, but for overloads and the like), the lines between
+        // two of them elided; a line range as asked.
+        let spans = match range {
+            Some(_) => Default::default(),
+            None => ix.definitions(node),
         };
-        a = a.clamp(1, last);
-        b = b.clamp(a, last);
-        code.pieces = match (view, range) {
-            (View::Preview, None) => preview(ix, node, map, a, b),
-            _ => (a..=b).map(Piece::Line).collect(),
+        let runs: Vec<(u32, u32, Option<&DefSpan>)> = match range {
+            Some((s, e)) => vec![(s, e, None)],
+            None => spans.iter().map(|d| (d.lines.0, d.lines.1, Some(d))).collect(),
         };
-        code.elided = code.pieces.iter().any(|p| matches!(p, Piece::Elided { .. }));
+        // `a`: the first line shown, `b`: the last; `gaps`: elisions between definitions.
+        let (mut a, mut b, mut gaps) = (0u32, 0u32, 0usize);
+        for (s, e, d) in runs {
+            let s = s.clamp(1, last).max(b + 1);
+            if s > last {
+                break;
+            }
+            let e = e.clamp(s, last);
+            if b > 0 && s > b + 1 {
+                let ws = map.line(b + 1).iter().take_while(|c| matches!(c, b' ' | b'\t')).count();
+                code.pieces.push(Piece::Elided { from: b + 1, to: s - 1, indent: ws as u32 });
+                gaps += 1;
+            }
+            match (view, d) {
+                (View::Preview, Some(d)) => code.pieces.extend(preview(ix, node, d, map, s, e)),
+                _ => code.pieces.extend((s..=e).map(Piece::Line)),
+            }
+            a = if a == 0 { s } else { a };
+            b = e;
+        }
+        code.definitions = spans.len();
+        code.elided =
+            code.pieces.iter().filter(|p| matches!(p, Piece::Elided { .. })).count() > gaps;
         if range.is_none() && context == 0 && ix.kind(node) != NodeKind::File {
-            code.span = Some(ix.byte_span(node));
+            let first = spans.first().map_or(0, |d| d.bytes.0);
+            code.span = Some((first, spans.last().map_or(0, |d| d.bytes.1)));
         }
         if context > 0 {
             let before = (a.saturating_sub(context).max(1)..a).map(Piece::Line);
@@ -510,12 +540,12 @@ impl<'i> Code<'i> {
 }
 
 /// The preview of node `n` spanning lines `a..=b` (see [`View::Preview`]).
-fn preview(ix: &Index, n: u32, map: &LineMap, a: u32, b: u32) -> Vec<Piece> {
+fn preview(ix: &Index, n: u32, def: &DefSpan, map: &LineMap, a: u32, b: u32) -> Vec<Piece> {
     let lines = b - a + 1;
     let mut hidden: Vec<(u32, u32)> = Vec::new();
     match ix.kind(n) {
         NodeKind::Function if lines > PREVIEW_FUNCTION_LINES => {
-            let keep = head_end(ix, n, map).saturating_add(PREVIEW_BODY_LINES);
+            let keep = head_end(def, map).saturating_add(PREVIEW_BODY_LINES);
             let last = body_last_line(ix, n, map, b);
             if keep < last {
                 hidden.push((keep + 1, last));
@@ -551,12 +581,12 @@ fn preview(ix: &Index, n: u32, map: &LineMap, a: u32, b: u32) -> Vec<Piece> {
     pieces
 }
 
-/// The last line of node `n`'s signature and docstring, and of the opening brace when it has a
-/// line of its own (PSR-12's and Allman's style), so an elided body reads `{ ... }`.
-fn head_end(ix: &Index, n: u32, map: &LineMap) -> u32 {
-    let sig = map.line_of(ix.sig_span(n).1.saturating_sub(1));
-    let doc = ix.doc_span(n).map_or(0, |(_, e)| map.line_of(e.saturating_sub(1)));
-    let end = sig.max(doc).max(ix.head_line(n));
+/// The last line of a definition's signature and docstring, and of the opening brace when it
+/// has a line of its own (PSR-12's and Allman's style), so an elided body reads `{ ... }`.
+fn head_end(def: &DefSpan, map: &LineMap) -> u32 {
+    let sig = map.line_of(def.sig.1.saturating_sub(1));
+    let doc = def.doc.map_or(0, |(_, e)| map.line_of(e.saturating_sub(1)));
+    let end = sig.max(doc).max(def.head_line);
     if end < map.count() && map.line(end + 1).trim_ascii() == b"{" { end + 1 } else { end }
 }
 
@@ -584,11 +614,12 @@ fn skeleton(ix: &Index, n: u32, map: &LineMap, hidden: &mut Vec<(u32, u32)>, dep
         }
         match ix.kind(e.node) {
             NodeKind::Function => {
-                let (_, end) = ix.lines(e.node);
-                let from = head_end(ix, e.node, map) + 1;
-                let last = body_last_line(ix, e.node, map, end);
-                if from <= last {
-                    hidden.push((from, last));
+                for def in ix.definitions(e.node) {
+                    let from = head_end(&def, map) + 1;
+                    let last = body_last_line(ix, e.node, map, def.lines.1);
+                    if from <= last {
+                        hidden.push((from, last));
+                    }
                 }
                 // Definitions attached to a function from outside its body (JavaScript's
                 // `Foo.prototype.m = function`) lie outside its span.

@@ -139,6 +139,10 @@ pub const FLAG_GENERATED: u8 = 16;
 /// type, which has no node of its own here (`tsdb/head_append.go:memSeries.append`). Its
 /// module-level entity is `FILE:Type` (DESIGN §8).
 pub const FLAG_OWNED: u8 = 32;
+/// Node flag: the node stands for several definitions of one qualified name in its file (Java
+/// and C++ overloads, a Python property and its setter, `#[cfg]` variants): its span is the
+/// first one's, and readers find the others in the file's facts (`Index::definitions`).
+pub const FLAG_MERGED: u8 = 64;
 
 /// Edge confidence: resolved through scopes and imports.
 pub const META_EXACT: u8 = 0;
@@ -353,6 +357,7 @@ pub fn native_nodes(files: &[Source]) -> (Graph, DefNodes) {
         for (di, d) in f.facts.defs.iter().enumerate() {
             let qual = &quals[qual_at[di].clone()];
             if let Some(&n) = by_qual.get(qual) {
+                g.nodes[n as usize].flags |= FLAG_MERGED;
                 nodes_of_def.push(n);
                 continue;
             }

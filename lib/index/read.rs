@@ -25,7 +25,7 @@ use rkyv::Archived;
 use std::sync::atomic::AtomicU64;
 
 use crate::error::{Error, IndexProblem, Result};
-use crate::graph::{EdgeKind, NONE, NodeKind};
+use crate::graph::{EdgeKind, FLAG_MERGED, NONE, NodeKind};
 use crate::index::current_generation;
 use crate::index::format::*;
 use crate::index::fst_file::FstFile;
@@ -355,10 +355,28 @@ pub struct Index {
     content: OnceCell<Mapped>,
     history: OnceCell<Option<Mapped>>,
     messages: OnceCell<Option<Mapped>>,
+    /// `facts.rkyv` and `facts.bin`, opened when a merged node's other definitions are asked
+    /// for ([`Index::definitions`]).
+    facts: OnceCell<(Mapped, Mapped)>,
     /// Line-start offsets of the files shown so far (see [`Index::line_starts`]).
     line_starts: RefCell<fxhash::FxHashMap<u32, Rc<[u32]>>>,
     /// The files whose content was checked against the file table's CRC (one bit each).
     content_checked: RefCell<Vec<u64>>,
+}
+
+/// Where one definition lies in its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DefSpan {
+    /// First and last line (decorators included).
+    pub lines: (u32, u32),
+    /// Line of the `def` / `class` keyword.
+    pub head_line: u32,
+    /// Byte span (decorators included).
+    pub bytes: (u32, u32),
+    /// Byte span of the signature.
+    pub sig: (u32, u32),
+    /// Byte span of the docstring, if any.
+    pub doc: Option<(u32, u32)>,
 }
 
 /// One edge as seen from a node.
@@ -402,6 +420,7 @@ impl Index {
             content: OnceCell::new(),
             history: OnceCell::new(),
             messages: OnceCell::new(),
+            facts: OnceCell::new(),
             line_starts: RefCell::default(),
             content_checked: RefCell::default(),
         };
@@ -576,6 +595,75 @@ impl Index {
     /// Line of the `def` / `class` keyword (LocAgent's start line).
     pub fn head_line(&self, n: u32) -> u32 {
         self.col(&self.graph().line_head, n)
+    }
+
+    /// Node `n`'s own place in its file (its first definition's, for a merged node).
+    pub fn span(&self, n: u32) -> DefSpan {
+        DefSpan {
+            lines: self.lines(n),
+            head_line: self.head_line(n),
+            bytes: self.byte_span(n),
+            sig: self.sig_span(n),
+            doc: self.doc_span(n),
+        }
+    }
+
+    /// Every definition node `n` stands for, in file order: its own span, and for a node
+    /// flagged [`FLAG_MERGED`] (several definitions of one qualified name: overloads, a
+    /// property and its setter) the others, found in its file's cached facts by the qualified
+    /// name its ID ends with. Facts that cannot be read unwind with [`Damaged`], as content does.
+    pub fn definitions(&self, n: u32) -> smallvec::SmallVec<[DefSpan; 1]> {
+        let own = self.span(n);
+        if self.flags(n) & FLAG_MERGED == 0
+            || !matches!(self.kind(n), NodeKind::Class | NodeKind::Function)
+        {
+            return smallvec::smallvec![own];
+        }
+        let (Some(f), Some(file)) = (self.file_index(n), self.file_node(n)) else {
+            return smallvec::smallvec![own];
+        };
+        let facts = self.file_facts(f, self.id(file)).unwrap_or_else(|e| Damaged::raise(e));
+        let qual = self.id(n).get(self.id(file).len() + 1..).unwrap_or(b"");
+        let mut all: smallvec::SmallVec<[DefSpan; 1]> = (0..facts.defs.len() as u32)
+            .filter(|&i| facts.qual_name(i).as_bytes() == qual)
+            .map(|i| {
+                let d = &facts.defs[i as usize];
+                DefSpan {
+                    lines: (d.line_start, d.line_end),
+                    head_line: d.line_head,
+                    bytes: (d.byte_start, d.byte_end),
+                    sig: (d.byte_head, d.byte_sig_end),
+                    doc: d.doc.filter(|(a, b)| b > a),
+                }
+            })
+            .collect();
+        if !all.contains(&own) {
+            all.push(own);
+        }
+        all.sort_by_key(|s| s.bytes);
+        all
+    }
+
+    /// The facts of file-table entry `f` (path `rel`) in outline, from the generation's cache.
+    fn file_facts(&self, f: u32, rel: &[u8]) -> Result<crate::extract::FileFacts> {
+        use crate::index::facts;
+        if self.facts.get().is_none() {
+            let table = Mapped::open(&self.gen_dir.join(FACTS_FILE), MAGIC_FACTS, &self.dir)?;
+            let blob = facts::open_blob(&self.gen_dir, &self.dir)?;
+            let _ = self.facts.set((table, blob));
+        }
+        let (table, blob) = self.facts.get().ok_or_else(|| self.corrupt(FACTS_FILE))?;
+        let view = facts::FactsView::new(table.payload(), blob.payload())
+            .ok_or_else(|| self.corrupt(format!("{FACTS_FILE}: its table failed validation")))?;
+        let entry = view.entries().get(f as usize).filter(|e| e.rel.as_slice() == rel);
+        let archive = entry.and_then(|e| Some((view.archive(f as usize)?, e.crc.to_native())));
+        archive
+            .and_then(|(bytes, crc)| facts::checked(bytes, crc))
+            .and_then(facts::load_outline)
+            .ok_or_else(|| {
+                let rel = crate::id::display(rel);
+                self.damaged(format!("{FACTS_BLOB_FILE}: the cached facts of {rel} are damaged"))
+            })
     }
 
     /// Byte span within the file (decorators included).
