@@ -345,3 +345,31 @@ fn end_to_end_build_fold_and_trav() {
         "{up}"
     );
 }
+
+/// A blanket impl (`impl<T: Bound> Trait for T`) names no type: its methods are the trait's
+/// (they were `T.method`, every blanket impl of the file merged into one `T`).
+#[test]
+fn blanket_impls_are_methods_of_their_trait() {
+    let files = [
+        (
+            "src/lib.rs",
+            "pub trait Greet {\n    fn greet(&self) -> String;\n}\n\n\
+             impl<T: std::fmt::Display> Greet for T {\n    fn greet(&self) -> String {\n        \
+             show(self)\n    }\n}\n\n\
+             impl<T: Clone> crate::other::Tag for T {\n    fn tag(&self) {}\n}\n\n\
+             pub struct Wrapper<T>(T);\n\n\
+             impl<T> From<T> for Wrapper<T> {\n    fn from(t: T) -> Self {\n        Wrapper(t)\n    }\n}\n\n\
+             fn show<D: std::fmt::Display>(d: &D) -> String {\n    d.to_string()\n}\n",
+        ),
+        ("Cargo.toml", "[package]\nname = \"x\"\nversion = \"0.1.0\"\n"),
+    ];
+    let (g, e) = graph_of(&files);
+    let ids = entity_ids(&g);
+    for id in ["src/lib.rs:Greet.greet", "src/lib.rs:Tag.tag", "src/lib.rs:Wrapper.from"] {
+        assert!(ids.iter().any(|i| i == id), "{id} in {ids:?}");
+    }
+    assert!(!ids.iter().any(|i| i.contains(":T.")), "{ids:?}");
+    let node = |id: &str| g.nodes.iter().find(|n| n.id == id.as_bytes()).unwrap();
+    assert_eq!(g.nodes[node("src/lib.rs:Greet.greet").parent as usize].id, b"src/lib.rs:Greet");
+    assert_has(&e, "src/lib.rs:Greet.greet invoke src/lib.rs:show 0");
+}

@@ -6,7 +6,8 @@
 //!
 //! * Definitions: `struct`, `enum`, `union`, `trait` and inline `mod m { }` (a namespace) are
 //!   class-like, `fn` is function-like. A `fn` in `impl T { }` or `impl Trait for T { }` has
-//!   owner `T` (the last path segment, generics, references and pointers dropped). A trait's
+//!   owner `T` (the last path segment, generics, references and pointers dropped; a blanket
+//!   `impl<T: Bound> Trait for T` has the trait as owner, its `T` naming no type). A trait's
 //!   default method has the trait as its lexical parent. A definition's start includes its
 //!   outer doc comment and attributes; its doc is the `///` / `/** */` comments above it, or
 //!   for an inline module without those, the `//!` / `/*! */` comments opening its body.
@@ -358,16 +359,32 @@ fn line_of(node: Node) -> u32 {
 }
 
 /// The type a `fn` in an `impl` block is a method of: the last segment of the type as written.
-/// (`up` is the function's parent.)
+/// A blanket impl's type is one of its own type parameters (`impl<T: Display> Greet for T`),
+/// which names nothing: its methods are the trait's. (`up` is the function's parent.)
 fn impl_owner(up: Option<Node>, src: &[u8]) -> Option<String> {
     let list = up.filter(|p| p.kind() == "declaration_list")?;
     let imp = list.parent().filter(|p| p.kind() == "impl_item")?;
     let ty = imp.field("type")?;
     match type_path(ty, src) {
+        Some(p) if p.len() == 1 && is_type_parameter(imp, &p[0], src) => {
+            let tr = imp.field("trait").and_then(|t| type_path(t, src));
+            tr.and_then(|mut t| t.pop()).or_else(|| p.last().cloned())
+        }
         Some(mut p) => p.pop(),
         // `impl Trait for [T]`, `for (A, B)`: the type as written, spaces dropped.
         None => Some(tree::text(ty, src).split_whitespace().collect()),
     }
+}
+
+/// Whether `name` is a type parameter `impl_item` declares (`impl<T, U: Tr>`).
+fn is_type_parameter(impl_item: Node, name: &str, src: &[u8]) -> bool {
+    let Some(params) = impl_item.field("type_parameters") else { return false };
+    let mut c = params.walk();
+    params
+        .named_children(&mut c)
+        .filter(|p| p.kind() == "type_parameter")
+        .filter_map(|p| p.field("name"))
+        .any(|n| tree::text(n, src) == name)
 }
 
 /// `#[path = "p.rs"]` before an item.
