@@ -162,3 +162,23 @@ fn a_header_turns_cpp_when_cpp_sources_arrive() {
     let up = d.cmd("cds-trav").args(["--ids", "-d", "up", "-r", "invoke", "w.h:W.m"]).ok();
     assert!(up.contains("b.cpp:b"), "{up}");
 }
+
+/// A constructor's signature ends before its member initializers; the calls in them and in
+/// its body are its own, and the out-of-class definition joins the in-class one.
+#[test]
+fn constructor_signatures_leave_out_member_initializers() {
+    let d = Dir::new("cpp-ctor-inits");
+    d.write(
+        "a.cpp",
+        "class Foo {\npublic:\n    Foo(int x, int y)\n        : a_(make(x)),\n          b_(y) {\n        \
+         init();\n    }\n    Foo();\n    void init() {}\nprivate:\n    int a_, b_;\n};\n\n\
+         int make(int v) { return v; }\n\nFoo::Foo() : a_(0), b_(0) { init(); }\n",
+    );
+    d.cmd("cds-build").stderr_of(0);
+    let fold = d.cmd("cds-get").args(["--view", "fold", "a.cpp:Foo.Foo"]).ok();
+    assert_eq!(fold, "a.cpp:Foo.Foo\tfunction\t3-7\tFoo(int x, int y)\n");
+    let calls = d.cmd("cds-trav").args(["--ids", "-h1", "-r", "invoke", "a.cpp:Foo.Foo"]).ok();
+    assert!(calls.contains("a.cpp:Foo.init") && calls.contains("a.cpp:make"), "{calls}");
+    let line = d.cmd("cds-get").arg("a.cpp:16").ok();
+    assert!(line.starts_with("a.cpp:16\trange\tin a.cpp:Foo.Foo\n"), "{line}");
+}

@@ -600,9 +600,13 @@ impl Builder<'_, '_> {
         let first_param = (member && !(in_class && is_static)).then(|| "this".to_string());
         let file_local = (is_static && !in_class && owner.is_none()) || cx.local;
         let returns = n.field("type").and_then(|t| self.type_name(t));
-        let body = n.field("body");
+        // The signature ends before a constructor's member initializers (`: a_(x), b_(y)`).
+        let mut c = n.walk();
+        let inits = n.children(&mut c).find(|c| c.kind() == "field_initializer_list");
+        let head_end = inits.or_else(|| n.field("body"));
         let decorators = if file_local { vec![Expr::Dotted("static".into())] } else { Vec::new() };
-        let i = self.push_def(n, around, body, DefKind::Function, name, owner, parent, first_param);
+        let i =
+            self.push_def(n, around, head_end, DefKind::Function, name, owner, parent, first_param);
         let d = &mut self.facts.defs[i as usize];
         d.decorators = decorators;
         d.returns = returns;
@@ -675,7 +679,8 @@ impl Builder<'_, '_> {
         &mut self,
         n: Node,
         (n_parent, n_prev): Around,
-        body: Option<Node>,
+        // What ends the signature (the body, for most).
+        head_end: Option<Node>,
         kind: DefKind,
         name: String,
         owner: Option<String>,
@@ -727,7 +732,7 @@ impl Builder<'_, '_> {
             line_end: n.end_position().row as u32 + 1,
             byte_start,
             byte_head: outer.start_byte() as u32,
-            byte_sig_end: tree::sig_end(n, body, self.src),
+            byte_sig_end: tree::sig_end(n, head_end, self.src),
             byte_end: n.end_byte() as u32,
             doc,
             bases: Vec::new(),
