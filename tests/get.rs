@@ -442,3 +442,25 @@ fn an_entity_of_a_minified_line_shows_its_own_bytes() {
     // A line range still shows the whole line, as asked.
     assert!(get(&d, &["dist/bundle.js:1"]).len() > js.len());
 }
+
+/// A range written backwards (`path:20-10`) is a usage error naming the fix, in every tool
+/// that reads line references: it is more often a typo (120-14 for 120-140) than a wish, and
+/// showing 14-120 instead would hide it.
+#[test]
+fn a_reversed_line_range_is_a_usage_error() {
+    let d = demo("get-reversed");
+    let want = "reversed line range 'shop/views.py:25-24': give the first line first \
+                (shop/views.py:24-25)";
+    for tool in ["cds-get", "cds-trav", "cds-fmt"] {
+        let err = d.cmd(tool).arg("shop/views.py:25-24").stderr_of(2);
+        assert_eq!(err.lines().next(), Some(format!("{tool}: {want}").as_str()), "{err}");
+    }
+    // On stdin too, after what came before it was shown.
+    let out =
+        d.cmd("cds-get").args(["--ids"]).stdin("shop/cart.py\nshop/views.py:25-24\n").output();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "shop/cart.py\n");
+    // The range the right way round, and one line written as a range, still work.
+    assert!(get(&d, &["shop/views.py:24-25"]).starts_with("shop/views.py:24-25\trange\t"));
+    assert!(get(&d, &["shop/views.py:25-25"]).starts_with("shop/views.py:25\trange\t"));
+}

@@ -84,9 +84,9 @@ a valid cds-get argument. The code follows in a fenced block, each line as NUMBE
 the numbers right-aligned.
 
 Besides entity IDs (pkg/mod.py, pkg/mod.py:Class.method, pkg/sub for a directory), cds-get \
-takes line references: pkg/mod.py:120 (one line), pkg/mod.py:100-140 (a range), and the lines \
-of rg -n and rg --vimgrep (pkg/mod.py:120:text), whose header names the innermost entity \
-around them. Loose spellings are accepted too: ./pkg/mod.py, /pkg/mod.py/, absolute paths in \
+takes line references: pkg/mod.py:120 (one line), pkg/mod.py:100-140 (a range; one written \
+backwards, 140-100, is an error, status 2), and the lines of rg -n and rg --vimgrep \
+(pkg/mod.py:120:text), whose header names the innermost entity around them. Loose spellings are accepted too: ./pkg/mod.py, /pkg/mod.py/, absolute paths in \
 the repository, paths relative to the current directory, and LocAgent's pkg.__init__.
 
 The code comes from the index, so its line numbers always agree with the graph. When a file \
@@ -178,7 +178,7 @@ pub fn run(args: GetArgs) -> crate::Result<Status> {
                 found = true;
                 blocks.write(&mut out, t, &opts)?;
             }
-            None => resolver.report_missing(&rec.id),
+            None => resolver.report_missing(&rec.id)?,
         }
     }
     out.finish()?;

@@ -80,9 +80,14 @@ impl<'a> Resolver<'a> {
         if let Some(n) = self.loose_entity(raw) {
             return Some(Target::Entity(n));
         }
-        // A line reference past the end of its file names nothing (report_missing says so).
+        // A line reference past the end of its file, or backwards, names nothing
+        // (report_missing says so).
         let (file, start, end) = self.line_ref(raw)?;
-        (start <= self.ix.lines(file).1).then_some(Target::Lines { file, start, end })
+        (start <= end && start <= self.ix.lines(file).1).then_some(Target::Lines {
+            file,
+            start,
+            end,
+        })
     }
 
     /// The entity `raw` names; a line reference names the innermost entity around its lines.
@@ -91,15 +96,36 @@ impl<'a> Resolver<'a> {
     }
 
     /// Prints [`Resolver::missing`] on stderr. It does not change the exit status: the tool
-    /// goes on with the next ID.
-    pub fn report_missing(&self, raw: &[u8]) {
+    /// goes on with the next ID. A line range written backwards is a usage error instead
+    /// ([`Resolver::reversed`]), which ends the tool with status 2.
+    pub fn report_missing(&self, raw: &[u8]) -> crate::Result<()> {
+        if let Some(e) = self.reversed(raw) {
+            return Err(crate::Error::usage(e));
+        }
         msg::error(self.missing(raw));
+        Ok(())
+    }
+
+    /// `reversed line range 'path:20-10': give the first line first (path:10-20)` when `raw`
+    /// is a line range of an indexed file whose end comes before its start. It is not
+    /// turned round: `120-14` is likelier a typo for `120-140` than a wish for lines 14-120.
+    pub fn reversed(&self, raw: &[u8]) -> Option<String> {
+        let (file, start, end) = self.line_ref(raw).filter(|&(_, s, e)| e < s)?;
+        let path = crate::id::display(self.ix.id(file));
+        Some(format!(
+            "reversed line range '{}': give the first line first ({path}:{end}-{start})",
+            crate::id::display(raw)
+        ))
     }
 
     /// Why `raw` names nothing: `no entity 'X'; did you mean: A, B` (up to 5 candidates from
-    /// the name index), or `no line N in path` for a line reference past the end of its file.
+    /// the name index), `no line N in path` for a line reference past the end of its file,
+    /// or [`Resolver::reversed`]'s message.
     pub fn missing(&self, raw: &[u8]) -> String {
         let shown = crate::id::display(raw);
+        if let Some(why) = self.reversed(raw) {
+            return why;
+        }
         if let Some((file, start, _)) = self.line_ref(raw) {
             let last = self.ix.lines(file).1;
             let path = crate::id::display(self.ix.id(file));
@@ -190,8 +216,9 @@ impl<'a> Resolver<'a> {
             }
             None => (start, after),
         };
-        // Anything after the numbers must be `:...` (grep's text), or nothing.
-        if !(after.is_empty() || after.starts_with(b":")) || start == 0 || end < start {
+        // Anything after the numbers must be `:...` (grep's text), or nothing. A range whose
+        // end comes first is returned as it is: `resolve` refuses it, `reversed` says why.
+        if !(after.is_empty() || after.starts_with(b":")) || start == 0 || end == 0 {
             return None;
         }
         Some((file, start, end))
