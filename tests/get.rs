@@ -464,3 +464,52 @@ fn a_reversed_line_range_is_a_usage_error() {
     assert!(get(&d, &["shop/views.py:24-25"]).starts_with("shop/views.py:24-25\trange\t"));
     assert!(get(&d, &["shop/views.py:25-25"]).starts_with("shop/views.py:25\trange\t"));
 }
+
+/// A path holding a `:` (`a:b.py`, `x:y/m.py`, legal on Unix): its line references, IDs and
+/// headers. Where `path:rest` could split at several colons, the path the index holds wins.
+#[test]
+fn paths_with_a_colon() {
+    let d = Dir::new("get-colon");
+    d.write("a:b.py", "class Alpha:\n    def x(self):\n        return 1\n");
+    d.write("x:y/m.py", "def f():\n    return 2\n");
+    d.write("a.py", "def a():\n    return 3\n");
+    d.cmd("cds-build").stderr_of(0);
+    let fold = |arg: &str| get(&d, &["--view", "fold", arg]);
+    assert!(fold("a:b.py:2").starts_with("a:b.py:Alpha.x\t"), "{}", fold("a:b.py:2"));
+    assert!(fold("a:b.py:2:    def x(self):").starts_with("a:b.py:Alpha.x\t"));
+    assert!(fold("a:b.py:1-3").starts_with("a:b.py:Alpha\t"));
+    assert!(fold("x:y/m.py:2").starts_with("x:y/m.py:f\t"));
+    // The header's third field is the file's path and lines: itself a valid argument.
+    for (id, want) in [
+        ("a:b.py", "a:b.py\tfile\ta:b.py:1-3\n"),
+        ("a:b.py:Alpha", "a:b.py:Alpha\tclass\ta:b.py:1-3\n"),
+        ("a:b.py:Alpha.x", "a:b.py:Alpha.x\tfunction\ta:b.py:2-3\n"),
+        ("x:y/m.py:f", "x:y/m.py:f\tfunction\tx:y/m.py:1-2\n"),
+    ] {
+        let got = get(&d, &[id]);
+        assert!(got.starts_with(want), "{id}: {got}");
+        let third = want.trim_end().split('\t').nth(2).unwrap();
+        let path = third.rsplit_once(':').unwrap().0;
+        assert!(get(&d, &["--ids", third]).starts_with(path), "{third}");
+    }
+    // The JSON path, and names: the class is found by its name, the file by its own.
+    let json = get(&d, &["--json", "--view", "fold", "a:b.py:Alpha.x", "x:y/m.py"]);
+    let recs: Vec<serde_json::Value> =
+        json.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!((recs[0]["path"].as_str(), recs[0]["name"].as_str()), (Some("a:b.py"), Some("x")));
+    assert_eq!(
+        (recs[1]["path"].as_str(), recs[1]["name"].as_str()),
+        (Some("x:y/m.py"), Some("m.py"))
+    );
+    let hits = d.cmd("cds-search").args(["--json", "-t", "class", "Alpha"]).ok();
+    let hit: serde_json::Value = serde_json::from_str(hits.trim()).unwrap();
+    assert_eq!(
+        (hit["id"].as_str(), hit["reasons"][0].as_str()),
+        (Some("a:b.py:Alpha"), Some("exact name"))
+    );
+    let hits = d.cmd("cds-search").args(["--ids", "-t", "file", "m.py"]).ok();
+    assert_eq!(hits.lines().next(), Some("x:y/m.py"), "{hits}");
+    // A glob names the whole path.
+    let hits = d.cmd("cds-search").args(["--ids", "-g", "a:b.py", "x"]).ok();
+    assert_eq!(hits, "a:b.py:Alpha.x\n");
+}

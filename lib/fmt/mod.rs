@@ -248,7 +248,7 @@ pub fn write_markdown(
     let id = crate::id::display(ix.id(n));
     writeln!(out, "### `{id}`\n")?;
     let kind = ix.kind(n).name();
-    let path = crate::id::display(crate::graph::id_path(ix.id(n)));
+    let path = crate::id::display(ix.path(n));
     let mut about = match (ix.kind(n), code.range) {
         (_, Some((a, b))) => format!("Lines {a}-{b} of `{path}`, in {kind} `{id}`"),
         (NodeKind::Directory, _) => "Directory".to_string(),

@@ -264,7 +264,7 @@ impl<'i> Blocks<'i> {
 pub fn write_header(out: &mut Out, ix: &Index, code: &Code, stale: bool) -> crate::Result<()> {
     let n = code.node;
     let id = crate::id::display(ix.id(n));
-    let path = crate::id::display(crate::graph::id_path(ix.id(n)));
+    let path = crate::id::display(ix.path(n));
     match code.range {
         Some((a, b)) => {
             let fpath = code.file.map(|f| crate::id::display(ix.id(f)).into_owned());

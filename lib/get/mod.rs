@@ -191,37 +191,19 @@ impl<'a> Resolver<'a> {
     }
 
     /// `path:10`, `path:10-40`, `path:10:text` (`rg -n`) and `path:10:5:text` (`rg
-    /// --vimgrep`), where `path` is an indexed file: (file node, first line, last line).
+    /// --vimgrep`), where `path` is an indexed file: (file node, first line, last line). A
+    /// path may hold a `:` itself (`a:b.py:2`), and grep's text often does: the first split
+    /// whose path is an indexed file and whose rest reads as lines wins.
     fn line_ref(&self, raw: &[u8]) -> Option<(u32, u32, u32)> {
-        let colon = raw.iter().position(|&c| c == b':')?;
-        let (path, rest) = (&raw[..colon], &raw[colon + 1..]);
-        let file = match self.ix.lookup_id(path) {
-            Some(n) => n,
-            None => self.loose_entity(path)?,
-        };
-        if self.ix.kind(file) != NodeKind::File {
-            return None;
-        }
-        let digits = |s: &[u8]| -> Option<(u32, usize)> {
-            let len = s.iter().take_while(|c| c.is_ascii_digit()).count();
-            let n = std::str::from_utf8(&s[..len]).ok()?.parse().ok()?;
-            Some((n, len))
-        };
-        let (start, len) = digits(rest)?;
-        let after = &rest[len..];
-        let (end, after) = match after.strip_prefix(b"-") {
-            Some(r) => {
-                let (end, len) = digits(r)?;
-                (end, &r[len..])
-            }
-            None => (start, after),
-        };
-        // Anything after the numbers must be `:...` (grep's text), or nothing. A range whose
-        // end comes first is returned as it is: `resolve` refuses it, `reversed` says why.
-        if !(after.is_empty() || after.starts_with(b":")) || start == 0 || end == 0 {
-            return None;
-        }
-        Some((file, start, end))
+        raw.iter().enumerate().filter(|&(_, &c)| c == b':').find_map(|(colon, _)| {
+            let (path, rest) = (&raw[..colon], &raw[colon + 1..]);
+            let (start, end) = line_numbers(rest)?;
+            let file = match self.ix.lookup_id(path) {
+                Some(n) => n,
+                None => self.loose_entity(path)?,
+            };
+            (self.ix.kind(file) == NodeKind::File).then_some((file, start, end))
+        })
     }
 
     fn root(&self) -> &Vec<u8> {
@@ -249,6 +231,31 @@ impl<'a> Resolver<'a> {
             })
             .as_ref()
     }
+}
+
+/// The lines of a line reference after its path's `:`: `10`, `10-40`, `10:text` (`rg -n`),
+/// `10:5:text` (`rg --vimgrep`). A range whose end comes first is returned as it is:
+/// `resolve` refuses it, `reversed` says why.
+fn line_numbers(rest: &[u8]) -> Option<(u32, u32)> {
+    let digits = |s: &[u8]| -> Option<(u32, usize)> {
+        let len = s.iter().take_while(|c| c.is_ascii_digit()).count();
+        let n = std::str::from_utf8(&s[..len]).ok()?.parse().ok()?;
+        Some((n, len))
+    };
+    let (start, len) = digits(rest)?;
+    let after = &rest[len..];
+    let (end, after) = match after.strip_prefix(b"-") {
+        Some(r) => {
+            let (end, len) = digits(r)?;
+            (end, &r[len..])
+        }
+        None => (start, after),
+    };
+    // Anything after the numbers must be `:...` (grep's text), or nothing.
+    if !(after.is_empty() || after.starts_with(b":")) || start == 0 || end == 0 {
+        return None;
+    }
+    Some((start, end))
 }
 
 /// `path` with its `.` and `..` segments resolved, as the repository-relative path it names;

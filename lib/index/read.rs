@@ -541,7 +541,13 @@ impl Index {
 
     /// The entity's name (last component).
     pub fn name(&self, n: u32) -> &[u8] {
-        crate::graph::id_name(self.id(n))
+        crate::graph::id_name(self.id(n), self.kind(n))
+    }
+
+    /// The path of the entity's file or directory: its ID up to the `:` before its qualified
+    /// name (the whole ID for a file or directory, whose path may hold a `:` itself).
+    pub fn path(&self, n: u32) -> &[u8] {
+        crate::graph::id_path(self.id(n), self.kind(n))
     }
 
     fn col(&self, col: &[Archived<u32>], n: u32) -> u32 {
