@@ -513,3 +513,53 @@ fn paths_with_a_colon() {
     let hits = d.cmd("cds-search").args(["--ids", "-g", "a:b.py", "x"]).ok();
     assert_eq!(hits, "a:b.py:Alpha.x\n");
 }
+
+/// A UTF-8 byte-order mark (EF BB BF, which Windows editors write) is no part of line 1 in any
+/// view, a definition on line 1 is found, and the first word is a word for search. The index
+/// keeps the file's bytes as they are, so byte offsets stay the file's own.
+#[test]
+fn a_byte_order_mark_is_not_shown() {
+    const BOM: &[u8] = b"\xef\xbb\xbf";
+    let d = Dir::new("get-bom");
+    d.write("bom.py", [BOM, b"def first():\n    return 1\n\n\nclass K:\n    pass\n"].concat());
+    d.write("crlf.py", [BOM, b"def second():\r\n    return 2\r\n"].concat());
+    d.write("app.js", [BOM, b"quagga();\nfunction go() {\n  return 1;\n}\n"].concat());
+    d.cmd("cds-build").stderr_of(0);
+    let no_bom = |s: &str| assert!(!s.contains('\u{feff}'), "{s:?}");
+    let got = get(&d, &["bom.py:first"]);
+    eqnice!(
+        "bom.py:first\tfunction\tbom.py:1-2\n```\n1 | def first():\n2 |     return 1\n```\n",
+        got
+    );
+    let got = get(&d, &["bom.py"]);
+    assert!(got.contains("\n1 | def first():\n"), "{got}");
+    no_bom(&got);
+    eqnice!("def second():\n    return 2\n", get(&d, &["--plain", "crlf.py:second"]));
+    let got = get(&d, &["--plain", "app.js"]);
+    assert!(got.starts_with("quagga();\n"), "{got:?}");
+    let json = get(&d, &["--json", "bom.py", "crlf.py:1", "app.js:1-2"]);
+    no_bom(&json);
+    for line in json.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let code = v["code"].as_str().unwrap();
+        assert!(code.starts_with("def ") || code.starts_with("quagga"), "{code:?}");
+    }
+    // Line references on line 1 name the definition there; its fold is its signature.
+    assert!(
+        get(&d, &["--view", "fold", "bom.py:1"])
+            .starts_with("bom.py:first\tfunction\t1-2\tdef first():\n")
+    );
+    assert!(get(&d, &["--view", "fold", "crlf.py:1"]).starts_with("crlf.py:second\t"));
+    // The first word of the file is a search term like any other (the mark made it
+    // `\u{feff}quagga`, one edit away).
+    let hits = d.cmd("cds-search").args(["--json", "-t", "file", "quagga"]).ok();
+    let hit: serde_json::Value = serde_json::from_str(hits.trim()).unwrap();
+    assert_eq!(
+        (hit["id"].as_str(), hit["reasons"][0].as_str()),
+        (Some("app.js"), Some("bm25: quagga"))
+    );
+    for (tool, args) in [("cds-fmt", &["--markdown"][..]), ("cds-fmt", &["--full"][..])] {
+        let out = d.cmd(tool).args(args).stdin("bom.py:first\napp.js\n").ok();
+        no_bom(&out);
+    }
+}

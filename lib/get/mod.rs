@@ -741,6 +741,12 @@ mod tests {
         assert_eq!(m.line_of(0), 1);
         assert_eq!(m.line_of(2), 2);
         assert_eq!(m.line_of(7), 4);
+        // A byte-order mark is not on line 1; offsets stay the file's.
+        let m = LineMap::new(b"\xef\xbb\xbfab\ncd");
+        assert_eq!((m.count(), m.line(1), m.line(2)), (2, &b"ab"[..], &b"cd"[..]));
+        assert_eq!((m.line_of(0), m.line_of(3), m.line_of(5), m.line_of(6)), (1, 1, 1, 2));
+        assert_eq!(m.line_within(1, Some((3, 4))), b"ab");
+        assert_eq!(LineMap::new(b"\xef\xbb\xbf").line(1), b"");
         let m = LineMap::new(b"no newline");
         assert_eq!(m.count(), 1);
         assert_eq!(m.line(1), b"no newline");

@@ -1224,15 +1224,21 @@ impl Index {
     }
 }
 
+/// The UTF-8 byte-order mark some editors start a file with.
+pub const BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// The byte offsets at which the lines of `text` start; a final newline ends the last line,
-/// it does not start another. Empty text has no lines.
+/// it does not start another. Empty text has no lines. A byte-order mark is no part of the
+/// first line, which starts after it: the stored content keeps the file's bytes (its checksum
+/// and every byte offset stay the file's own, as `rg -b` and tree-sitter count them), and
+/// nothing shown by lines shows the mark.
 pub fn line_starts(text: &[u8]) -> Vec<u32> {
     use bstr::ByteSlice;
     let mut starts = Vec::with_capacity(text.len() / 32 + 1);
     if text.is_empty() {
         return starts;
     }
-    starts.push(0);
+    starts.push(if text.starts_with(BOM) { BOM.len() as u32 } else { 0 });
     let mut at = 0;
     while let Some(i) = text[at..].find_byte(b'\n') {
         at += i + 1;
