@@ -563,3 +563,59 @@ fn a_byte_order_mark_is_not_shown() {
         no_bom(&out);
     }
 }
+
+/// Classic Mac line endings (a lone `\r`): each ends a line, as in Python's universal newlines,
+/// C's and JavaScript's, and every editor; the graph's line numbers, `cds-get`'s lines and line
+/// references agree, no raw `\r` reaches the terminal, and no definition is lost behind a
+/// comment (the grammars end a line at `\n` only, so `// header` swallowed the whole file).
+/// CRLF keeps working. (`rg -n` counts `\n` only: a file of lone `\r`s is one line to it.)
+#[test]
+fn lone_carriage_returns_end_lines() {
+    let d = Dir::new("get-cr");
+    d.write("cr.py", "def a():\r    return 1\r\rdef b():\r    return a()\r");
+    d.write("cr.c", "// header\r\rint a(void) {\r  return 1;\r}\r");
+    d.write("cr.go", "// header\rpackage m\r\rfunc A() int {\r\treturn 1\r}\r");
+    d.write("cr.rb", "# header\rdef a\r  1\rend\r");
+    d.write("crlf.py", "def a():\r\n    return 1\r\n\r\ndef b():\r\n    return a()\r\n");
+    // Mostly `\n`, with one stray `\r` (a file edited on two systems).
+    d.write("mixed.py", "x = 1\ry = 2\n\ndef c():\n    return 3\n");
+    d.cmd("cds-build").stderr_of(0);
+    let ids = d.cmd("cds-trav").args(["--ids", "-h", "-1", "/"]).ok();
+    for want in ["cr.py:b", "cr.c:a", "cr.go:A", "cr.rb:a", "crlf.py:b", "mixed.py:c"] {
+        assert!(ids.lines().any(|l| l == want), "{want} missing:\n{ids}");
+    }
+    eqnice!(
+        "cr.c:a\tfunction\tcr.c:3-5\n```\n3 | int a(void) {\n4 |   return 1;\n5 | }\n```\n",
+        get(&d, &["cr.c:a"])
+    );
+    eqnice!(
+        "cr.py:b\tfunction\tcr.py:4-5\n```\n4 | def b():\n5 |     return a()\n```\n",
+        get(&d, &["cr.py:b"])
+    );
+    eqnice!(
+        "crlf.py:b\tfunction\tcrlf.py:4-5\n```\n4 | def b():\n5 |     return a()\n```\n",
+        get(&d, &["crlf.py:b"])
+    );
+    assert!(
+        get(&d, &["cr.py"])
+            .starts_with("cr.py\tfile\tcr.py:1-5\n```\n1 | def a():\n2 |     return 1\n3 | \n")
+    );
+    assert!(get(&d, &["mixed.py:c"]).starts_with("mixed.py:c\tfunction\tmixed.py:4-5\n"));
+    // Line references name the lines the graph numbers.
+    assert!(get(&d, &["--view", "fold", "cr.py:5"]).starts_with("cr.py:b\t"));
+    assert!(get(&d, &["--view", "fold", "cr.go:5"]).starts_with("cr.go:A\t"));
+    assert!(
+        get(&d, &["cr.c:4"]).starts_with("cr.c:4\trange\tin cr.c:a\n```\n4 |   return 1;\n```\n")
+    );
+    // Nothing printed holds a raw `\r`, in any view.
+    for args in [
+        &["cr.py", "cr.c", "crlf.py", "mixed.py"][..],
+        &["--plain", "cr.go"],
+        &["--json", "cr.rb", "cr.py:2-3"],
+    ] {
+        let out = get(&d, args);
+        assert!(!out.contains('\r'), "{args:?}: {out:?}");
+    }
+    let md = d.cmd("cds-fmt").arg("--markdown").stdin("cr.rb:a\n").ok();
+    assert!(!md.contains('\r') && md.contains("def a\n  1\nend\n"), "{md:?}");
+}

@@ -264,6 +264,25 @@ pub fn line_back(node: Node, src: &[u8], at: usize) -> u32 {
         - bstr::ByteSlice::find_iter(&src[at..start], b"\n").count() as u32
 }
 
+/// `src` with every lone `\r` (a classic Mac line ending, or a stray one) turned into `\n`,
+/// or None when it has none (`\r\n` is left alone). A lone `\r` ends a line for Python
+/// (universal newlines), C and C++, JavaScript, Java and PHP, and in every editor, while the
+/// grammars end lines (and `//` or `#` comments) at `\n` only: a file of `\r`s was one line
+/// whose first comment swallowed every definition. Same length, so byte offsets hold; the
+/// line numbers then agree with `cds-get`'s lines (`index::read::line_starts`).
+pub fn unify_newlines(src: &[u8]) -> Option<Vec<u8>> {
+    use bstr::ByteSlice;
+    let lone = |i: usize| src.get(i + 1) != Some(&b'\n');
+    let first = src.find_iter(b"\r").find(|&i| lone(i))?;
+    let mut out = src.to_vec();
+    for i in first..src.len() {
+        if src[i] == b'\r' && lone(i) {
+            out[i] = b'\n';
+        }
+    }
+    Some(out)
+}
+
 /// Number of lines in the file (a final newline ends the last line, it does not start one).
 pub fn count_lines(src: &[u8]) -> u32 {
     let n = bstr::ByteSlice::find_iter(src, b"\n").count() as u32;

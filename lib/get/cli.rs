@@ -89,7 +89,9 @@ backwards, 140-100, is an error, status 2), and the lines of rg -n and rg --vimg
 (pkg/mod.py:120:text), whose header names the innermost entity around them. Loose spellings are accepted too: ./pkg/mod.py, /pkg/mod.py/, absolute paths in \
 the repository, paths relative to the current directory, and LocAgent's pkg.__init__.
 
-The code comes from the index, so its line numbers always agree with the graph. When a file \
+The code comes from the index, so its line numbers always agree with the graph. A line ends \
+at \\n, \\r\\n or a lone \\r, as Python, C, JavaScript and editors count lines (rg -n counts \
+\\n only, so in a file with lone \\r its line numbers differ); no \\r is printed. When a file \
 in the working tree differs from the indexed one, cds-get warns once per file that the index \
 is stale (and shows the indexed code); run cds-build to update it.
 

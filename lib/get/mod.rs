@@ -741,6 +741,12 @@ mod tests {
         assert_eq!(m.line_of(0), 1);
         assert_eq!(m.line_of(2), 2);
         assert_eq!(m.line_of(7), 4);
+        // A lone `\r` ends a line too (`\r\n` is one ending); none is shown.
+        let m = LineMap::new(b"a\rb\r\rc\r\nd\r");
+        assert_eq!(m.count(), 5);
+        let lines: Vec<&[u8]> = (1..=5).map(|k| m.line(k)).collect();
+        assert_eq!(lines, [&b"a"[..], b"b", b"", b"c", b"d"]);
+        assert_eq!((m.line_of(2), m.line_of(4), m.line_of(9)), (2, 3, 5));
         // A byte-order mark is not on line 1; offsets stay the file's.
         let m = LineMap::new(b"\xef\xbb\xbfab\ncd");
         assert_eq!((m.count(), m.line(1), m.line(2)), (2, &b"ab"[..], &b"cd"[..]));

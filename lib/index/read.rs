@@ -1228,7 +1228,9 @@ impl Index {
 pub const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// The byte offsets at which the lines of `text` start; a final newline ends the last line,
-/// it does not start another. Empty text has no lines. A byte-order mark is no part of the
+/// it does not start another. Empty text has no lines. A line ends at `\n`, `\r\n` or a lone
+/// `\r`, as the extractors count lines (`extract::tree::unify_newlines`), so the graph's line
+/// numbers are these lines' and no line holds a `\r`. A byte-order mark is no part of the
 /// first line, which starts after it: the stored content keeps the file's bytes (its checksum
 /// and every byte offset stay the file's own, as `rg -b` and tree-sitter count them), and
 /// nothing shown by lines shows the mark.
@@ -1240,8 +1242,11 @@ pub fn line_starts(text: &[u8]) -> Vec<u32> {
     }
     starts.push(if text.starts_with(BOM) { BOM.len() as u32 } else { 0 });
     let mut at = 0;
-    while let Some(i) = text[at..].find_byte(b'\n') {
+    while let Some(i) = text[at..].find_byteset(b"\r\n") {
         at += i + 1;
+        if text[at - 1] == b'\r' && text.get(at) == Some(&b'\n') {
+            at += 1;
+        }
         if at >= text.len() {
             break;
         }

@@ -491,13 +491,10 @@ impl Extractor {
     pub fn extract(&mut self, src: &[u8]) -> FileFacts {
         // Python reads source with universal newlines, so a lone `\r` (old Mac line ending)
         // ends a line; tree-sitter only knows `\n`. Same length, so byte offsets still hold.
-        let unified;
-        let src = if has_lone_cr(src) {
-            unified = unify_newlines(src);
-            &unified[..]
-        } else {
-            src
-        };
+        // (Every language's file gets this in `Extractors::extract`; this is for callers of
+        // this extractor alone.)
+        let unified = tree::unify_newlines(src);
+        let src = unified.as_deref().unwrap_or(src);
         let mut facts = FileFacts { lines: tree::count_lines(src), ..FileFacts::default() };
         let Some(tree) = tree::parse(&mut self.parser, src) else {
             facts.syntax_errors = 1;
@@ -1948,26 +1945,6 @@ fn py3_rejects(node: Node) -> bool {
         "try_statement" => !kinds.any(|k| k == "except_clause" || k == "finally_clause"),
         _ => true,
     }
-}
-
-/// Whether `src` has a `\r` that is not followed by `\n`.
-fn has_lone_cr(src: &[u8]) -> bool {
-    let mut at = 0;
-    while let Some(i) = src[at..].iter().position(|&c| c == b'\r') {
-        if src.get(at + i + 1) != Some(&b'\n') {
-            return true;
-        }
-        at += i + 1;
-    }
-    false
-}
-
-/// `src` with every lone `\r` turned into `\n` (`\r\n` is left alone).
-fn unify_newlines(src: &[u8]) -> Vec<u8> {
-    src.iter()
-        .enumerate()
-        .map(|(i, &c)| if c == b'\r' && src.get(i + 1) != Some(&b'\n') { b'\n' } else { c })
-        .collect()
 }
 
 #[cfg(test)]
