@@ -619,3 +619,67 @@ fn lone_carriage_returns_end_lines() {
     let md = d.cmd("cds-fmt").arg("--markdown").stdin("cr.rb:a\n").ok();
     assert!(!md.contains('\r') && md.contains("def a\n  1\nend\n"), "{md:?}");
 }
+
+/// A source file that is not UTF-8 (a Python 2 file declaring `coding: latin-1`, old Windows
+/// code): a byte that is not UTF-8 is read as the Latin-1 character of its value, so names
+/// keep every character (tree-sitter ended an identifier at such a byte: `r\xe9sum\xe9` was
+/// indexed as `sum`), IDs are UTF-8 text, and an ID printed is accepted back.
+#[test]
+fn names_in_a_latin1_file_are_whole() {
+    let d = Dir::new("get-latin1");
+    d.write(
+        "lat.py",
+        b"# -*- coding: latin-1 -*-\ndef r\xe9sum\xe9(x):\n    return \"caf\xe9\"\n\n\nclass \xc9t\xe9:\n    def m\xe9(self):\n        return r\xe9sum\xe9(1)\n",
+    );
+    d.write(
+        "lat.js",
+        b"function r\xe9sum\xe9() { return 1; }\nfunction other() { return r\xe9sum\xe9(); }\n",
+    );
+    d.write("Lat.java", b"class Lat { void r\xe9sum\xe9() {} void o() { r\xe9sum\xe9(); } }\n");
+    d.write("lat.rb", b"class \xc9t\xe9\n  def r\xe9sum\xe9\n  end\nend\n");
+    d.write("ok.py", "def caf\u{e9}():\n    return 1\n");
+    d.cmd("cds-build").stderr_of(0);
+    let ids = d.cmd("cds-trav").args(["--ids", "-h", "-1", "/"]).ok();
+    for want in [
+        "lat.py:r\u{e9}sum\u{e9}",
+        "lat.py:\u{c9}t\u{e9}",
+        "lat.py:\u{c9}t\u{e9}.m\u{e9}",
+        "lat.js:r\u{e9}sum\u{e9}",
+        "lat.js:other",
+        "Lat.java:Lat.r\u{e9}sum\u{e9}",
+        "Lat.java:Lat.o",
+        "lat.rb:\u{c9}t\u{e9}.r\u{e9}sum\u{e9}",
+        "ok.py:caf\u{e9}",
+    ] {
+        assert!(ids.lines().any(|l| l == want), "{want} missing:\n{ids}");
+    }
+    // Every ID printed is read back, by cds-get and cds-trav, as it was printed.
+    for id in ids.lines().filter(|l| l.contains("lat.") || l.contains("Lat.")) {
+        eqnice!(format!("{id}\n"), get(&d, &["--ids", id]));
+    }
+    eqnice!(ids, d.cmd("cds-get").arg("--ids").stdin(ids.as_str()).ok());
+    // Calls link to the whole names; the fold line is the signature as the ID spells it.
+    let callers = d
+        .cmd("cds-trav")
+        .args(["--ids", "-r", "invoke", "-d", "up", "--no-roots", "lat.py:r\u{e9}sum\u{e9}"])
+        .ok();
+    assert_eq!(callers, "lat.py:\u{c9}t\u{e9}.m\u{e9}\n");
+    let callers = d
+        .cmd("cds-trav")
+        .args(["--ids", "-r", "invoke", "-d", "up", "--no-roots", "lat.js:r\u{e9}sum\u{e9}"])
+        .ok();
+    assert_eq!(callers, "lat.js:other\n");
+    eqnice!(
+        "lat.py:r\u{e9}sum\u{e9}\tfunction\t2-3\tdef r\u{e9}sum\u{e9}(x):\n",
+        get(&d, &["--view", "fold", "lat.py:r\u{e9}sum\u{e9}"])
+    );
+    // Found by name, in either case.
+    let hits = d.cmd("cds-search").args(["--ids", "R\u{c9}SUM\u{c9}"]).ok();
+    assert!(hits.lines().any(|l| l == "lat.py:r\u{e9}sum\u{e9}"), "{hits}");
+    // The code itself is shown as stored (the terminal decides), and as text in JSON.
+    let plain = d.cmd("cds-get").args(["--plain", "lat.py:r\u{e9}sum\u{e9}"]).output();
+    assert_eq!(plain.stdout, b"def r\xe9sum\xe9(x):\n    return \"caf\xe9\"\n");
+    let json = get(&d, &["--json", "lat.py:r\u{e9}sum\u{e9}"]);
+    let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(v["code"], "def r\u{e9}sum\u{e9}(x):\n    return \"caf\u{e9}\"");
+}

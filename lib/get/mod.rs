@@ -525,7 +525,8 @@ impl<'i> Code<'i> {
         Ok(())
     }
 
-    /// The shown text joined by newlines (for JSON).
+    /// The shown text joined by newlines (for JSON), a byte that is not UTF-8 as its Latin-1
+    /// character, as names are read ([`crate::extract::source_text`]).
     pub fn text_joined(&self) -> String {
         let mut s = Vec::with_capacity(self.text.len().min(1 << 20));
         let mut first = true;
@@ -539,7 +540,7 @@ impl<'i> Code<'i> {
             }
             Ok::<(), ()>(())
         });
-        String::from_utf8_lossy(&s).into_owned()
+        crate::extract::source_text(&s).into_owned()
     }
 }
 

@@ -1019,7 +1019,8 @@ impl Index {
                 let content = self.file_content(f);
                 let (a, b) = self.sig_span(n);
                 let sig = content.get(a as usize..b as usize).unwrap_or(b"");
-                collapse_ws(&String::from_utf8_lossy(sig))
+                // Bytes that are not UTF-8 read as the names were (Latin-1).
+                collapse_ws(&crate::extract::source_text(sig))
             }
         }
     }

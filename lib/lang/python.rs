@@ -581,7 +581,7 @@ struct Builder<'s> {
 
 impl<'s> Builder<'s> {
     fn text(&self, n: Node) -> String {
-        String::from_utf8_lossy(&self.src[n.start_byte()..n.end_byte()]).into_owned()
+        tree::text(n, self.src)
     }
 
     /// Pops the definitions that end before `start`; the top is then the owner.
@@ -1075,7 +1075,7 @@ impl<'s> Builder<'s> {
     /// The string id of a node's text.
     fn text_id(&mut self, n: u32) -> u32 {
         let src: &'s [u8] = self.src;
-        match String::from_utf8_lossy(self.bytes(n, src)) {
+        match crate::extract::source_text(self.bytes(n, src)) {
             std::borrow::Cow::Borrowed(s) => self.intern(s),
             std::borrow::Cow::Owned(s) => self.push_str(&s),
         }
@@ -1735,7 +1735,7 @@ fn chain(n: Node, src: &[u8]) -> Option<String> {
         }
         match kind_of(n) {
             "identifier" => {
-                out.push_str(&String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]));
+                out.push_str(&crate::extract::source_text(&src[n.start_byte()..n.end_byte()]));
                 true
             }
             "attribute" => {
@@ -1748,7 +1748,7 @@ fn chain(n: Node, src: &[u8]) -> Option<String> {
                     return false;
                 }
                 out.push('.');
-                out.push_str(&String::from_utf8_lossy(&src[a.start_byte()..a.end_byte()]));
+                out.push_str(&crate::extract::source_text(&src[a.start_byte()..a.end_byte()]));
                 true
             }
             _ => false,
@@ -1778,7 +1778,7 @@ fn dunder_all(root: Node, src: &[u8]) -> Option<Vec<String>> {
         let inner = [&b"\"\"\""[..], b"'''", b"\"", b"'"]
             .iter()
             .find_map(|q| t.strip_prefix(*q).and_then(|r| r.strip_suffix(*q)))?;
-        let s = std::str::from_utf8(inner).ok()?;
+        let s = crate::extract::source_text(inner);
         (!s.is_empty() && !s.contains(['\\', '"', '\'', '\n'])).then(|| s.to_string())
     }
     /// The strings a list expression holds; `cur` is `__all__` so far.
@@ -1811,7 +1811,7 @@ fn dunder_all(root: Node, src: &[u8]) -> Option<Vec<String>> {
                 None => false,
             },
             "identifier" | "attribute" => {
-                let t = String::from_utf8_lossy(text(n, src));
+                let t = crate::extract::source_text(text(n, src));
                 let ok = is_dotted(&t) && (n.kind() == "identifier" || t.ends_with(".__all__"));
                 if ok {
                     out.push(format!("*{t}"));
@@ -1892,11 +1892,11 @@ fn dotted_text(n: Node, src: &[u8]) -> String {
             if !out.is_empty() {
                 out.push('.');
             }
-            out.push_str(&String::from_utf8_lossy(&src[c.start_byte()..c.end_byte()]));
+            out.push_str(&crate::extract::source_text(&src[c.start_byte()..c.end_byte()]));
         }
     }
     if out.is_empty() {
-        out = String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]).into_owned();
+        out = crate::extract::source_text(&src[n.start_byte()..n.end_byte()]).into_owned();
     }
     out
 }
