@@ -618,6 +618,11 @@ fn lone_carriage_returns_end_lines() {
     }
     let md = d.cmd("cds-fmt").arg("--markdown").stdin("cr.rb:a\n").ok();
     assert!(!md.contains('\r') && md.contains("def a\n  1\nend\n"), "{md:?}");
+    // rg -n prints such a file as its line 1, raw `\r`s and all: the pipeline goes on (the
+    // `\r` is grep's text, not binary data), and the reference names line 1.
+    let rg = "cr.py:1:def a():\r    return 1\r\rdef b():\r    return a()\r\nmixed.py:4:def c():\n";
+    let got = d.cmd("cds-get").args(["--view", "fold"]).stdin(rg).ok();
+    eqnice!("cr.py:a\tfunction\t1-2\tdef a():\nmixed.py:c\tfunction\t4-5\tdef c():\n", got);
 }
 
 /// A source file that is not UTF-8 (a Python 2 file declaring `coding: latin-1`, old Windows
