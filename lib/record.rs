@@ -49,7 +49,7 @@ impl Entity {
         Entity {
             id: crate::id::display(id).into_owned(),
             kind: ix.kind(n).name().to_string(),
-            path: crate::id::display(crate::graph::id_path(id)).into_owned(),
+            path: crate::id::display(ix.path(n)).into_owned(),
             name: crate::id::display(ix.name(n)).into_owned(),
             start,
             end,

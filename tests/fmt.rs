@@ -83,8 +83,11 @@ shop/pricing.py:round_money
     );
 }
 
+/// Records that are not a walk hang under their files and classes, as the help says: a
+/// method's class is drawn even when it is not among the records (before, such methods were
+/// listed flat under the file, beside its functions).
 #[test]
-fn tree_of_other_records_groups_by_file() {
+fn tree_of_other_records_groups_by_file_and_class() {
     let d = demo("fmt-tree-files");
     let input = "shop/cart.py:Cart.add\nshop/models.py:Profile.render\nshop/cart.py:Cart.total\nshop/cart.py:Cart\n";
     eqnice!(
@@ -95,10 +98,29 @@ shop/cart.py
     └── shop/cart.py:Cart.total
 
 shop/models.py
-└── shop/models.py:Profile.render
+└── shop/models.py:Profile
+    └── shop/models.py:Profile.render
 ",
         fmt(&d, &["--tree"], input)
     );
+    // Methods of two classes and a function of one file, none of the classes asked for; the
+    // line records of cds-search and cds-loc are read the same way.
+    let input = "shop/cart.py:Cart.total\nshop/pricing.py:Money.__init__\nshop/pricing.py:round_money\nshop/pricing.py:TaxTable.rate_for\n";
+    let want = "\
+shop/cart.py
+└── shop/cart.py:Cart
+    └── shop/cart.py:Cart.total
+
+shop/pricing.py
+├── shop/pricing.py:Money
+│   └── shop/pricing.py:Money.__init__
+├── shop/pricing.py:round_money
+└── shop/pricing.py:TaxTable
+    └── shop/pricing.py:TaxTable.rate_for
+";
+    eqnice!(want, fmt(&d, &["--tree"], input));
+    let lines = fmt(&d, &[], input);
+    eqnice!(want, fmt(&d, &["--tree"], &lines));
 }
 
 #[test]

@@ -512,3 +512,249 @@ Foo.java:Foo.bar\tfunction\tFoo.java:4-13\t2 definitions, the lines between omit
     assert!(err.contains("corrupt") && err.contains("run cds-build"), "{err}");
     assert!(get(&d, &["m.py:helper"]).contains("return v"), "a single definition needs no facts");
 }
+
+/// A range written backwards (`path:20-10`) is a usage error naming the fix, in every tool
+/// that reads line references: it is more often a typo (120-14 for 120-140) than a wish, and
+/// showing 14-120 instead would hide it.
+#[test]
+fn a_reversed_line_range_is_a_usage_error() {
+    let d = demo("get-reversed");
+    let want = "reversed line range 'shop/views.py:25-24': give the first line first \
+                (shop/views.py:24-25)";
+    for tool in ["cds-get", "cds-trav", "cds-fmt"] {
+        let err = d.cmd(tool).arg("shop/views.py:25-24").stderr_of(2);
+        assert_eq!(err.lines().next(), Some(format!("{tool}: {want}").as_str()), "{err}");
+    }
+    // On stdin too, after what came before it was shown.
+    let out =
+        d.cmd("cds-get").args(["--ids"]).stdin("shop/cart.py\nshop/views.py:25-24\n").output();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "shop/cart.py\n");
+    // The range the right way round, and one line written as a range, still work.
+    assert!(get(&d, &["shop/views.py:24-25"]).starts_with("shop/views.py:24-25\trange\t"));
+    assert!(get(&d, &["shop/views.py:25-25"]).starts_with("shop/views.py:25\trange\t"));
+}
+
+/// A path holding a `:` (`a:b.py`, `x:y/m.py`, legal on Unix): its line references, IDs and
+/// headers. Where `path:rest` could split at several colons, the path the index holds wins.
+#[test]
+fn paths_with_a_colon() {
+    let d = Dir::new("get-colon");
+    d.write("a:b.py", "class Alpha:\n    def x(self):\n        return 1\n");
+    d.write("x:y/m.py", "def f():\n    return 2\n");
+    d.write("a.py", "def a():\n    return 3\n");
+    d.cmd("cds-build").stderr_of(0);
+    let fold = |arg: &str| get(&d, &["--view", "fold", arg]);
+    assert!(fold("a:b.py:2").starts_with("a:b.py:Alpha.x\t"), "{}", fold("a:b.py:2"));
+    assert!(fold("a:b.py:2:    def x(self):").starts_with("a:b.py:Alpha.x\t"));
+    assert!(fold("a:b.py:1-3").starts_with("a:b.py:Alpha\t"));
+    assert!(fold("x:y/m.py:2").starts_with("x:y/m.py:f\t"));
+    // The header's third field is the file's path and lines: itself a valid argument.
+    for (id, want) in [
+        ("a:b.py", "a:b.py\tfile\ta:b.py:1-3\n"),
+        ("a:b.py:Alpha", "a:b.py:Alpha\tclass\ta:b.py:1-3\n"),
+        ("a:b.py:Alpha.x", "a:b.py:Alpha.x\tfunction\ta:b.py:2-3\n"),
+        ("x:y/m.py:f", "x:y/m.py:f\tfunction\tx:y/m.py:1-2\n"),
+    ] {
+        let got = get(&d, &[id]);
+        assert!(got.starts_with(want), "{id}: {got}");
+        let third = want.trim_end().split('\t').nth(2).unwrap();
+        let path = third.rsplit_once(':').unwrap().0;
+        assert!(get(&d, &["--ids", third]).starts_with(path), "{third}");
+    }
+    // The JSON path, and names: the class is found by its name, the file by its own.
+    let json = get(&d, &["--json", "--view", "fold", "a:b.py:Alpha.x", "x:y/m.py"]);
+    let recs: Vec<serde_json::Value> =
+        json.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!((recs[0]["path"].as_str(), recs[0]["name"].as_str()), (Some("a:b.py"), Some("x")));
+    assert_eq!(
+        (recs[1]["path"].as_str(), recs[1]["name"].as_str()),
+        (Some("x:y/m.py"), Some("m.py"))
+    );
+    let hits = d.cmd("cds-search").args(["--json", "-t", "class", "Alpha"]).ok();
+    let hit: serde_json::Value = serde_json::from_str(hits.trim()).unwrap();
+    assert_eq!(
+        (hit["id"].as_str(), hit["reasons"][0].as_str()),
+        (Some("a:b.py:Alpha"), Some("exact name"))
+    );
+    let hits = d.cmd("cds-search").args(["--ids", "-t", "file", "m.py"]).ok();
+    assert_eq!(hits.lines().next(), Some("x:y/m.py"), "{hits}");
+    // A glob names the whole path.
+    let hits = d.cmd("cds-search").args(["--ids", "-g", "a:b.py", "x"]).ok();
+    assert_eq!(hits, "a:b.py:Alpha.x\n");
+}
+
+/// A UTF-8 byte-order mark (EF BB BF, which Windows editors write) is no part of line 1 in any
+/// view, a definition on line 1 is found, and the first word is a word for search. The index
+/// keeps the file's bytes as they are, so byte offsets stay the file's own.
+#[test]
+fn a_byte_order_mark_is_not_shown() {
+    const BOM: &[u8] = b"\xef\xbb\xbf";
+    let d = Dir::new("get-bom");
+    d.write("bom.py", [BOM, b"def first():\n    return 1\n\n\nclass K:\n    pass\n"].concat());
+    d.write("crlf.py", [BOM, b"def second():\r\n    return 2\r\n"].concat());
+    d.write("app.js", [BOM, b"quagga();\nfunction go() {\n  return 1;\n}\n"].concat());
+    d.cmd("cds-build").stderr_of(0);
+    let no_bom = |s: &str| assert!(!s.contains('\u{feff}'), "{s:?}");
+    let got = get(&d, &["bom.py:first"]);
+    eqnice!(
+        "bom.py:first\tfunction\tbom.py:1-2\n```\n1 | def first():\n2 |     return 1\n```\n",
+        got
+    );
+    let got = get(&d, &["bom.py"]);
+    assert!(got.contains("\n1 | def first():\n"), "{got}");
+    no_bom(&got);
+    eqnice!("def second():\n    return 2\n", get(&d, &["--plain", "crlf.py:second"]));
+    let got = get(&d, &["--plain", "app.js"]);
+    assert!(got.starts_with("quagga();\n"), "{got:?}");
+    let json = get(&d, &["--json", "bom.py", "crlf.py:1", "app.js:1-2"]);
+    no_bom(&json);
+    for line in json.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let code = v["code"].as_str().unwrap();
+        assert!(code.starts_with("def ") || code.starts_with("quagga"), "{code:?}");
+    }
+    // Line references on line 1 name the definition there; its fold is its signature.
+    assert!(
+        get(&d, &["--view", "fold", "bom.py:1"])
+            .starts_with("bom.py:first\tfunction\t1-2\tdef first():\n")
+    );
+    assert!(get(&d, &["--view", "fold", "crlf.py:1"]).starts_with("crlf.py:second\t"));
+    // The first word of the file is a search term like any other (the mark made it
+    // `\u{feff}quagga`, one edit away).
+    let hits = d.cmd("cds-search").args(["--json", "-t", "file", "quagga"]).ok();
+    let hit: serde_json::Value = serde_json::from_str(hits.trim()).unwrap();
+    assert_eq!(
+        (hit["id"].as_str(), hit["reasons"][0].as_str()),
+        (Some("app.js"), Some("bm25: quagga"))
+    );
+    for (tool, args) in [("cds-fmt", &["--markdown"][..]), ("cds-fmt", &["--full"][..])] {
+        let out = d.cmd(tool).args(args).stdin("bom.py:first\napp.js\n").ok();
+        no_bom(&out);
+    }
+}
+
+/// Classic Mac line endings (a lone `\r`): each ends a line, as in Python's universal newlines,
+/// C's and JavaScript's, and every editor; the graph's line numbers, `cds-get`'s lines and line
+/// references agree, no raw `\r` reaches the terminal, and no definition is lost behind a
+/// comment (the grammars end a line at `\n` only, so `// header` swallowed the whole file).
+/// CRLF keeps working. (`rg -n` counts `\n` only: a file of lone `\r`s is one line to it.)
+#[test]
+fn lone_carriage_returns_end_lines() {
+    let d = Dir::new("get-cr");
+    d.write("cr.py", "def a():\r    return 1\r\rdef b():\r    return a()\r");
+    d.write("cr.c", "// header\r\rint a(void) {\r  return 1;\r}\r");
+    d.write("cr.go", "// header\rpackage m\r\rfunc A() int {\r\treturn 1\r}\r");
+    d.write("cr.rb", "# header\rdef a\r  1\rend\r");
+    d.write("crlf.py", "def a():\r\n    return 1\r\n\r\ndef b():\r\n    return a()\r\n");
+    // Mostly `\n`, with one stray `\r` (a file edited on two systems).
+    d.write("mixed.py", "x = 1\ry = 2\n\ndef c():\n    return 3\n");
+    d.cmd("cds-build").stderr_of(0);
+    let ids = d.cmd("cds-trav").args(["--ids", "-h", "-1", "/"]).ok();
+    for want in ["cr.py:b", "cr.c:a", "cr.go:A", "cr.rb:a", "crlf.py:b", "mixed.py:c"] {
+        assert!(ids.lines().any(|l| l == want), "{want} missing:\n{ids}");
+    }
+    eqnice!(
+        "cr.c:a\tfunction\tcr.c:3-5\n```\n3 | int a(void) {\n4 |   return 1;\n5 | }\n```\n",
+        get(&d, &["cr.c:a"])
+    );
+    eqnice!(
+        "cr.py:b\tfunction\tcr.py:4-5\n```\n4 | def b():\n5 |     return a()\n```\n",
+        get(&d, &["cr.py:b"])
+    );
+    eqnice!(
+        "crlf.py:b\tfunction\tcrlf.py:4-5\n```\n4 | def b():\n5 |     return a()\n```\n",
+        get(&d, &["crlf.py:b"])
+    );
+    assert!(
+        get(&d, &["cr.py"])
+            .starts_with("cr.py\tfile\tcr.py:1-5\n```\n1 | def a():\n2 |     return 1\n3 | \n")
+    );
+    assert!(get(&d, &["mixed.py:c"]).starts_with("mixed.py:c\tfunction\tmixed.py:4-5\n"));
+    // Line references name the lines the graph numbers.
+    assert!(get(&d, &["--view", "fold", "cr.py:5"]).starts_with("cr.py:b\t"));
+    assert!(get(&d, &["--view", "fold", "cr.go:5"]).starts_with("cr.go:A\t"));
+    assert!(
+        get(&d, &["cr.c:4"]).starts_with("cr.c:4\trange\tin cr.c:a\n```\n4 |   return 1;\n```\n")
+    );
+    // Nothing printed holds a raw `\r`, in any view.
+    for args in [
+        &["cr.py", "cr.c", "crlf.py", "mixed.py"][..],
+        &["--plain", "cr.go"],
+        &["--json", "cr.rb", "cr.py:2-3"],
+    ] {
+        let out = get(&d, args);
+        assert!(!out.contains('\r'), "{args:?}: {out:?}");
+    }
+    let md = d.cmd("cds-fmt").arg("--markdown").stdin("cr.rb:a\n").ok();
+    assert!(!md.contains('\r') && md.contains("def a\n  1\nend\n"), "{md:?}");
+    // rg -n prints such a file as its line 1, raw `\r`s and all: the pipeline goes on (the
+    // `\r` is grep's text, not binary data), and the reference names line 1.
+    let rg = "cr.py:1:def a():\r    return 1\r\rdef b():\r    return a()\r\nmixed.py:4:def c():\n";
+    let got = d.cmd("cds-get").args(["--view", "fold"]).stdin(rg).ok();
+    eqnice!("cr.py:a\tfunction\t1-2\tdef a():\nmixed.py:c\tfunction\t4-5\tdef c():\n", got);
+}
+
+/// A source file that is not UTF-8 (a Python 2 file declaring `coding: latin-1`, old Windows
+/// code): a byte that is not UTF-8 is read as the Latin-1 character of its value, so names
+/// keep every character (tree-sitter ended an identifier at such a byte: `r\xe9sum\xe9` was
+/// indexed as `sum`), IDs are UTF-8 text, and an ID printed is accepted back.
+#[test]
+fn names_in_a_latin1_file_are_whole() {
+    let d = Dir::new("get-latin1");
+    d.write(
+        "lat.py",
+        b"# -*- coding: latin-1 -*-\ndef r\xe9sum\xe9(x):\n    return \"caf\xe9\"\n\n\nclass \xc9t\xe9:\n    def m\xe9(self):\n        return r\xe9sum\xe9(1)\n",
+    );
+    d.write(
+        "lat.js",
+        b"function r\xe9sum\xe9() { return 1; }\nfunction other() { return r\xe9sum\xe9(); }\n",
+    );
+    d.write("Lat.java", b"class Lat { void r\xe9sum\xe9() {} void o() { r\xe9sum\xe9(); } }\n");
+    d.write("lat.rb", b"class \xc9t\xe9\n  def r\xe9sum\xe9\n  end\nend\n");
+    d.write("ok.py", "def caf\u{e9}():\n    return 1\n");
+    d.cmd("cds-build").stderr_of(0);
+    let ids = d.cmd("cds-trav").args(["--ids", "-h", "-1", "/"]).ok();
+    for want in [
+        "lat.py:r\u{e9}sum\u{e9}",
+        "lat.py:\u{c9}t\u{e9}",
+        "lat.py:\u{c9}t\u{e9}.m\u{e9}",
+        "lat.js:r\u{e9}sum\u{e9}",
+        "lat.js:other",
+        "Lat.java:Lat.r\u{e9}sum\u{e9}",
+        "Lat.java:Lat.o",
+        "lat.rb:\u{c9}t\u{e9}.r\u{e9}sum\u{e9}",
+        "ok.py:caf\u{e9}",
+    ] {
+        assert!(ids.lines().any(|l| l == want), "{want} missing:\n{ids}");
+    }
+    // Every ID printed is read back, by cds-get and cds-trav, as it was printed.
+    for id in ids.lines().filter(|l| l.contains("lat.") || l.contains("Lat.")) {
+        eqnice!(format!("{id}\n"), get(&d, &["--ids", id]));
+    }
+    eqnice!(ids, d.cmd("cds-get").arg("--ids").stdin(ids.as_str()).ok());
+    // Calls link to the whole names; the fold line is the signature as the ID spells it.
+    let callers = d
+        .cmd("cds-trav")
+        .args(["--ids", "-r", "invoke", "-d", "up", "--no-roots", "lat.py:r\u{e9}sum\u{e9}"])
+        .ok();
+    assert_eq!(callers, "lat.py:\u{c9}t\u{e9}.m\u{e9}\n");
+    let callers = d
+        .cmd("cds-trav")
+        .args(["--ids", "-r", "invoke", "-d", "up", "--no-roots", "lat.js:r\u{e9}sum\u{e9}"])
+        .ok();
+    assert_eq!(callers, "lat.js:other\n");
+    eqnice!(
+        "lat.py:r\u{e9}sum\u{e9}\tfunction\t2-3\tdef r\u{e9}sum\u{e9}(x):\n",
+        get(&d, &["--view", "fold", "lat.py:r\u{e9}sum\u{e9}"])
+    );
+    // Found by name, in either case.
+    let hits = d.cmd("cds-search").args(["--ids", "R\u{c9}SUM\u{c9}"]).ok();
+    assert!(hits.lines().any(|l| l == "lat.py:r\u{e9}sum\u{e9}"), "{hits}");
+    // The code itself is shown as stored (the terminal decides), and as text in JSON.
+    let plain = d.cmd("cds-get").args(["--plain", "lat.py:r\u{e9}sum\u{e9}"]).output();
+    assert_eq!(plain.stdout, b"def r\xe9sum\xe9(x):\n    return \"caf\xe9\"\n");
+    let json = get(&d, &["--json", "lat.py:r\u{e9}sum\u{e9}"]);
+    let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(v["code"], "def r\u{e9}sum\u{e9}(x):\n    return \"caf\u{e9}\"");
+}

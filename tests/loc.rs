@@ -118,8 +118,23 @@ fn locations_pipe_into_the_other_tools() {
 #[test]
 fn empty_binary_and_huge_input() {
     let d = indexed_demo("loc-bad");
-    let err = d.cmd("cds-loc").arg("-").stdin("   \n\n").stderr_of(1);
-    assert!(err.contains("the issue is empty"), "{err}");
+    // An empty issue (`echo -n | cds-loc`, an empty file, only blank lines) is a usage error:
+    // one line saying how to give it, 2, and no empty headings on stdout.
+    d.write("empty.md", "");
+    let runs: [(&[&str], &str); 4] =
+        [(&[], ""), (&["-"], "   \n\n"), (&["empty.md"], ""), (&["--json", "-"], "\n")];
+    for (args, stdin) in runs {
+        let out = d.cmd("cds-loc").args(args).stdin(stdin).output();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(
+            err.lines().next(),
+            Some(
+                "cds-loc: the issue is empty: give its text (title, description, traceback) as FILE or on stdin"
+            )
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stdout));
+    }
     // Binary input: one error naming the problem, 2, no crash.
     let bin: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 256) as u8).collect();
     let err = d.cmd("cds-loc").args(["--json", "-"]).stdin(&bin).stderr_of(2);

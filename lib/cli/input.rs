@@ -18,9 +18,11 @@
 //! A bad line (invalid JSON, JSON without `"id"`, an empty ID) is a non-fatal error: it is
 //! reported with its line number through [`crate::cli::msg::error_nonfatal`] (so the exit status
 //! becomes 2) and skipped. A read error on stdin ends the input with an error, and so does a
-//! record holding a control byte other than TAB (or a newline in a NUL-separated record): no ID
-//! has one, and a binary file piped in by mistake would otherwise be an error per stray
-//! separator in it (a usage error: exit status 2). Arguments follow
+//! record holding a control byte other than TAB, CR, VT or FF (or a newline in a NUL-separated
+//! record): no ID has one, and a binary file piped in by mistake would otherwise be an error per
+//! stray separator in it (a usage error: exit status 2). CR, VT and FF are whitespace a source
+//! line may hold, so `rg -n`'s text of a line may too (a file of classic Mac line endings is one
+//! line to rg). Arguments follow
 //! the same TAB and JSON rules (so `cds-get "$(cds-search x | head -1)"` works) but `#` has no
 //! special meaning there.
 //!
@@ -175,9 +177,12 @@ impl<R: Read> Records<R> {
             let what = if self.sep == Some(0) { "record" } else { "line" };
             // No ID, path or JSON record holds a control byte other than tab (or, in a NUL-
             // separated record, newline): a binary file piped in by mistake is one error, not
-            // one "no entity" per stray separator in it.
+            // one "no entity" per stray separator in it. CR, VT and FF are whitespace that
+            // grep's text of a source line may hold (`rg -n` lines).
             let nul = self.sep == Some(0);
-            if line.iter().any(|&b| (b < 0x20 && b != b'\t' && !(nul && b == b'\n')) || b == 0x7f) {
+            let text_ws = |b: u8| matches!(b, b'\t' | b'\r' | 0x0b | 0x0c);
+            if line.iter().any(|&b| (b < 0x20 && !text_ws(b) && !(nul && b == b'\n')) || b == 0x7f)
+            {
                 return Some(Ok(Parsed::Binary(format!(
                     "stdin {what} {} is binary data, not an ID: pipe IDs one per line (or JSON \
                      records with an \"id\")",
@@ -408,8 +413,10 @@ mod tests {
         let msg = "BINARY stdin line 2 is binary data, not an ID: pipe IDs one per line (or JSON \
                    records with an \"id\")";
         check(b"a.py\nb\x1b[0m.py\nc.py\n", &["a.py", msg, "c.py"]);
-        // Tabs, and newlines inside NUL-separated records, are not binary.
+        // Tabs, and newlines inside NUL-separated records, are not binary; nor are the
+        // whitespace controls of grep's text of a source line (lone CRs, form feeds).
         check(b"a.py\tfunction\0multi\nline\0", &["a.py", "multi\nline"]);
+        check(b"cr.py:1:a\r b\r\r\nc.py:9:\x0c\x0b\n", &["cr.py:1:a\r b\r", "c.py:9:\x0c\x0b"]);
     }
 
     #[test]

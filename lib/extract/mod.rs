@@ -10,7 +10,30 @@
 pub mod tree;
 
 use rkyv::{Archive, Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+
+/// Source bytes as text, without loss: UTF-8 as it is, and each byte that is not part of UTF-8
+/// as the Latin-1 character of its value (`\xe9` -> `é`). It is how names, signatures and
+/// shown code become text, so a name in a Latin-1 or cp1252 file (a Python 2 module declaring
+/// `coding: latin-1`, old Windows code) keeps every character and its ID is UTF-8 text that a
+/// tool reads back as printed. For the Latin-1 family this is the file's own reading;
+/// replacing such bytes with U+FFFD (`from_utf8_lossy`, bstr's `to_str_lossy`) made
+/// `r\xe9sum\xe9` and `r\xe8sum\xe8` one name, and bstr's escaped form (`r\xE9sum\xE9`) is
+/// a backslash the ID escaping would double.
+pub fn source_text(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len() + bytes.len() / 8);
+            for chunk in bytes.utf8_chunks() {
+                out.push_str(chunk.valid());
+                out.extend(chunk.invalid().iter().map(|&b| char::from(b)));
+            }
+            Cow::Owned(out)
+        }
+    }
+}
 
 /// Index of a [`Def`] inside its file's `defs` (pre-order, so parents come first).
 pub type DefIdx = u32;
@@ -560,6 +583,16 @@ impl FileFacts {
 #[cfg(test)]
 mod tests {
     use crate::lang::{Extractors, Lang};
+
+    #[test]
+    fn source_text_reads_bytes_that_are_not_utf8_as_latin1() {
+        use std::borrow::Cow;
+        assert!(matches!(super::source_text("café".as_bytes()), Cow::Borrowed("café")));
+        assert_eq!(super::source_text(b"r\xe9sum\xe9"), "r\u{e9}sum\u{e9}");
+        assert_ne!(super::source_text(b"r\xe9sum\xe9"), super::source_text(b"r\xe8sum\xe8"));
+        // A cut multi-byte sequence is two bytes, two characters; valid text around it stays.
+        assert_eq!(super::source_text(b"\xe2\x82 \xe2\x82\xac"), "\u{e2}\u{82} \u{20ac}");
+    }
 
     fn changed(lang: Lang, before: &str, after: &str) -> Option<Vec<String>> {
         let mut x = Extractors::default();

@@ -83,6 +83,8 @@ pub fn captures<'t>(
 /// language, both defects, so callers count the file as one syntax error). Within
 /// [`reparsing`], the first parse starts from the file's previous tree.
 pub fn parse(parser: &mut Parser, src: &[u8]) -> Option<Tree> {
+    let letters = letters_for_bytes_not_utf8(src);
+    let src = letters.as_deref().unwrap_or(src);
     let armed = REPARSE.with(|r| match &mut *r.borrow_mut() {
         Reparse::Armed(before) => Some(before.take()),
         _ => None,
@@ -94,6 +96,24 @@ pub fn parse(parser: &mut Parser, src: &[u8]) -> Option<Tree> {
         REPARSE.with(|r| *r.borrow_mut() = Reparse::Done(parsed));
     }
     tree
+}
+
+/// `src` with each byte that is not part of UTF-8 replaced by a letter (`K` for the Latin-1
+/// capitals, `k` for the others), or None when it is UTF-8. tree-sitter reads such a byte as
+/// an error, which ends an identifier (`def r\xe9sum\xe9(` parsed as `r`, an error, `sum`);
+/// a language that declares the file Latin-1 (Python's `coding:` line), PHP, and the
+/// compilers of old code read it as a letter. Same length, so every offset and line holds,
+/// and names are cut from the file's own bytes ([`text`]).
+fn letters_for_bytes_not_utf8(src: &[u8]) -> Option<Vec<u8>> {
+    std::str::from_utf8(src).err()?;
+    let mut out = Vec::with_capacity(src.len());
+    for chunk in src.utf8_chunks() {
+        out.extend_from_slice(chunk.valid().as_bytes());
+        out.extend(
+            chunk.invalid().iter().map(|&b| if char::from(b).is_uppercase() { b'K' } else { b'k' }),
+        );
+    }
+    Some(out)
 }
 
 /// A file's last parse: the bytes parsed and their tree, for [`reparsing`] it after an edit.
@@ -202,9 +222,10 @@ pub fn has_child_kind(n: Node, kind: &str) -> bool {
     n.children(&mut c).any(|k| k.kind() == kind)
 }
 
-/// The text of a node (lossy for bytes that are not UTF-8).
+/// The text of a node (a byte that is not UTF-8 as its Latin-1 character: see
+/// [`super::source_text`]).
 pub fn text(n: Node, src: &[u8]) -> String {
-    String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]).into_owned()
+    super::source_text(&src[n.start_byte()..n.end_byte()]).into_owned()
 }
 
 /// The doc comment directly before `node`: the run of comment siblings that `is_doc` accepts,
@@ -262,6 +283,25 @@ pub fn line_back(node: Node, src: &[u8], at: usize) -> u32 {
     let at = at.min(start);
     node.start_position().row as u32 + 1
         - bstr::ByteSlice::find_iter(&src[at..start], b"\n").count() as u32
+}
+
+/// `src` with every lone `\r` (a classic Mac line ending, or a stray one) turned into `\n`,
+/// or None when it has none (`\r\n` is left alone). A lone `\r` ends a line for Python
+/// (universal newlines), C and C++, JavaScript, Java and PHP, and in every editor, while the
+/// grammars end lines (and `//` or `#` comments) at `\n` only: a file of `\r`s was one line
+/// whose first comment swallowed every definition. Same length, so byte offsets hold; the
+/// line numbers then agree with `cds-get`'s lines (`index::read::line_starts`).
+pub fn unify_newlines(src: &[u8]) -> Option<Vec<u8>> {
+    use bstr::ByteSlice;
+    let lone = |i: usize| src.get(i + 1) != Some(&b'\n');
+    let first = src.find_iter(b"\r").find(|&i| lone(i))?;
+    let mut out = src.to_vec();
+    for i in first..src.len() {
+        if src[i] == b'\r' && lone(i) {
+            out[i] = b'\n';
+        }
+    }
+    Some(out)
 }
 
 /// Number of lines in the file (a final newline ends the last line, it does not start one).
@@ -444,6 +484,31 @@ pub fn parser_for(language: &tree_sitter::Language) -> Parser {
 mod tests {
     use super::*;
     use crate::lang::{Extractors, Lang};
+
+    #[test]
+    fn bytes_not_utf8_are_parsed_as_letters_in_place() {
+        assert_eq!(letters_for_bytes_not_utf8("caf\u{e9}".as_bytes()), None);
+        let got = letters_for_bytes_not_utf8(b"def r\xe9sum\xc9(): \xe2\x82").unwrap();
+        assert_eq!(got, b"def rksumK(): kk");
+        // Every language's extractor then sees whole names, cut from the file's own bytes.
+        let mut ex = Extractors::default();
+        for (lang, src) in [
+            (Lang::Python, &b"def r\xe9sum\xe9():\n    pass\n"[..]),
+            (Lang::Go, b"package m\nfunc R\xe9sum\xe9() {}\n"),
+            (Lang::Rust, b"fn r\xe9sum\xe9() {}\n"),
+            (Lang::C, b"int r\xe9sum\xe9(void) { return 0; }\n"),
+            (Lang::Php, b"<?php\nfunction r\xe9sum\xe9() {}\n"),
+        ] {
+            let facts = ex.extract(lang, src);
+            let names: Vec<String> =
+                (0..facts.defs.len() as u32).map(|i| facts.qual_name(i)).collect();
+            assert!(
+                names.iter().any(|n| n.eq_ignore_ascii_case("r\u{e9}sum\u{e9}")),
+                "{lang:?}: {names:?}"
+            );
+            assert_eq!(facts.syntax_errors, 0, "{lang:?}");
+        }
+    }
 
     /// Edits a file the way an editor session does, line by line, and extracts it after each
     /// edit both from its previous tree and from scratch: the facts must be the same.

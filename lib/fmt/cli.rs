@@ -197,7 +197,7 @@ pub fn run(args: FmtArgs) -> crate::Result<Status> {
         let rec = rec?;
         match resolver.resolve(&rec.id) {
             Some(t) => records.push((t, rec.json)),
-            None => resolver.report_missing(&rec.id),
+            None => resolver.report_missing(&rec.id)?,
         }
     }
     match view {

@@ -5,7 +5,7 @@
 //!   and one edge per relation (labelled; guesses dashed, one-of-N candidates dotted);
 //! * [`record_tree`]: records of a `cds-trav --json` walk (with `from`, `via`, `dir`) as the
 //!   spanning tree they describe, in LocAgent's line format; [`containment_tree`]: any other
-//!   entities under their files and classes;
+//!   entities under their files and enclosing classes;
 //! * [`write_markdown`]: a heading and a fenced code block per entity, for an LLM prompt;
 //! * [`write_graph`]: every node and edge of the index as the JSON Lines of
 //!   `shared/parity/README.md` (nodes sorted by ID, then edges sorted by source, target, type),
@@ -196,8 +196,9 @@ pub fn record_tree(
 }
 
 /// Entities under their files and classes: each hangs under its nearest ancestor among the
-/// entities and their files (files are added for classes and functions, so hits group by
-/// file).
+/// entities, their files and their enclosing classes (a class or function brings its file
+/// and the classes around it, so hits group by file and a method sits under its class even
+/// when the class is not among them).
 pub fn containment_tree(ix: &Index, entities: &[u32]) -> Vec<TreeNode> {
     let mut order: Vec<u32> = Vec::new();
     let mut at: FxHashMap<u32, usize> = FxHashMap::default();
@@ -207,11 +208,29 @@ pub fn containment_tree(ix: &Index, entities: &[u32]) -> Vec<TreeNode> {
             order.push(n);
         }
     };
+    let mut classes: Vec<u32> = Vec::new();
     for &n in entities {
         if matches!(ix.kind(n), NodeKind::Class | NodeKind::Function)
             && let Some(f) = ix.file_node(n)
         {
             add(f, &mut order);
+            // The classes between the file and the entity, outermost first (the bound guards
+            // against a damaged index's parent cycle).
+            classes.clear();
+            let (mut p, mut steps) = (ix.parent(n), 0);
+            while let Some(q) = p
+                && q != f
+                && steps < 1024
+            {
+                if ix.kind(q) == NodeKind::Class {
+                    classes.push(q);
+                }
+                p = ix.parent(q);
+                steps += 1;
+            }
+            for &c in classes.iter().rev() {
+                add(c, &mut order);
+            }
         }
         add(n, &mut order);
     }
@@ -248,7 +267,7 @@ pub fn write_markdown(
     let id = crate::id::display(ix.id(n));
     writeln!(out, "### `{id}`\n")?;
     let kind = ix.kind(n).name();
-    let path = crate::id::display(crate::graph::id_path(ix.id(n)));
+    let path = crate::id::display(ix.path(n));
     let mut about = match (ix.kind(n), code.range) {
         (_, Some((a, b))) => format!("Lines {a}-{b} of `{path}`, in {kind} `{id}`"),
         (NodeKind::Directory, _) => "Directory".to_string(),

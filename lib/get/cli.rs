@@ -86,12 +86,14 @@ a valid cds-get argument. The code follows in a fenced block, each line as NUMBE
 the numbers right-aligned.
 
 Besides entity IDs (pkg/mod.py, pkg/mod.py:Class.method, pkg/sub for a directory), cds-get \
-takes line references: pkg/mod.py:120 (one line), pkg/mod.py:100-140 (a range), and the lines \
-of rg -n and rg --vimgrep (pkg/mod.py:120:text), whose header names the innermost entity \
-around them. Loose spellings are accepted too: ./pkg/mod.py, /pkg/mod.py/, absolute paths in \
+takes line references: pkg/mod.py:120 (one line), pkg/mod.py:100-140 (a range; one written \
+backwards, 140-100, is an error, status 2), and the lines of rg -n and rg --vimgrep \
+(pkg/mod.py:120:text), whose header names the innermost entity around them. Loose spellings are accepted too: ./pkg/mod.py, /pkg/mod.py/, absolute paths in \
 the repository, paths relative to the current directory, and LocAgent's pkg.__init__.
 
-The code comes from the index, so its line numbers always agree with the graph. When a file \
+The code comes from the index, so its line numbers always agree with the graph. A line ends \
+at \\n, \\r\\n or a lone \\r, as Python, C, JavaScript and editors count lines (rg -n counts \
+\\n only, so in a file with lone \\r its line numbers differ); no \\r is printed. When a file \
 in the working tree differs from the indexed one, cds-get warns once per file that the index \
 is stale (and shows the indexed code); run cds-build to update it.
 
@@ -180,7 +182,7 @@ pub fn run(args: GetArgs) -> crate::Result<Status> {
                 found = true;
                 blocks.write(&mut out, t, &opts)?;
             }
-            None => resolver.report_missing(&rec.id),
+            None => resolver.report_missing(&rec.id)?,
         }
     }
     out.finish()?;
@@ -266,7 +268,7 @@ impl<'i> Blocks<'i> {
 pub fn write_header(out: &mut Out, ix: &Index, code: &Code, stale: bool) -> crate::Result<()> {
     let n = code.node;
     let id = crate::id::display(ix.id(n));
-    let path = crate::id::display(crate::graph::id_path(ix.id(n)));
+    let path = crate::id::display(ix.path(n));
     match code.range {
         Some((a, b)) => {
             let fpath = code.file.map(|f| crate::id::display(ix.id(f)).into_owned());

@@ -81,9 +81,14 @@ impl<'a> Resolver<'a> {
         if let Some(n) = self.loose_entity(raw) {
             return Some(Target::Entity(n));
         }
-        // A line reference past the end of its file names nothing (report_missing says so).
+        // A line reference past the end of its file, or backwards, names nothing
+        // (report_missing says so).
         let (file, start, end) = self.line_ref(raw)?;
-        (start <= self.ix.lines(file).1).then_some(Target::Lines { file, start, end })
+        (start <= end && start <= self.ix.lines(file).1).then_some(Target::Lines {
+            file,
+            start,
+            end,
+        })
     }
 
     /// The entity `raw` names; a line reference names the innermost entity around its lines.
@@ -92,15 +97,36 @@ impl<'a> Resolver<'a> {
     }
 
     /// Prints [`Resolver::missing`] on stderr. It does not change the exit status: the tool
-    /// goes on with the next ID.
-    pub fn report_missing(&self, raw: &[u8]) {
+    /// goes on with the next ID. A line range written backwards is a usage error instead
+    /// ([`Resolver::reversed`]), which ends the tool with status 2.
+    pub fn report_missing(&self, raw: &[u8]) -> crate::Result<()> {
+        if let Some(e) = self.reversed(raw) {
+            return Err(crate::Error::usage(e));
+        }
         msg::error(self.missing(raw));
+        Ok(())
+    }
+
+    /// `reversed line range 'path:20-10': give the first line first (path:10-20)` when `raw`
+    /// is a line range of an indexed file whose end comes before its start. It is not
+    /// turned round: `120-14` is likelier a typo for `120-140` than a wish for lines 14-120.
+    pub fn reversed(&self, raw: &[u8]) -> Option<String> {
+        let (file, start, end) = self.line_ref(raw).filter(|&(_, s, e)| e < s)?;
+        let path = crate::id::display(self.ix.id(file));
+        Some(format!(
+            "reversed line range '{}': give the first line first ({path}:{end}-{start})",
+            crate::id::display(raw)
+        ))
     }
 
     /// Why `raw` names nothing: `no entity 'X'; did you mean: A, B` (up to 5 candidates from
-    /// the name index), or `no line N in path` for a line reference past the end of its file.
+    /// the name index), `no line N in path` for a line reference past the end of its file,
+    /// or [`Resolver::reversed`]'s message.
     pub fn missing(&self, raw: &[u8]) -> String {
         let shown = crate::id::display(raw);
+        if let Some(why) = self.reversed(raw) {
+            return why;
+        }
         if let Some((file, start, _)) = self.line_ref(raw) {
             let last = self.ix.lines(file).1;
             let path = crate::id::display(self.ix.id(file));
@@ -166,36 +192,19 @@ impl<'a> Resolver<'a> {
     }
 
     /// `path:10`, `path:10-40`, `path:10:text` (`rg -n`) and `path:10:5:text` (`rg
-    /// --vimgrep`), where `path` is an indexed file: (file node, first line, last line).
+    /// --vimgrep`), where `path` is an indexed file: (file node, first line, last line). A
+    /// path may hold a `:` itself (`a:b.py:2`), and grep's text often does: the first split
+    /// whose path is an indexed file and whose rest reads as lines wins.
     fn line_ref(&self, raw: &[u8]) -> Option<(u32, u32, u32)> {
-        let colon = raw.iter().position(|&c| c == b':')?;
-        let (path, rest) = (&raw[..colon], &raw[colon + 1..]);
-        let file = match self.ix.lookup_id(path) {
-            Some(n) => n,
-            None => self.loose_entity(path)?,
-        };
-        if self.ix.kind(file) != NodeKind::File {
-            return None;
-        }
-        let digits = |s: &[u8]| -> Option<(u32, usize)> {
-            let len = s.iter().take_while(|c| c.is_ascii_digit()).count();
-            let n = std::str::from_utf8(&s[..len]).ok()?.parse().ok()?;
-            Some((n, len))
-        };
-        let (start, len) = digits(rest)?;
-        let after = &rest[len..];
-        let (end, after) = match after.strip_prefix(b"-") {
-            Some(r) => {
-                let (end, len) = digits(r)?;
-                (end, &r[len..])
-            }
-            None => (start, after),
-        };
-        // Anything after the numbers must be `:...` (grep's text), or nothing.
-        if !(after.is_empty() || after.starts_with(b":")) || start == 0 || end < start {
-            return None;
-        }
-        Some((file, start, end))
+        raw.iter().enumerate().filter(|&(_, &c)| c == b':').find_map(|(colon, _)| {
+            let (path, rest) = (&raw[..colon], &raw[colon + 1..]);
+            let (start, end) = line_numbers(rest)?;
+            let file = match self.ix.lookup_id(path) {
+                Some(n) => n,
+                None => self.loose_entity(path)?,
+            };
+            (self.ix.kind(file) == NodeKind::File).then_some((file, start, end))
+        })
     }
 
     fn root(&self) -> &Vec<u8> {
@@ -223,6 +232,31 @@ impl<'a> Resolver<'a> {
             })
             .as_ref()
     }
+}
+
+/// The lines of a line reference after its path's `:`: `10`, `10-40`, `10:text` (`rg -n`),
+/// `10:5:text` (`rg --vimgrep`). A range whose end comes first is returned as it is:
+/// `resolve` refuses it, `reversed` says why.
+fn line_numbers(rest: &[u8]) -> Option<(u32, u32)> {
+    let digits = |s: &[u8]| -> Option<(u32, usize)> {
+        let len = s.iter().take_while(|c| c.is_ascii_digit()).count();
+        let n = std::str::from_utf8(&s[..len]).ok()?.parse().ok()?;
+        Some((n, len))
+    };
+    let (start, len) = digits(rest)?;
+    let after = &rest[len..];
+    let (end, after) = match after.strip_prefix(b"-") {
+        Some(r) => {
+            let (end, len) = digits(r)?;
+            (end, &r[len..])
+        }
+        None => (start, after),
+    };
+    // Anything after the numbers must be `:...` (grep's text), or nothing.
+    if !(after.is_empty() || after.starts_with(b":")) || start == 0 || end == 0 {
+        return None;
+    }
+    Some((start, end))
 }
 
 /// `path` with its `.` and `..` segments resolved, as the repository-relative path it names;
@@ -521,7 +555,8 @@ impl<'i> Code<'i> {
         Ok(())
     }
 
-    /// The shown text joined by newlines (for JSON).
+    /// The shown text joined by newlines (for JSON), a byte that is not UTF-8 as its Latin-1
+    /// character, as names are read ([`crate::extract::source_text`]).
     pub fn text_joined(&self) -> String {
         let mut s = Vec::with_capacity(self.text.len().min(1 << 20));
         let mut first = true;
@@ -535,7 +570,7 @@ impl<'i> Code<'i> {
             }
             Ok::<(), ()>(())
         });
-        String::from_utf8_lossy(&s).into_owned()
+        crate::extract::source_text(&s).into_owned()
     }
 }
 
@@ -738,6 +773,18 @@ mod tests {
         assert_eq!(m.line_of(0), 1);
         assert_eq!(m.line_of(2), 2);
         assert_eq!(m.line_of(7), 4);
+        // A lone `\r` ends a line too (`\r\n` is one ending); none is shown.
+        let m = LineMap::new(b"a\rb\r\rc\r\nd\r");
+        assert_eq!(m.count(), 5);
+        let lines: Vec<&[u8]> = (1..=5).map(|k| m.line(k)).collect();
+        assert_eq!(lines, [&b"a"[..], b"b", b"", b"c", b"d"]);
+        assert_eq!((m.line_of(2), m.line_of(4), m.line_of(9)), (2, 3, 5));
+        // A byte-order mark is not on line 1; offsets stay the file's.
+        let m = LineMap::new(b"\xef\xbb\xbfab\ncd");
+        assert_eq!((m.count(), m.line(1), m.line(2)), (2, &b"ab"[..], &b"cd"[..]));
+        assert_eq!((m.line_of(0), m.line_of(3), m.line_of(5), m.line_of(6)), (1, 1, 1, 2));
+        assert_eq!(m.line_within(1, Some((3, 4))), b"ab");
+        assert_eq!(LineMap::new(b"\xef\xbb\xbf").line(1), b"");
         let m = LineMap::new(b"no newline");
         assert_eq!(m.count(), 1);
         assert_eq!(m.line(1), b"no newline");

@@ -529,23 +529,51 @@ pub fn is_test_path(rel: &[u8], packages: &std::collections::HashSet<&[u8]>) -> 
     false
 }
 
-/// The qualified-name part of an entity ID (after the `:`), if any.
-pub fn id_qual(id: &[u8]) -> Option<&[u8]> {
-    id.iter().position(|&c| c == b':').map(|i| &id[i + 1..])
+/// Where the qualified name of an entity ID of `kind` starts (just after its `:`), if it has
+/// one. A file or directory has none, whatever its path holds (`a:b.py` is a file: Unix paths
+/// may hold a `:`). A class or function is `PATH:QUAL`, where a qualified name may hold a `:`
+/// too (a JavaScript method `'get:x'() {}`), so the `:` taken is the first that ends a source
+/// file's name with no `/` after it (`a:b.py:A`, `k.js:o.get:x`), else the first after a
+/// source file's name, else the first.
+fn qual_start(id: &[u8], kind: NodeKind) -> Option<usize> {
+    if !matches!(kind, NodeKind::Class | NodeKind::Function) {
+        return None;
+    }
+    let first = id.iter().position(|&c| c == b':')?;
+    // Almost every ID has one `:`: no file name to look up.
+    if !id[first + 1..].contains(&b':') {
+        return Some(first + 1);
+    }
+    let mut after_source = None;
+    for (i, _) in id.iter().enumerate().filter(|&(_, &c)| c == b':') {
+        if crate::lang::Lang::of_name(&id[..i]).is_some() {
+            if !id[i + 1..].contains(&b'/') {
+                return Some(i + 1);
+            }
+            after_source.get_or_insert(i + 1);
+        }
+    }
+    Some(after_source.unwrap_or(first + 1))
 }
 
-/// The path part of an entity ID (before the `:`).
-pub fn id_path(id: &[u8]) -> &[u8] {
-    match id.iter().position(|&c| c == b':') {
-        Some(i) => &id[..i],
+/// The qualified-name part of an entity ID of `kind` (after the `:`), if any.
+pub fn id_qual(id: &[u8], kind: NodeKind) -> Option<&[u8]> {
+    qual_start(id, kind).map(|i| &id[i..])
+}
+
+/// The path part of an entity ID of `kind` (before the `:`; the whole ID for a file or
+/// directory).
+pub fn id_path(id: &[u8], kind: NodeKind) -> &[u8] {
+    match qual_start(id, kind) {
+        Some(i) => &id[..i - 1],
         None => id,
     }
 }
 
 /// The name of an entity: the last component of its qualified name, or of its path for a
 /// file or directory (`/` for the root).
-pub fn id_name(id: &[u8]) -> &[u8] {
-    match id_qual(id) {
+pub fn id_name(id: &[u8], kind: NodeKind) -> &[u8] {
+    match id_qual(id, kind) {
         Some(q) => match q.iter().rposition(|&c| c == b'.') {
             Some(i) => &q[i + 1..],
             None => q,
@@ -559,16 +587,17 @@ pub fn id_name(id: &[u8]) -> &[u8] {
 /// define the type ([`FLAG_OWNED`]): its ID cut after the type, the first part of its qualified
 /// name below its container (`tsdb/head_append.go:memSeries.append` under the file ->
 /// `tsdb/head_append.go:memSeries`; `src/lib.rs:m.Foo.f` under namespace `src/lib.rs:m` ->
-/// `src/lib.rs:m.Foo`).
-pub fn owned_module_id(id: &[u8], container_id: &[u8]) -> Vec<u8> {
-    let (prefix, rest) = if id_qual(container_id).is_some() && id.starts_with(container_id) {
+/// `src/lib.rs:m.Foo`). `container_kind` is the container's kind.
+pub fn owned_module_id(id: &[u8], container_id: &[u8], container_kind: NodeKind) -> Vec<u8> {
+    let nested = id_qual(container_id, container_kind).is_some() && id.starts_with(container_id);
+    let (prefix, rest) = if nested {
         (&id[..container_id.len()], id.get(container_id.len() + 1..).unwrap_or(b""))
     } else {
-        let colon = id.iter().position(|&c| c == b':').unwrap_or(id.len());
-        (&id[..colon], id.get(colon + 1..).unwrap_or(b""))
+        let q = qual_start(id, NodeKind::Function).unwrap_or(id.len() + 1);
+        (&id[..q - 1], id.get(q..).unwrap_or(b""))
     };
     let head = rest.split(|&c| c == b'.').next().unwrap_or(rest);
-    let sep = if id_qual(prefix).is_some() { b'.' } else { b':' };
+    let sep = if nested { b'.' } else { b':' };
     let mut out = prefix.to_vec();
     out.push(sep);
     out.extend_from_slice(head);
@@ -652,22 +681,41 @@ mod tests {
 
     #[test]
     fn id_parts() {
-        assert_eq!(id_name(b"a/b.py:C.m"), b"m");
-        assert_eq!(id_name(b"a/b.py:f"), b"f");
-        assert_eq!(id_name(b"a/b.py"), b"b.py");
-        assert_eq!(id_name(b"a/b"), b"b");
-        assert_eq!(id_name(b"/"), b"/");
-        assert_eq!(id_qual(b"a/b.py:C.m"), Some(&b"C.m"[..]));
-        assert_eq!(id_path(b"a/b.py:C.m"), b"a/b.py");
+        assert_eq!(id_name(b"a/b.py:C.m", NodeKind::Function), b"m");
+        assert_eq!(id_name(b"a/b.py:f", NodeKind::Function), b"f");
+        assert_eq!(id_name(b"a/b.py", NodeKind::File), b"b.py");
+        assert_eq!(id_name(b"a/b", NodeKind::Directory), b"b");
+        // A path with a `:` (legal on Unix), a qualified name with one (a JavaScript string
+        // key), both.
+        assert_eq!(id_path(b"a:b.py", NodeKind::File), b"a:b.py");
+        assert_eq!(id_name(b"a:b.py", NodeKind::File), b"a:b.py");
+        assert_eq!(id_name(b"x:y/m.py", NodeKind::File), b"m.py");
+        assert_eq!(id_path(b"a:b.py:A.x", NodeKind::Function), b"a:b.py");
+        assert_eq!(id_name(b"a:b.py:A", NodeKind::Class), b"A");
+        assert_eq!(id_qual(b"k.js:o.get:x", NodeKind::Function), Some(&b"o.get:x"[..]));
+        assert_eq!(id_name(b"k.js:o.get:x", NodeKind::Function), b"get:x");
+        assert_eq!(id_path(b"a:b.js:o.get:x", NodeKind::Function), b"a:b.js");
+        assert_eq!(id_path(b"x.py:d/m.py:f", NodeKind::Function), b"x.py:d/m.py");
+        assert_eq!(id_path(b"no/source:f", NodeKind::Function), b"no/source");
+        assert_eq!(id_name(b"/", NodeKind::Directory), b"/");
+        assert_eq!(id_qual(b"a/b.py:C.m", NodeKind::Function), Some(&b"C.m"[..]));
+        assert_eq!(id_path(b"a/b.py:C.m", NodeKind::Function), b"a/b.py");
     }
 
     #[test]
     fn owned_methods_have_their_type_as_module() {
         assert_eq!(
-            owned_module_id(b"tsdb/head_append.go:memSeries.append", b"tsdb/head_append.go"),
+            owned_module_id(
+                b"tsdb/head_append.go:memSeries.append",
+                b"tsdb/head_append.go",
+                NodeKind::File
+            ),
             b"tsdb/head_append.go:memSeries"
         );
-        assert_eq!(owned_module_id(b"src/lib.rs:m.Foo.f", b"src/lib.rs:m"), b"src/lib.rs:m.Foo");
+        assert_eq!(
+            owned_module_id(b"src/lib.rs:m.Foo.f", b"src/lib.rs:m", NodeKind::Class),
+            b"src/lib.rs:m.Foo"
+        );
     }
 
     #[test]

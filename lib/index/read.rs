@@ -560,7 +560,13 @@ impl Index {
 
     /// The entity's name (last component).
     pub fn name(&self, n: u32) -> &[u8] {
-        crate::graph::id_name(self.id(n))
+        crate::graph::id_name(self.id(n), self.kind(n))
+    }
+
+    /// The path of the entity's file or directory: its ID up to the `:` before its qualified
+    /// name (the whole ID for a file or directory, whose path may hold a `:` itself).
+    pub fn path(&self, n: u32) -> &[u8] {
+        crate::graph::id_path(self.id(n), self.kind(n))
     }
 
     fn col(&self, col: &[Archived<u32>], n: u32) -> u32 {
@@ -1101,7 +1107,8 @@ impl Index {
                 let content = self.file_content(f);
                 let (a, b) = self.sig_span(n);
                 let sig = content.get(a as usize..b as usize).unwrap_or(b"");
-                collapse_ws(&String::from_utf8_lossy(sig))
+                // Bytes that are not UTF-8 read as the names were (Latin-1).
+                collapse_ws(&crate::extract::source_text(sig))
             }
         }
     }
@@ -1306,18 +1313,29 @@ impl Index {
     }
 }
 
+/// The UTF-8 byte-order mark some editors start a file with.
+pub const BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// The byte offsets at which the lines of `text` start; a final newline ends the last line,
-/// it does not start another. Empty text has no lines.
+/// it does not start another. Empty text has no lines. A line ends at `\n`, `\r\n` or a lone
+/// `\r`, as the extractors count lines (`extract::tree::unify_newlines`), so the graph's line
+/// numbers are these lines' and no line holds a `\r`. A byte-order mark is no part of the
+/// first line, which starts after it: the stored content keeps the file's bytes (its checksum
+/// and every byte offset stay the file's own, as `rg -b` and tree-sitter count them), and
+/// nothing shown by lines shows the mark.
 pub fn line_starts(text: &[u8]) -> Vec<u32> {
     use bstr::ByteSlice;
     let mut starts = Vec::with_capacity(text.len() / 32 + 1);
     if text.is_empty() {
         return starts;
     }
-    starts.push(0);
+    starts.push(if text.starts_with(BOM) { BOM.len() as u32 } else { 0 });
     let mut at = 0;
-    while let Some(i) = text[at..].find_byte(b'\n') {
+    while let Some(i) = text[at..].find_byteset(b"\r\n") {
         at += i + 1;
+        if text[at - 1] == b'\r' && text.get(at) == Some(&b'\n') {
+            at += 1;
+        }
         if at >= text.len() {
             break;
         }

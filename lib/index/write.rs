@@ -1225,7 +1225,7 @@ pub fn node_keys(id: &[u8], kind: NodeKind, mut push: impl FnMut(Vec<u8>)) {
     if matches!(kind, NodeKind::File | NodeKind::Directory) {
         push(id.to_lowercase());
     }
-    let name = id_name(id);
+    let name = id_name(id, kind);
     push(name.to_lowercase());
     match kind {
         NodeKind::File => {

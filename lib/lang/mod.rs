@@ -361,8 +361,11 @@ pub struct Extractors {
 }
 
 impl Extractors {
-    /// Extracts the facts of one file in the given language.
+    /// Extracts the facts of one file in the given language. A lone `\r` ends a line, in
+    /// every language ([`crate::extract::tree::unify_newlines`]).
     pub fn extract(&mut self, lang: Lang, src: &[u8]) -> FileFacts {
+        let unified = crate::extract::tree::unify_newlines(src);
+        let src = unified.as_deref().unwrap_or(src);
         match lang {
             Lang::Python => self.python.get_or_insert_with(python::Extractor::new).extract(src),
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {

@@ -491,13 +491,10 @@ impl Extractor {
     pub fn extract(&mut self, src: &[u8]) -> FileFacts {
         // Python reads source with universal newlines, so a lone `\r` (old Mac line ending)
         // ends a line; tree-sitter only knows `\n`. Same length, so byte offsets still hold.
-        let unified;
-        let src = if has_lone_cr(src) {
-            unified = unify_newlines(src);
-            &unified[..]
-        } else {
-            src
-        };
+        // (Every language's file gets this in `Extractors::extract`; this is for callers of
+        // this extractor alone.)
+        let unified = tree::unify_newlines(src);
+        let src = unified.as_deref().unwrap_or(src);
         let mut facts = FileFacts { lines: tree::count_lines(src), ..FileFacts::default() };
         let Some(tree) = tree::parse(&mut self.parser, src) else {
             facts.syntax_errors = 1;
@@ -584,7 +581,7 @@ struct Builder<'s> {
 
 impl<'s> Builder<'s> {
     fn text(&self, n: Node) -> String {
-        String::from_utf8_lossy(&self.src[n.start_byte()..n.end_byte()]).into_owned()
+        tree::text(n, self.src)
     }
 
     /// Pops the definitions that end before `start`; the top is then the owner.
@@ -1078,7 +1075,7 @@ impl<'s> Builder<'s> {
     /// The string id of a node's text.
     fn text_id(&mut self, n: u32) -> u32 {
         let src: &'s [u8] = self.src;
-        match String::from_utf8_lossy(self.bytes(n, src)) {
+        match crate::extract::source_text(self.bytes(n, src)) {
             std::borrow::Cow::Borrowed(s) => self.intern(s),
             std::borrow::Cow::Owned(s) => self.push_str(&s),
         }
@@ -1738,7 +1735,7 @@ fn chain(n: Node, src: &[u8]) -> Option<String> {
         }
         match kind_of(n) {
             "identifier" => {
-                out.push_str(&String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]));
+                out.push_str(&crate::extract::source_text(&src[n.start_byte()..n.end_byte()]));
                 true
             }
             "attribute" => {
@@ -1751,7 +1748,7 @@ fn chain(n: Node, src: &[u8]) -> Option<String> {
                     return false;
                 }
                 out.push('.');
-                out.push_str(&String::from_utf8_lossy(&src[a.start_byte()..a.end_byte()]));
+                out.push_str(&crate::extract::source_text(&src[a.start_byte()..a.end_byte()]));
                 true
             }
             _ => false,
@@ -1781,7 +1778,7 @@ fn dunder_all(root: Node, src: &[u8]) -> Option<Vec<String>> {
         let inner = [&b"\"\"\""[..], b"'''", b"\"", b"'"]
             .iter()
             .find_map(|q| t.strip_prefix(*q).and_then(|r| r.strip_suffix(*q)))?;
-        let s = std::str::from_utf8(inner).ok()?;
+        let s = crate::extract::source_text(inner);
         (!s.is_empty() && !s.contains(['\\', '"', '\'', '\n'])).then(|| s.to_string())
     }
     /// The strings a list expression holds; `cur` is `__all__` so far.
@@ -1814,7 +1811,7 @@ fn dunder_all(root: Node, src: &[u8]) -> Option<Vec<String>> {
                 None => false,
             },
             "identifier" | "attribute" => {
-                let t = String::from_utf8_lossy(text(n, src));
+                let t = crate::extract::source_text(text(n, src));
                 let ok = is_dotted(&t) && (n.kind() == "identifier" || t.ends_with(".__all__"));
                 if ok {
                     out.push(format!("*{t}"));
@@ -1895,11 +1892,11 @@ fn dotted_text(n: Node, src: &[u8]) -> String {
             if !out.is_empty() {
                 out.push('.');
             }
-            out.push_str(&String::from_utf8_lossy(&src[c.start_byte()..c.end_byte()]));
+            out.push_str(&crate::extract::source_text(&src[c.start_byte()..c.end_byte()]));
         }
     }
     if out.is_empty() {
-        out = String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]).into_owned();
+        out = crate::extract::source_text(&src[n.start_byte()..n.end_byte()]).into_owned();
     }
     out
 }
@@ -1948,26 +1945,6 @@ fn py3_rejects(node: Node) -> bool {
         "try_statement" => !kinds.any(|k| k == "except_clause" || k == "finally_clause"),
         _ => true,
     }
-}
-
-/// Whether `src` has a `\r` that is not followed by `\n`.
-fn has_lone_cr(src: &[u8]) -> bool {
-    let mut at = 0;
-    while let Some(i) = src[at..].iter().position(|&c| c == b'\r') {
-        if src.get(at + i + 1) != Some(&b'\n') {
-            return true;
-        }
-        at += i + 1;
-    }
-    false
-}
-
-/// `src` with every lone `\r` turned into `\n` (`\r\n` is left alone).
-fn unify_newlines(src: &[u8]) -> Vec<u8> {
-    src.iter()
-        .enumerate()
-        .map(|(i, &c)| if c == b'\r' && src.get(i + 1) != Some(&b'\n') { b'\n' } else { c })
-        .collect()
 }
 
 #[cfg(test)]

@@ -191,6 +191,13 @@ pub fn run(args: LocArgs) -> Result<Status> {
         }
     }
     let text = crate::cli::input::query_text(&bytes, args.input.as_deref())?;
+    // Nothing to rank by: a usage error, as cds-search's empty query is (not three empty
+    // levels and "nothing found").
+    if text.trim().is_empty() {
+        return Err(Error::usage(
+            "the issue is empty: give its text (title, description, traceback) as FILE or on stdin",
+        ));
+    }
     if args.level.is_some() && args.common.format == Format::Json {
         return Err(Error::usage(
             "--level does not apply to --json, which always has every level: use --ids or the text",
@@ -221,11 +228,7 @@ pub fn run(args: LocArgs) -> Result<Status> {
     }
     out.finish()?;
     if located.files.is_empty() {
-        cli::msg::note(if text.trim().is_empty() {
-            "the issue is empty: give its text (title, description, traceback)"
-        } else {
-            "nothing in the issue matches this repository: is the index the right one?"
-        });
+        cli::msg::note("nothing in the issue matches this repository: is the index the right one?");
         return Ok(Status::NotFound);
     }
     Ok(Status::Found)

@@ -33,7 +33,7 @@ use fxhash::FxHashMap as HashMap;
 
 use crate::error::Result;
 use crate::graph::{
-    EdgeKind, FLAG_GENERATED, FLAG_NAMESPACE, FLAG_OWNED, FLAG_TEST, NONE, NodeKind, id_path,
+    EdgeKind, FLAG_GENERATED, FLAG_NAMESPACE, FLAG_OWNED, FLAG_TEST, NONE, NodeKind,
 };
 use crate::history;
 use crate::index::Index;
@@ -288,7 +288,7 @@ pub struct Candidates {
 
 /// Documentation, examples, demos, bundles: code that is rarely what an issue is about.
 fn is_aux_node(ix: &Index, n: u32) -> bool {
-    is_auxiliary(id_path(ix.id(n))) || ix.flags(n) & FLAG_GENERATED != 0
+    is_auxiliary(ix.path(n)) || ix.flags(n) & FLAG_GENERATED != 0
 }
 
 /// Locates an issue.
@@ -410,11 +410,11 @@ fn candidates_of(
             Some(f) => {
                 let known = &mut aux_path[f as usize];
                 if *known == 0 {
-                    *known = 1 + u8::from(is_auxiliary(id_path(ix.id(n))));
+                    *known = 1 + u8::from(is_auxiliary(ix.path(n)));
                 }
                 *known == 2
             }
-            None => is_auxiliary(id_path(ix.id(n))),
+            None => is_auxiliary(ix.path(n)),
         };
         path_aux || ix.flags(n) & FLAG_GENERATED != 0
     };
@@ -490,7 +490,7 @@ fn candidates_of(
         }
         for (n, s) in add {
             if ix.flags(n) & (FLAG_TEST | FLAG_GENERATED) != 0
-                || is_auxiliary(id_path(ix.id(n)))
+                || is_auxiliary(ix.path(n))
                 || s <= 0.0
             {
                 continue;
@@ -620,7 +620,7 @@ fn candidates_of(
             named += usize::from(nm > 0.0);
             best_name = best_name.max(nm);
         }
-        let p = id_path(ix.id(f));
+        let p = ix.path(f);
         let stem = file_stem(p);
         let mut x = vec![
             hs / 100.0,
@@ -649,14 +649,14 @@ fn candidates_of(
                 heur_files
                     .iter()
                     .take(5)
-                    .filter(|&&(o, _)| o != f && file_stem(id_path(ix.id(o))) == stem)
+                    .filter(|&&(o, _)| o != f && file_stem(ix.path(o)) == stem)
                     .count(),
             ),
             lrank(
                 heur_files
                     .iter()
                     .take(10)
-                    .filter(|&&(o, _)| o != f && parent_dir(id_path(ix.id(o))) == parent_dir(p))
+                    .filter(|&&(o, _)| o != f && parent_dir(ix.path(o)) == parent_dir(p))
                     .count(),
             ),
         ];
@@ -1177,7 +1177,7 @@ fn path_scores(ix: &Index, terms: &[(String, f32)]) -> HashMap<u32, f32> {
             continue;
         }
         n_files += 1;
-        let path = id_path(ix.id(f));
+        let path = ix.path(f);
         let path = crate::lang::strip_source_ext(path).unwrap_or(path);
         let mut words: Vec<String> = Vec::new();
         crate::search::tokenize::tokens(path, |_, t| {
@@ -1264,7 +1264,7 @@ pub fn module_id(ix: &Index, n: u32) -> Vec<u8> {
     if ix.flags(n) & FLAG_OWNED != 0
         && let Some(p) = ix.parent(n)
     {
-        return crate::graph::owned_module_id(ix.id(n), ix.id(p));
+        return crate::graph::owned_module_id(ix.id(n), ix.id(p), ix.kind(p));
     }
     ix.id(n).to_vec()
 }

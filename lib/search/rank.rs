@@ -224,7 +224,7 @@ pub fn search(ix: &Index, q: &Query, opts: &SearchOptions) -> Result<Results> {
         if !opts.kinds.is_empty() && !opts.kinds.contains(&kind) {
             continue;
         }
-        if !opts.globs.is_empty() && !globs.matches(id_path(ix.id(node))) {
+        if !opts.globs.is_empty() && !globs.matches(ix.path(node)) {
             continue;
         }
         if !opts.tests && ix.flags(node) & FLAG_TEST != 0 {
@@ -398,12 +398,12 @@ fn path_candidates(ix: &Index, text: &str, w: f32, cands: &mut HashMap<u32, Cand
 
 /// The dotted module path and qualified name of a node, lower-cased: `a.b.mod.cls.meth`.
 fn dotted_of(ix: &Index, n: u32) -> String {
-    let id = ix.id(n);
-    let path = String::from_utf8_lossy(id_path(id)).to_lowercase();
+    let (id, kind) = (ix.id(n), ix.kind(n));
+    let path = String::from_utf8_lossy(id_path(id, kind)).to_lowercase();
     let module =
         crate::lang::strip_source_ext(path.as_bytes()).map_or(path.as_str(), |m| &path[..m.len()]);
     let module = module.strip_suffix("/__init__").unwrap_or(module).replace('/', ".");
-    match id_qual(id) {
+    match id_qual(id, kind) {
         Some(q) => format!("{module}.{}", String::from_utf8_lossy(q).to_lowercase()),
         None => module,
     }

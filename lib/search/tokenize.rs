@@ -1,6 +1,7 @@
 //! The code-aware tokenizer shared by indexing and querying.
 //!
-//! A word is a run of ASCII letters, digits, `_` or non-ASCII bytes. Each word yields its
+//! A word is a run of ASCII letters, digits, `_` or non-ASCII bytes, but for U+FEFF (a
+//! byte-order mark, or a zero-width no-break space), which ends one. Each word yields its
 //! lower-cased whole form and, when it has several parts, each part: `snake_case`, `camelCase`,
 //! `ACRONYMWord` and letter/digit boundaries all split. So `getUserName` gives
 //! `getusername get user name`, `XMLHttpRequest` gives `xmlhttprequest xml http request` and
@@ -22,13 +23,19 @@ pub fn tokens(text: &[u8], mut emit: impl FnMut(usize, &[u8])) {
 pub fn words(text: &[u8], mut emit: impl FnMut(usize, &[u8])) {
     let mut i = 0;
     let n = text.len();
+    // U+FEFF, which is not a word's (a file's byte-order mark would be its first word's).
+    let feff = |i: usize| text[i] == 0xEF && text.get(i + 1..i + 3) == Some(b"\xbb\xbf");
     while i < n {
         if !is_word_byte(text[i]) {
             i += 1;
             continue;
         }
+        if feff(i) {
+            i += 3;
+            continue;
+        }
         let start = i;
-        while i < n && is_word_byte(text[i]) {
+        while i < n && is_word_byte(text[i]) && !feff(i) {
             i += 1;
         }
         let word = &text[start..i];
@@ -204,6 +211,17 @@ mod tests {
         let mut seen = Vec::new();
         tokens(b"x \xff\xfe y", |_, t| seen.push(t.to_vec()));
         assert_eq!(seen, vec![b"\xff\xfe".to_vec()]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_no_part_of_a_word() {
+        assert_eq!(terms("\u{feff}zebraStripes();"), ["zebrastripes", "zebra", "stripes"]);
+        assert_eq!(terms("ab\u{feff}cd \u{feff}"), ["ab", "cd"]);
+        let mut seen = Vec::new();
+        tokens(b"\xef\xbb\xbfimport os", |at, t| seen.push((at, t.to_vec())));
+        assert_eq!(seen, vec![(3, b"import".to_vec()), (10, b"os".to_vec())]);
+        // Other bytes of its length are words' as before.
+        assert_eq!(terms("\u{fefe}x"), ["\u{fefe}x"]);
     }
 
     #[test]

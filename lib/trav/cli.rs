@@ -343,7 +343,7 @@ pub fn run(mut args: TravArgs) -> crate::Result<Status> {
         let rec = rec?;
         match resolver.entity(&rec.id) {
             Some(n) => roots.push(n),
-            None => resolver.report_missing(&rec.id),
+            None => resolver.report_missing(&rec.id)?,
         }
     }
     let mut out = Out::new(&args.common);

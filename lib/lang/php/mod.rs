@@ -756,7 +756,7 @@ impl Builder<'_, '_> {
     /// The classes a PHPDoc tag names (`@var \A\Foo|null`, `@param Foo $x`), as chains: arrays
     /// (`Foo[]`), built-in and pseudo types are left out, generics are dropped.
     fn doc_types(&self, doc: &[u8], tag: &str, var: Option<&str>) -> Vec<String> {
-        let doc = String::from_utf8_lossy(doc);
+        let doc = crate::extract::source_text(doc);
         let mut out = Vec::new();
         for line in doc.lines() {
             let Some(at) = line.find(tag) else { continue };
@@ -1013,7 +1013,7 @@ fn use_kind(n: Node) -> Option<&'static str> {
 fn collect_name(n: Node, src: &[u8], out: &mut String) {
     if n.child_count() == 0 {
         if n.kind() != "comment" {
-            out.push_str(&String::from_utf8_lossy(&src[n.start_byte()..n.end_byte()]));
+            out.push_str(&crate::extract::source_text(&src[n.start_byte()..n.end_byte()]));
         }
         return;
     }

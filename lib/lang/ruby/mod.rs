@@ -514,7 +514,7 @@ impl<'s> Builder<'s, '_> {
         if binds {
             set.insert(name);
         } else if !set.contains(name) {
-            let name = String::from_utf8_lossy(name).into_owned();
+            let name = crate::extract::source_text(name).into_owned();
             self.push_call(owner, Callee::Name(name), n);
         }
     }
