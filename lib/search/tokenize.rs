@@ -23,23 +23,27 @@ pub fn tokens(text: &[u8], mut emit: impl FnMut(usize, &[u8])) {
 pub fn words(text: &[u8], mut emit: impl FnMut(usize, &[u8])) {
     let mut i = 0;
     let n = text.len();
-    // U+FEFF, which is not a word's (a file's byte-order mark would be its first word's).
-    let feff = |i: usize| text[i] == 0xEF && text.get(i + 1..i + 3) == Some(b"\xbb\xbf");
     while i < n {
         if !is_word_byte(text[i]) {
             i += 1;
             continue;
         }
-        if feff(i) {
-            i += 3;
-            continue;
-        }
         let start = i;
-        while i < n && is_word_byte(text[i]) && !feff(i) {
+        while i < n && is_word_byte(text[i]) {
             i += 1;
         }
         let word = &text[start..i];
-        if word.len() <= MAX_WORD {
+        // U+FEFF is not a word's (a file's byte-order mark would be its first word's): rare,
+        // so looked for only in the words that have its first byte.
+        if word.contains(&0xEF) {
+            let mut at = start;
+            for part in bstr::ByteSlice::split_str(word, "\u{feff}") {
+                if !part.is_empty() && part.len() <= MAX_WORD {
+                    emit(at, part);
+                }
+                at += part.len() + 3;
+            }
+        } else if word.len() <= MAX_WORD {
             emit(start, word);
         }
     }
