@@ -344,3 +344,57 @@ fn inherited_fields_and_external_types() {
     assert_has(&e, "repo.ts:Repo.run invoke db.ts:Db.query 0");
     assert_lacks(&e, "repo.ts:Repo.run invoke other.ts:Cache.query");
 }
+
+/// `a.x = b.y = function chained() {}`: one definition, named by the assignment whose value
+/// it is (`b.y`), that the other names reach too; `var proto = module.exports = function`
+/// is `proto`.
+#[test]
+fn chained_assignments_define_functions() {
+    let files = [
+        (
+            "c.js",
+            "a.x = b.y = function chained() { helper(); };\nfunction helper() {}\n\
+             function callA() { a.x(); }\n\
+             res.set = res.header = function header() { return 1; };\n\
+             res.send = function send() { this.set(); res.header(); };\n\
+             res.type = function type() {};\nres.contentType = res.type;\n\
+             function ct() { res.contentType(); }\n",
+        ),
+        (
+            "r.js",
+            "var proto = module.exports = function (opts) {\n  function router() {}\n  helper();\n  \
+             return router;\n};\nfunction helper() {}\nproto.handle = function handle() {};\n",
+        ),
+    ];
+    let (g, e) = crate::resolve::graph_of(&files);
+    let ids = entity_ids(&g);
+    for want in ["c.js:b.y", "c.js:res.header", "r.js:proto", "r.js:proto.router"] {
+        assert!(ids.iter().any(|i| i == want), "missing {want} in {ids:#?}");
+    }
+    for unwanted in ["c.js:a.x", "c.js:res.set", "c.js:chained", "r.js:router"] {
+        assert!(!ids.iter().any(|i| i == unwanted), "unexpected {unwanted} in {ids:#?}");
+    }
+    // The function's calls are its own, not the file's.
+    assert_has(&e, "c.js:b.y invoke c.js:helper 0");
+    assert_lacks(&e, "c.js invoke c.js:helper");
+    assert_has(&e, "r.js:proto invoke r.js:helper 0");
+    // The other names of the chain, and plain aliases, lead to it.
+    assert_has(&e, "c.js:callA invoke c.js:b.y 0");
+    assert_has(&e, "c.js:res.send invoke c.js:res.header 0");
+    assert_has(&e, "c.js:ct invoke c.js:res.type 0");
+}
+
+/// The real binaries find a function of a chained assignment by its own name and show it.
+#[test]
+fn chained_assignment_found_and_shown() {
+    use crate::util::Dir;
+    let d = Dir::new("lang-js-chained");
+    d.write("lib/c.js", "var a = {}, b = {};\na.x = b.y = function chained() {\n  return helper();\n};\nfunction helper() { return 1; }\n");
+    d.cmd("cds-build").stderr_of(0);
+    let ids = d.cmd("cds-search").args(["--ids", "chained"]).ok();
+    assert!(ids.lines().any(|l| l == "lib/c.js:b.y"), "{ids}");
+    let code = d.cmd("cds-get").arg("lib/c.js:b.y").ok();
+    assert!(code.contains("a.x = b.y = function chained() {"), "{code}");
+    let callees = d.cmd("cds-trav").args(["-r", "invoke", "lib/c.js:b.y"]).ok();
+    assert!(callees.contains("lib/c.js:helper"), "{callees}");
+}

@@ -431,6 +431,10 @@ impl<'t, 'a> Driver<'t, 'a> {
         for &f in files {
             d.index_members(f);
         }
+        // Other names of the definitions just grouped need the groups.
+        for &f in files {
+            d.index_aliases(f);
+        }
         for &f in files {
             d.index_attrs(f);
         }
@@ -651,6 +655,31 @@ impl<'t, 'a> Driver<'t, 'a> {
                     self.t.to_mut().class_of.insert(node, c);
                     self.t.to_mut().methods.entry(d.name.as_str()).or_default().push(node);
                 }
+            }
+        }
+    }
+
+    /// Other names in the groups of [`Tables::owned`]: a top-level binding of a dotted target
+    /// to what names definitions (`res.set = res.header`, the outer targets of JavaScript's
+    /// `a.x = b.y = function`) puts them in the target's group too.
+    fn index_aliases(&mut self, f: u32) {
+        let facts = self.facts(f);
+        for bind in &facts.binds {
+            let BindValue::Alias(v) = &bind.value else { continue };
+            let Some((prefix, last)) = bind.target.rsplit_once('.') else { continue };
+            if bind.owner.is_some() {
+                continue;
+            }
+            let nodes: Vec<u32> = self
+                .resolve_chain(f, None, v, 0)
+                .into_iter()
+                .filter_map(|x| match x {
+                    Val::Node(n) => Some(n),
+                    _ => None,
+                })
+                .collect();
+            for n in nodes {
+                push_node(self.t.to_mut().owned.entry((f, prefix)).or_default(), last, n);
             }
         }
     }

@@ -182,7 +182,7 @@ impl<'s> Walker<'s> {
                 for d in decls {
                     if d.kind() == "variable_declarator" {
                         let outer = if single { outer_of(n) } else { d };
-                        self.declarator(d, owner, outer, depth);
+                        self.declarator(d, owner, outer, depth, top);
                     }
                 }
             }
@@ -304,7 +304,7 @@ impl<'s> Walker<'s> {
     }
 
     /// `const NAME = <function | arrow | class | object literal | require(...) | new X()>`.
-    fn declarator(&mut self, d: Node, owner: Option<DefIdx>, outer: Node, depth: u32) {
+    fn declarator(&mut self, d: Node, owner: Option<DefIdx>, outer: Node, depth: u32, top: bool) {
         let Some(name_node) = d.field("name") else { return };
         let value = d.field("value");
         if name_node.kind() == "object_pattern" {
@@ -344,6 +344,13 @@ impl<'s> Walker<'s> {
         }
         let Some(v) = value else { return };
         let v = unwrap_expr(v);
+        if v.kind() == "assignment_expression" {
+            // `var proto = module.exports = function`: the declared name is one more target,
+            // the outermost (the only one inside a function).
+            let mut targets = vec![Some(name)];
+            let right = self.chained(v, &mut targets, top);
+            return self.assign(&targets, right, outer, v, owner, depth);
+        }
         if is_function(v) {
             self.function(v, name, None, owner, outer, false);
         } else if v.kind() == "class" {
@@ -407,52 +414,123 @@ impl<'s> Walker<'s> {
     }
 
     /// A top-level assignment: `exports.f = function`, `Foo.prototype.m = function`,
-    /// `a.b = () => {}`, `module.exports = function f`.
+    /// `a.b = () => {}`, `module.exports = function f`, or a chain of them.
     fn assignment(&mut self, a: Node, stmt: Node, owner: Option<DefIdx>, depth: u32) {
-        let (Some(left), Some(right)) = (a.field("left"), a.field("right")) else {
-            return;
-        };
-        let right = unwrap_expr(right);
-        let target = self.chain(left);
-        if (is_function(right) || right.kind() == "class")
-            && let Some(t) = target.as_deref()
-        {
-            let parts: Vec<&str> = t.split('.').collect();
-            let (owner_ty, name): (Option<String>, String) = match parts.as_slice() {
-                ["module", "exports"] => match right.field("name") {
-                    Some(n) => (None, self.text(n)),
+        let mut targets = Vec::new();
+        let right = self.chained(a, &mut targets, true);
+        self.assign(&targets, right, stmt, a, owner, depth);
+    }
+
+    /// The targets of an assignment and of those it assigns (`a.x = b.y = v`: `a.x`, `b.y`),
+    /// outermost first, pushed onto `targets` (None: not a chain, or `top` is false and only
+    /// a declared name counts), and the value they are all given.
+    fn chained<'t>(
+        &self,
+        mut a: Node<'t>,
+        targets: &mut Vec<Option<String>>,
+        top: bool,
+    ) -> Node<'t> {
+        loop {
+            let target = a.field("left").and_then(|l| self.chain(l));
+            targets.push(target.filter(|_| top));
+            let Some(right) = a.field("right").map(unwrap_expr) else { return a };
+            if right.kind() != "assignment_expression" {
+                return right;
+            }
+            a = right;
+        }
+    }
+
+    /// `right` assigned to `targets` (outermost first) at `outer`, which a definition spans;
+    /// the assignment `rest` is walked for calls when nothing is defined. As `a.x = b.y = v`
+    /// is `b.y = v; a.x = b.y`, the innermost target that names a function or class defines
+    /// it (DESIGN §8), and the other targets are bound to it, as to any other chain.
+    fn assign(
+        &mut self,
+        targets: &[Option<String>],
+        right: Node,
+        outer: Node,
+        rest: Node,
+        owner: Option<DefIdx>,
+        depth: u32,
+    ) {
+        // The target that defines the value (skipped below), and whether one did.
+        let mut definer = None;
+        let mut made = true;
+        let value = if is_function(right) || right.kind() == "class" {
+            let own = right.field("name").map(|n| self.text(n));
+            let named = targets
+                .iter()
+                .enumerate()
+                .rev()
+                .find_map(|(i, t)| Some((i, target_def(t.as_deref()?, own.as_deref())?)));
+            let (owner_ty, name) = match named {
+                Some((i, d)) => {
+                    definer = Some(i);
+                    d
+                }
+                // `exports = function f`: named by nothing but itself.
+                None => match own {
+                    Some(n) => (None, n),
                     None => return self.children(right, owner, depth, false),
                 },
-                ["exports", f] | ["module", "exports", f] => (None, f.to_string()),
-                // A method of the constructor `Foo`: a member of its type.
-                [ty, "prototype", m] => (Some(ty.to_string()), m.to_string()),
-                // `options.vnode = ...`: one definition whose name is the whole target
-                // (DESIGN §8: its module-level entity is itself, not `options`).
-                _ => (None, t.to_string()),
             };
+            let chain = owner_ty.as_ref().map_or(name.clone(), |o| format!("{o}.{name}"));
             if right.kind() == "class" {
-                self.class(right, name, owner, stmt, depth);
+                self.class(right, name, owner, outer, depth);
             } else {
                 let this_is_owner = owner_ty.is_some();
-                self.function(right, name, owner_ty, owner, stmt, this_is_owner);
+                self.function(right, name, owner_ty, owner, outer, this_is_owner);
             }
-            return;
+            Some(chain)
+        } else if right.kind() == "object" {
+            // `var app = exports = module.exports = {}`: the object is the innermost plain
+            // name's, its methods `app.m`.
+            let named = targets.iter().enumerate().rev().find_map(|(i, t)| {
+                t.as_deref().filter(|t| !t.contains('.')).map(|t| (i, t.to_string()))
+            });
+            let Some((i, name)) = named else { return self.visit(rest, owner, depth, false) };
+            definer = Some(i);
+            self.object(right, &name, owner, depth);
+            Some(name)
+        } else {
+            made = false;
+            self.chain(right)
+        };
+        for (i, t) in targets.iter().enumerate() {
+            let Some(t) = t.as_deref().filter(|_| definer != Some(i)) else { continue };
+            if let Some(v) = &value {
+                if t == "module.exports" {
+                    self.bind(owner, "default", BindValue::Alias(v.clone()));
+                } else if let Some(key) = target_key(t).filter(|k| k != v) {
+                    self.bind(owner, &key, BindValue::Alias(v.clone()));
+                }
+            } else if let Some(module) = require_arg(right, self.src)
+                && !t.contains('.')
+            {
+                let line = right.start_position().row as u32 + 1;
+                self.push_import(
+                    owner,
+                    &module,
+                    None,
+                    Some(t.to_string()),
+                    ImportForm::Plain,
+                    line,
+                );
+            } else if !t.contains('.')
+                && let Some(c) = match right.kind() {
+                    "new_expression" => right.field("constructor"),
+                    "call_expression" => right.field("function"),
+                    _ => None,
+                }
+                .and_then(|c| self.chain(c))
+            {
+                self.bind(owner, t, BindValue::CallOf(c));
+            }
         }
-        if let Some(t) = target.as_deref()
-            && (t == "module.exports")
-            && let Some(c) = self.chain(right)
-        {
-            self.bind(owner, "default", BindValue::Alias(c));
+        if !made {
+            self.visit(rest, owner, depth, false);
         }
-        if let Some(module) = require_arg(right, self.src)
-            && let Some(t) = target
-            && !t.contains('.')
-        {
-            let line = a.start_position().row as u32 + 1;
-            self.push_import(owner, &module, None, Some(t), ImportForm::Plain, line);
-            return;
-        }
-        self.children(stmt, owner, depth, false);
     }
 
     /// `this.x = new Foo()` inside a method: a typed attribute.
@@ -802,6 +880,34 @@ fn outer_of(n: Node) -> Node {
         Some(p) if p.kind() == "ambient_declaration" => p,
         Some(p) if p.kind() == "expression_statement" && n.kind() == "internal_module" => p,
         _ => n,
+    }
+}
+
+/// What an assignment's target names a function or class assigned to it (DESIGN §8), as
+/// (its type, its name): `exports.f` is `f`, `Foo.prototype.m` is `m` of `Foo`, `a.b` is
+/// `a.b`, `x` is `x`; `module.exports` names it by its own name `own`, `exports` not at all.
+fn target_def(t: &str, own: Option<&str>) -> Option<(Option<String>, String)> {
+    let parts: Vec<&str> = t.split('.').collect();
+    match parts.as_slice() {
+        ["module", "exports"] => own.map(|n| (None, n.to_string())),
+        ["exports"] => None,
+        ["exports", f] | ["module", "exports", f] => Some((None, f.to_string())),
+        // A method of the constructor `Foo`: a member of its type.
+        [ty, "prototype", m] => Some((Some(ty.to_string()), m.to_string())),
+        // `options.vnode = ...`: one definition whose name is the whole target
+        // (DESIGN §8: its module-level entity is itself, not `options`).
+        _ => Some((None, t.to_string())),
+    }
+}
+
+/// The name a value bound to target `t` is looked up by, as [`target_def`] names
+/// definitions: `exports.f` is `f`, `Foo.prototype.m` is `Foo.m`; `exports` itself is none.
+fn target_key(t: &str) -> Option<String> {
+    match target_def(t, None) {
+        Some((Some(ty), m)) => Some(format!("{ty}.{m}")),
+        Some((None, n)) => Some(n),
+        None if t == "module.exports" => Some(t.to_string()),
+        None => None,
     }
 }
 
