@@ -345,6 +345,74 @@ fn inherited_fields_and_external_types() {
     assert_lacks(&e, "repo.ts:Repo.run invoke other.ts:Cache.query");
 }
 
+/// CommonJS: `require` gives what the module assigned to `module.exports` (a function, a
+/// class, an object its definitions are assigned to), with what it exports by name beside it.
+#[test]
+fn commonjs_module_exports_and_require() {
+    let e = crate::resolve::edges(&[
+        (
+            "a.js",
+            "module.exports = Layer;\nfunction Layer(p) { return p; }\n\
+             Layer.create = function create() { return new Layer(0); };\n",
+        ),
+        (
+            "app.js",
+            "var app = exports = module.exports = {};\napp.use = function use(fn) { return fn; };\n",
+        ),
+        (
+            "b.js",
+            "var Layer = require('./a');\nvar util = require('./c');\nvar proto = require('./app');\n\
+             var compile = require('./c').compile;\n\
+             function useIt() {\n  var l = new Layer(1);\n  Layer(2);\n  Layer.create();\n  \
+             util.helper();\n  proto.use(l);\n  compile();\n  return l;\n}\nmodule.exports = useIt;\n",
+        ),
+        (
+            "c.js",
+            "exports.helper = function helper() { return 1; };\nexports.compile = function compile() {};\n",
+        ),
+        ("e.js", "module.exports = function named() {};\n"),
+        ("esm.js", "export default function def() {}\nexport function other() {}\n"),
+        (
+            "f.js",
+            "var named = require('./e');\nvar useIt = require('./index');\nvar m = require('./esm');\n\
+             function g() { named(); useIt(); m(); m.other(); }\n",
+        ),
+        ("index.js", "module.exports = require('./b');\n"),
+        ("g.js", "function map() {}\nexports.Map = map;\nfunction mk() { return new Map(); }\n"),
+        (
+            "r.js",
+            "var proto = module.exports = function (opts) { return opts; };\n\
+             proto.handle = function handle() {};\n",
+        ),
+        ("u.js", "var Router = require('./r');\nfunction go() { Router(); Router.handle(); }\n"),
+        (
+            "esm_user.mjs",
+            "import Layer from './a';\nexport function h() { return new Layer(3); }\n",
+        ),
+    ]);
+    assert_has(&e, "b.js:useIt invoke a.js:Layer 0");
+    assert_has(&e, "b.js:useIt invoke a.js:Layer.create 0");
+    assert_has(&e, "b.js:useIt invoke c.js:helper 0");
+    assert_has(&e, "b.js:useIt invoke app.js:app.use 0");
+    // `require('./c').compile`: an import of the name.
+    assert_has(&e, "b.js import c.js:compile");
+    assert_has(&e, "b.js:useIt invoke c.js:compile 0");
+    assert_has(&e, "f.js:g invoke e.js:named 0");
+    // `module.exports = require('./b')` passes b's value on.
+    assert_has(&e, "index.js import b.js");
+    assert_has(&e, "f.js:g invoke b.js:useIt 0");
+    // An ES module's default export is no CommonJS module value: `m()` is not `def`.
+    assert_has(&e, "f.js:g invoke esm.js:other 0");
+    assert_lacks(&e, "f.js:g invoke esm.js:def");
+    // `exports.Map = map` names no `Map` in its file: that is still the global one.
+    assert_lacks(&e, "g.js:mk invoke g.js:map");
+    // A default import of a CommonJS module, as before.
+    assert_has(&e, "esm_user.mjs:h invoke a.js:Layer 0");
+    // A module value with definitions assigned to it: `Router.handle` is `proto.handle`.
+    assert_has(&e, "u.js:go invoke r.js:proto 0");
+    assert_has(&e, "u.js:go invoke r.js:proto.handle 0");
+}
+
 /// `a.x = b.y = function chained() {}`: one definition, named by the assignment whose value
 /// it is (`b.y`), that the other names reach too; `var proto = module.exports = function`
 /// is `proto`.

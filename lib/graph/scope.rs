@@ -134,6 +134,13 @@ pub trait Resolver {
         imp.module.rsplit(['/', '.']).find(|s| !s.is_empty())
     }
 
+    /// The top-level name a module binds the value it gives itself to (JavaScript's
+    /// `module.exports = X`): an import of the whole module (`require`) is that value, with
+    /// the module's own names beside it. None: a module is only its namespace.
+    fn module_value(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether a method sees its class's members without a receiver (Java, C++).
     fn implicit_members(&self) -> bool {
         false
@@ -218,6 +225,9 @@ enum Val {
     File(u32),
     /// A package: a directory node, whose same-family files share one namespace.
     Pkg(u32),
+    /// An object that a file assigns definitions to by name (`app.use = function`,
+    /// `const helpers = { format() {} }`): its number in [`Tables::objects`].
+    Obj(u32),
     /// Something outside the repository.
     External,
 }
@@ -238,8 +248,16 @@ type NameKey = (u32, Option<DefIdx>, u32);
 #[derive(Debug, Clone, Copy)]
 enum Binding {
     Node(u32),
-    Import { f: u32, i: u32 },
-    Bind { f: u32, i: u32 },
+    Import {
+        f: u32,
+        i: u32,
+    },
+    Bind {
+        f: u32,
+        i: u32,
+    },
+    /// The object of [`Tables::objects`] that the name groups definitions under.
+    Object(u32),
 }
 
 /// A trait implemented for a type: (file, scope of the `impl` block, the trait as written).
@@ -364,9 +382,12 @@ struct Tables<'a> {
     methods: HashMap<&'a str, Vec<u32>>,
     /// Definition node -> the class it is a method of (lexical or by owner).
     class_of: HashMap<u32, u32>,
-    /// (file, owner as written) -> member name -> definitions whose owner names no class
-    /// (`const helpers = { format() {} }`, `options.vnode = function`): `helpers.format`.
-    owned: HashMap<(u32, &'a str), HashMap<&'a str, Vec<u32>>>,
+    /// (file, owner as written) -> the object (in `objects`) grouping the definitions whose
+    /// owner names no class (`const helpers = { format() {} }`, `options.vnode = function`):
+    /// `helpers.format`.
+    owned: HashMap<(u32, &'a str), u32>,
+    /// Per object of `owned`: member name -> definitions.
+    objects: Vec<HashMap<&'a str, Vec<u32>>>,
     /// Class node -> the traits of its `impl Trait for Type` blocks.
     impl_traits: HashMap<u32, Vec<ImplTrait<'a>>>,
 }
@@ -539,7 +560,9 @@ impl<'t, 'a> Driver<'t, 'a> {
             }
         }
         for (bi, bind) in facts.binds.iter().enumerate() {
-            if bind.owner.is_none() && self.binds_name(f, bind) {
+            // `module.exports = X` is no attribute: importers look the module's value up by it.
+            let value = Some(bind.target.as_str()) == self.r.module_value();
+            if bind.owner.is_none() && (self.binds_name(f, bind) || value) {
                 push(
                     self.t.to_mut().top.entry(f).or_default(),
                     &bind.target,
@@ -641,7 +664,7 @@ impl<'t, 'a> Driver<'t, 'a> {
                     (None, None) => None,
                 };
                 if let Some((prefix, last)) = group {
-                    push_node(self.t.to_mut().owned.entry((f, prefix)).or_default(), last, node);
+                    self.own(f, prefix, last, node);
                 }
             }
             // A function of a namespace (a Rust inline `mod`) is its member, not a method
@@ -667,7 +690,7 @@ impl<'t, 'a> Driver<'t, 'a> {
         for bind in &facts.binds {
             let BindValue::Alias(v) = &bind.value else { continue };
             let Some((prefix, last)) = bind.target.rsplit_once('.') else { continue };
-            if bind.owner.is_some() {
+            if bind.owner.is_some() || Some(bind.target.as_str()) == self.r.module_value() {
                 continue;
             }
             let nodes: Vec<u32> = self
@@ -679,9 +702,38 @@ impl<'t, 'a> Driver<'t, 'a> {
                 })
                 .collect();
             for n in nodes {
-                push_node(self.t.to_mut().owned.entry((f, prefix)).or_default(), last, n);
+                self.own(f, prefix, last, n);
             }
         }
+    }
+
+    /// Puts definition `n` in the object that `owner` names in file `f`, as member `name`
+    /// (see [`Tables::owned`]).
+    fn own(&mut self, f: u32, owner: &'a str, name: &'a str, n: u32) {
+        let plain = !self.on_prototype(n);
+        let t = self.t.to_mut();
+        let o = *t.owned.entry((f, owner)).or_insert_with(|| {
+            t.objects.push(HashMap::default());
+            t.objects.len() as u32 - 1
+        });
+        // The name is the object, in the file and to its importers (`app.use` of
+        // `var app = module.exports = {}`), once it has a member of its own (not the methods of
+        // a type found nowhere, which name no object).
+        let top = t.top.entry(f).or_default();
+        if plain
+            && !owner.contains('.')
+            && !top
+                .get(owner)
+                .is_some_and(|bs| bs.iter().any(|b| matches!(b, Binding::Object(x) if *x == o)))
+        {
+            push(top, owner, Binding::Object(o));
+        }
+        push_node(&mut t.objects[o as usize], name, n);
+    }
+
+    /// The members of the object that `owner` names in file `f` (see [`Tables::owned`]).
+    fn owned(&self, f: u32, owner: &str) -> Option<&HashMap<&'a str, Vec<u32>>> {
+        self.t.owned.get(&(f, owner)).map(|&o| &self.t.objects[o as usize])
     }
 
     /// Fields: bindings owned by a class body (`int x;`, a struct field) and `this.x = ...`
@@ -928,15 +980,33 @@ impl<'t, 'a> Driver<'t, 'a> {
                             if files.is_empty() {
                                 out.push(Val::External);
                             }
+                            if imp.form != ImportForm::ModDecl {
+                                out.extend(self.module_values(&files, depth + 1));
+                            }
                             out.extend(files);
                         }
                     }
                 }
                 Binding::Bind { f, i } => out.extend(self.bind_vals(f, i, depth)),
+                Binding::Object(o) => out.push(Val::Obj(o)),
                 _ => {}
             }
         }
         cap(out)
+    }
+
+    /// The values that modules give themselves ([`Resolver::module_value`]).
+    fn module_values(&self, modules: &[Val], depth: u32) -> Vals {
+        let Some(name) = self.r.module_value() else { return Vec::new() };
+        let mut out = Vec::new();
+        for &m in modules {
+            if let Val::File(x) = m
+                && let Some(bs) = self.t.top.get(&x).and_then(|t| t.get(name))
+            {
+                out.extend(self.bindings(bs, depth));
+            }
+        }
+        out
     }
 
     /// The module values an import refers to: a file, or a package when it names a directory.
@@ -1007,8 +1077,10 @@ impl<'t, 'a> Driver<'t, 'a> {
             }
             BindValue::Annotated(t) => {
                 // A declared type the repository does not define (`String`, a library's, a
-                // type parameter) is external: its methods are not guessed by name.
-                let types = self.resolve_chain(f, bind.owner, t, depth + 1);
+                // type parameter) is external: its methods are not guessed by name. An object
+                // named like it (TypeScript's `type X = ...; const X = {...}`) is no type.
+                let mut types = self.resolve_chain(f, bind.owner, t, depth + 1);
+                types.retain(|v| !matches!(v, Val::Obj(_)));
                 if types.is_empty() { vec![Val::External] } else { self.instances(&types) }
             }
         }
@@ -1058,7 +1130,7 @@ impl<'t, 'a> Driver<'t, 'a> {
         }
         // `helpers.format` where `helpers` groups top-level definitions of this file.
         if let Some((owner, last)) = chain.rsplit_once('.')
-            && let Some(ns) = self.t.owned.get(&(f, owner)).and_then(|m| m.get(last))
+            && let Some(ns) = self.owned(f, owner).and_then(|m| m.get(last))
         {
             return ns.iter().map(|&n| Val::Node(n)).collect();
         }
@@ -1124,9 +1196,19 @@ impl<'t, 'a> Driver<'t, 'a> {
                 }
                 out
             }
+            // Its own members: what `X.prototype.m =` gives X's instances is not X's.
+            Val::Obj(o) => self.t.objects[o as usize].get(name).map_or_else(Vec::new, |ns| {
+                ns.iter().filter(|&&n| !self.on_prototype(n)).map(|&n| Val::Node(n)).collect()
+            }),
             Val::External => vec![Val::External],
             _ => Vec::new(),
         }
+    }
+
+    /// Whether definition node `n` is written apart from its type (`X.prototype.m =`).
+    fn on_prototype(&self, n: u32) -> bool {
+        let node = &self.g.nodes[n as usize];
+        self.facts(node.file).defs.get(node.def as usize).is_some_and(|d| d.owner.is_some())
     }
 
     /// A module's member: its top-level definitions and bindings, and what it re-exports.
@@ -1362,7 +1444,7 @@ impl<'t, 'a> Driver<'t, 'a> {
             }
             Callee::Chain(c) => {
                 let (head, attr) = c.rsplit_once('.').unwrap_or(("", c));
-                if let Some(ns) = self.t.owned.get(&(f, head)).and_then(|m| m.get(attr)) {
+                if let Some(ns) = self.owned(f, head).and_then(|m| m.get(attr)) {
                     let m = ambiguity(ns.len());
                     return (ns.clone(), m);
                 }
@@ -1381,7 +1463,11 @@ impl<'t, 'a> Driver<'t, 'a> {
         let mut found = Vec::new();
         let mut typed = false;
         for &r in &receiver {
-            if !matches!(r, Val::Node(n) if self.kind(n) == NodeKind::Function) {
+            // An object's members are open (assigned anywhere, mixed in): one it lacks here
+            // may still be some class's method.
+            if !matches!(r, Val::Node(n) if self.kind(n) == NodeKind::Function)
+                && !matches!(r, Val::Obj(_))
+            {
                 typed = true;
             }
             found.extend(self.member(r, attr, 0));

@@ -41,6 +41,10 @@ impl Default for Extractor {
     }
 }
 
+/// What a CommonJS module assigns its value to; its binding of that name is what `require`
+/// of it gives (see [`scope::Resolver::module_value`]).
+const MODULE_EXPORTS: &str = "module.exports";
+
 /// Deepest nesting walked; deeper code (generated, minified) is not descended into.
 const MAX_NESTING: u32 = 200;
 
@@ -357,9 +361,10 @@ impl<'s> Walker<'s> {
             self.class(v, name, owner, outer, depth);
         } else if v.kind() == "object" {
             self.object(v, &name, owner, depth);
-        } else if let Some(module) = require_arg(v, self.src) {
+        } else if let Some((module, imported)) = required(v, self.src) {
+            // `var x = require('./x')`, or `.y` of it: an import.
             let line = d.start_position().row as u32 + 1;
-            self.push_import(owner, &module, None, Some(name), ImportForm::Plain, line);
+            self.push_import(owner, &module, imported, Some(name), ImportForm::Plain, line);
         } else {
             match v.kind() {
                 "new_expression" => {
@@ -487,7 +492,8 @@ impl<'s> Walker<'s> {
             // `var app = exports = module.exports = {}`: the object is the innermost plain
             // name's, its methods `app.m`.
             let named = targets.iter().enumerate().rev().find_map(|(i, t)| {
-                t.as_deref().filter(|t| !t.contains('.')).map(|t| (i, t.to_string()))
+                let t = t.as_deref().filter(|t| !t.contains('.'))?;
+                Some((i, target_key(t)?))
             });
             let Some((i, name)) = named else { return self.visit(rest, owner, depth, false) };
             definer = Some(i);
@@ -498,25 +504,32 @@ impl<'s> Walker<'s> {
             self.chain(right)
         };
         for (i, t) in targets.iter().enumerate() {
-            let Some(t) = t.as_deref().filter(|_| definer != Some(i)) else { continue };
+            let Some(t) = t.as_deref() else { continue };
+            if t == MODULE_EXPORTS
+                && let Some(v) = &value
+            {
+                // The module's value: what `require` of it binds, and a default import.
+                self.bind(owner, "default", BindValue::Alias(v.clone()));
+                self.bind(owner, MODULE_EXPORTS, BindValue::Alias(v.clone()));
+                continue;
+            }
+            if definer == Some(i) {
+                continue;
+            }
+            // `exports.Map = map` exports `map`, but binds no name `Map` in the file (where
+            // `Map` is still the global one): only definitions are named so.
+            let exported = t.starts_with("exports.") || t.starts_with("module.exports.");
             if let Some(v) = &value {
-                if t == "module.exports" {
-                    self.bind(owner, "default", BindValue::Alias(v.clone()));
-                } else if let Some(key) = target_key(t).filter(|k| k != v) {
+                if let Some(key) = target_key(t).filter(|k| k != v && !exported) {
                     self.bind(owner, &key, BindValue::Alias(v.clone()));
                 }
-            } else if let Some(module) = require_arg(right, self.src)
-                && !t.contains('.')
+            } else if let Some((module, name)) = required(right, self.src)
+                && let Some(key) = target_key(t)
             {
+                // `x = require('./x')`, `module.exports = require('./x').y`: an import.
                 let line = right.start_position().row as u32 + 1;
-                self.push_import(
-                    owner,
-                    &module,
-                    None,
-                    Some(t.to_string()),
-                    ImportForm::Plain,
-                    line,
-                );
+                let (name, key) = if exported { (None, None) } else { (name, Some(key)) };
+                self.push_import(owner, &module, name, key, ImportForm::Plain, line);
             } else if !t.contains('.')
                 && let Some(c) = match right.kind() {
                     "new_expression" => right.field("constructor"),
@@ -906,7 +919,7 @@ fn target_key(t: &str) -> Option<String> {
     match target_def(t, None) {
         Some((Some(ty), m)) => Some(format!("{ty}.{m}")),
         Some((None, n)) => Some(n),
-        None if t == "module.exports" => Some(t.to_string()),
+        None if t == MODULE_EXPORTS => Some(t.to_string()),
         None => None,
     }
 }
@@ -929,6 +942,18 @@ fn unwrap_expr(mut n: Node) -> Node {
             _ => return n,
         }
     }
+}
+
+/// What `require('x')` (module `x`) or `require('x').y` (its name `y`) imports.
+fn required(n: Node, src: &[u8]) -> Option<(String, Option<String>)> {
+    let n = unwrap_expr(n);
+    if n.kind() == "member_expression"
+        && let (Some(o), Some(p)) = (n.field("object"), n.field("property"))
+        && p.kind() == "property_identifier"
+    {
+        return Some((require_arg(o, src)?, Some(tree::text(p, src))));
+    }
+    Some((require_arg(n, src)?, None))
 }
 
 /// The module of `require('x')`.
@@ -1145,6 +1170,10 @@ impl scope::Resolver for Resolver {
                 self.via_config(repo, from, spec).or_else(|| self.via_workspace(repo, spec))
             };
         found.into_iter().filter(|&f| f != file || base_name(from).is_empty()).collect()
+    }
+
+    fn module_value(&self) -> Option<&'static str> {
+        Some(MODULE_EXPORTS)
     }
 
     fn bound_name<'s>(&'s self, imp: &'s Import) -> Option<&'s str> {
