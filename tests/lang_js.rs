@@ -413,6 +413,53 @@ fn commonjs_module_exports_and_require() {
     assert_has(&e, "u.js:go invoke r.js:proto.handle 0");
 }
 
+/// `this` in a function assigned to a member (`obj.run = function`, `X.prototype.m = function`
+/// of a constructor function, a method of an object literal) is that object, or an instance of
+/// X; in a plain function or callback it is unknown.
+#[test]
+fn this_in_functions_assigned_to_members() {
+    let e = crate::resolve::edges(&[(
+        "b.js",
+        "var obj = {};\n\
+         obj.helperOnly = function helperOnly() { return 1; };\n\
+         obj.run = function run() {\n  this.helperOnly();\n  var self = this;\n  \
+         [1].forEach(function () { this.fromCallback(); self.viaSelf(); });\n  \
+         [1].forEach(() => this.viaArrow());\n};\n\
+         obj.fromCallback = function fromCallback() {};\n\
+         obj.viaSelf = function viaSelf() {};\n\
+         obj.viaArrow = function viaArrow() {};\n\
+         obj.arrow = () => this.helperOnly();\n\
+         function Ctor() { this.a(); }\n\
+         Ctor.prototype.a = function a() { return 1; };\n\
+         Ctor.prototype.b = function b() { return this.a() + this.s(); };\n\
+         Ctor.s = function s() { return this.t() + this.a(); };\n\
+         Ctor.t = function t() {};\n\
+         function plain() { this.helperOnly(); }\n\
+         const helpers = { format() { return this.parse(); }, parse() {} };\n",
+    )]);
+    assert_has(&e, "b.js:obj.run invoke b.js:obj.helperOnly 0");
+    assert_has(&e, "b.js:obj.run invoke b.js:obj.viaSelf 0");
+    assert_has(&e, "b.js:obj.run invoke b.js:obj.viaArrow 0");
+    assert_has(&e, "b.js:Ctor.b invoke b.js:Ctor.a 0");
+    assert_has(&e, "b.js:Ctor.s invoke b.js:Ctor.t 0");
+    assert_has(&e, "b.js:helpers.format invoke b.js:helpers.parse 0");
+    // A plain callback's `this` is not the object; an arrow's at the top level neither.
+    assert_lacks(&e, "b.js:obj.run invoke b.js:obj.fromCallback");
+    assert_lacks(&e, "b.js:obj.arrow invoke b.js:obj.helperOnly");
+    // Statics are not an instance's members, nor prototype methods the constructor's.
+    assert_lacks(&e, "b.js:Ctor.b invoke b.js:Ctor.s");
+    assert_lacks(&e, "b.js:Ctor.s invoke b.js:Ctor.a");
+    // A plain function's `this`, the constructor's own included, is not proven.
+    assert_lacks(&e, "b.js:Ctor invoke b.js:Ctor.a");
+    assert_lacks(&e, "b.js:plain invoke b.js:obj.helperOnly");
+    // In a class method too: a callback's `this` is not the instance (a guess by name).
+    let e = crate::resolve::edges(&[(
+        "k.js",
+        "class K {\n  m() { [1].forEach(function () { this.n(); }); }\n  n() {}\n}\n",
+    )]);
+    assert_eq!(meta(&e, "k.js:K.m invoke k.js:K.n"), 1);
+}
+
 /// `a.x = b.y = function chained() {}`: one definition, named by the assignment whose value
 /// it is (`b.y`), that the other names reach too; `var proto = module.exports = function`
 /// is `proto`.
@@ -424,7 +471,7 @@ fn chained_assignments_define_functions() {
             "a.x = b.y = function chained() { helper(); };\nfunction helper() {}\n\
              function callA() { a.x(); }\n\
              res.set = res.header = function header() { return 1; };\n\
-             res.send = function send() { this.set(); res.header(); };\n\
+             res.send = function send() { return this.set(); };\n\
              res.type = function type() {};\nres.contentType = res.type;\n\
              function ct() { res.contentType(); }\n",
         ),

@@ -6,7 +6,8 @@
 //! The rest is the same everywhere, as in Python's resolution (`graph::link`): names are looked
 //! up in the enclosing definitions, then the file, then the file's package, then its wildcard
 //! imports; a chain `a.b.c` resolves its head and then members; a method's receiver (`this`,
-//! `self`, a Go receiver's name) is an instance of its class; typed declarations, fields and
+//! `self`, a Go receiver's name) is an instance of its class (a JavaScript function assigned
+//! to a member has the object as `this`: [`Tables::owned`]); typed declarations, fields and
 //! return types give receivers their class; class members include those of resolved bases and
 //! methods written outside the class body (Go receivers, Rust `impl` blocks). What cannot be
 //! proven is not linked, except a method called on a receiver of unknown type, linked to the
@@ -228,6 +229,9 @@ enum Val {
     /// An object that a file assigns definitions to by name (`app.use = function`,
     /// `const helpers = { format() {} }`): its number in [`Tables::objects`].
     Obj(u32),
+    /// An instance of a constructor function whose prototype a file assigns definitions to
+    /// (`X.prototype.m = function`): the number of the object of X in [`Tables::objects`].
+    Proto(u32),
     /// Something outside the repository.
     External,
 }
@@ -777,6 +781,26 @@ impl<'t, 'a> Driver<'t, 'a> {
         }
     }
 
+    /// The object that definition `o` of file `f` is assigned to, and so called on, when it
+    /// is no class's method: `obj` for `obj.run = function`, an instance of X for
+    /// `X.prototype.m = function` (see [`Tables::owned`]).
+    fn receiver_object(&self, f: u32, o: DefIdx) -> Option<Val> {
+        let d = &self.facts(f).defs[o as usize];
+        let (owner, name, proto) = match &d.owner {
+            Some(ty) => (ty.as_str(), d.name.as_str(), true),
+            None => {
+                let (owner, name) = d.name.rsplit_once('.')?;
+                (owner, name, false)
+            }
+        };
+        let obj = *self.t.owned.get(&(f, owner))?;
+        let node = self.node_of(f, o);
+        if !self.t.objects[obj as usize].get(name)?.contains(&node) {
+            return None;
+        }
+        Some(if proto { Val::Proto(obj) } else { Val::Obj(obj) })
+    }
+
     /// The class of the method enclosing `o`, whatever its receiver is called (for `Self`,
     /// `super` and implicit members).
     fn enclosing_class(&self, f: u32, mut o: DefIdx) -> Option<u32> {
@@ -846,10 +870,13 @@ impl<'t, 'a> Driver<'t, 'a> {
                 return self.bindings(bs, depth);
             }
             if d.kind == DefKind::Function {
-                if d.first_param.as_deref() == Some(name)
-                    && let Some(c) = self.receiver_class(f, o, name)
-                {
-                    return vec![Val::Inst(c)];
+                if d.first_param.as_deref() == Some(name) {
+                    if let Some(c) = self.receiver_class(f, o, name) {
+                        return vec![Val::Inst(c)];
+                    }
+                    if let Some(v) = self.receiver_object(f, o) {
+                        return vec![v];
+                    }
                 }
                 if self.r.implicit_members()
                     && let Some(&c) = self.t.class_of.get(&self.node_of(f, o))
@@ -1080,7 +1107,7 @@ impl<'t, 'a> Driver<'t, 'a> {
                 // type parameter) is external: its methods are not guessed by name. An object
                 // named like it (TypeScript's `type X = ...; const X = {...}`) is no type.
                 let mut types = self.resolve_chain(f, bind.owner, t, depth + 1);
-                types.retain(|v| !matches!(v, Val::Obj(_)));
+                types.retain(|v| !matches!(v, Val::Obj(_) | Val::Proto(_)));
                 if types.is_empty() { vec![Val::External] } else { self.instances(&types) }
             }
         }
@@ -1196,10 +1223,17 @@ impl<'t, 'a> Driver<'t, 'a> {
                 }
                 out
             }
-            // Its own members: what `X.prototype.m =` gives X's instances is not X's.
-            Val::Obj(o) => self.t.objects[o as usize].get(name).map_or_else(Vec::new, |ns| {
-                ns.iter().filter(|&&n| !self.on_prototype(n)).map(|&n| Val::Node(n)).collect()
-            }),
+            // Its own members: what `X.prototype.m =` gives X's instances is not X's, nor the
+            // other way round.
+            Val::Obj(o) | Val::Proto(o) => {
+                let proto = matches!(v, Val::Proto(_));
+                self.t.objects[o as usize].get(name).map_or_else(Vec::new, |ns| {
+                    ns.iter()
+                        .filter(|&&n| self.on_prototype(n) == proto)
+                        .map(|&n| Val::Node(n))
+                        .collect()
+                })
+            }
             Val::External => vec![Val::External],
             _ => Vec::new(),
         }
@@ -1466,7 +1500,7 @@ impl<'t, 'a> Driver<'t, 'a> {
             // An object's members are open (assigned anywhere, mixed in): one it lacks here
             // may still be some class's method.
             if !matches!(r, Val::Node(n) if self.kind(n) == NodeKind::Function)
-                && !matches!(r, Val::Obj(_))
+                && !matches!(r, Val::Obj(_) | Val::Proto(_))
             {
                 typed = true;
             }

@@ -5,7 +5,10 @@
 //! Definitions are found by walking the tree rather than with a query: what makes a function
 //! an entity here depends on its context (`const f = () => {}`, `exports.f = function`,
 //! `Foo.prototype.m = function`, a method of an object literal bound to a name), which a walk
-//! that knows its parent reads directly. DESIGN.md §8 gives the naming rules.
+//! that knows its parent reads directly. DESIGN.md §8 gives the naming rules; a chain of
+//! assignments (`a.x = b.y = function`) is named by its innermost target. The walk also knows
+//! whose `this` it is in: a method's (or a function assigned to a member's), or, inside a plain
+//! function or callback, one of its own, through which no chain is written.
 
 use std::collections::HashMap;
 
@@ -70,7 +73,7 @@ impl Extractor {
         let root = parsed.as_ref().map(|t| t.root_node());
         let facts = tree::base_facts(src, root);
         let Some(root) = root else { return facts };
-        let mut w = Walker { src, facts };
+        let mut w = Walker { src, facts, this_known: true };
         w.children(root, None, 0, true);
         w.facts
     }
@@ -79,6 +82,9 @@ impl Extractor {
 struct Walker<'s> {
     src: &'s [u8],
     facts: FileFacts,
+    /// Whether `this` here is the receiver of the enclosing definition (a method, a function
+    /// assigned to a member): not inside a plain function or callback, which has its own.
+    this_known: bool,
 }
 
 impl<'s> Walker<'s> {
@@ -225,6 +231,13 @@ impl<'s> Walker<'s> {
                     self.push_call(owner, callee, n);
                 }
                 self.children(n, owner, depth, false);
+            }
+            // A function that is no definition (a callback, a method of an anonymous object)
+            // is called with a `this` of its own, unknown; an arrow keeps the enclosing one.
+            "function_expression" | "function" | "generator_function" | "method_definition" => {
+                let outer_this = std::mem::replace(&mut self.this_known, false);
+                self.children(n, owner, depth, false);
+                self.this_known = outer_this;
             }
             "comment" | "string" | "regex" | "number" => {}
             _ => self.children(n, owner, depth, false),
@@ -377,7 +390,8 @@ impl<'s> Walker<'s> {
                         self.bind(owner, &name, BindValue::CallOf(c));
                     }
                 }
-                "identifier" | "member_expression" => {
+                // `var self = this` too.
+                "identifier" | "member_expression" | "this" => {
                     if let Some(c) = self.chain(v) {
                         self.bind(owner, &name, BindValue::Alias(c));
                     }
@@ -395,10 +409,11 @@ impl<'s> Walker<'s> {
         let props: Vec<Node> = obj.named_children(&mut c).collect();
         for p in props {
             match p.kind() {
+                // The object's methods have it as `this`.
                 "method_definition" => {
                     if let Some(k) = p.field("name") {
                         let key = unquote(&self.text(k));
-                        self.function(p, format!("{name}.{key}"), None, owner, p, false);
+                        self.function(p, format!("{name}.{key}"), None, owner, p, true);
                     }
                 }
                 "pair" => {
@@ -408,7 +423,8 @@ impl<'s> Walker<'s> {
                     let v = unwrap_expr(v);
                     if is_function(v) {
                         let key = unquote(&self.text(k));
-                        self.function(v, format!("{name}.{key}"), None, owner, p, false);
+                        let method = v.kind() != "arrow_function";
+                        self.function(v, format!("{name}.{key}"), None, owner, p, method);
                     } else {
                         self.visit(v, owner, depth, false);
                     }
@@ -484,8 +500,11 @@ impl<'s> Walker<'s> {
             if right.kind() == "class" {
                 self.class(right, name, owner, outer, depth);
             } else {
-                let this_is_owner = owner_ty.is_some();
-                self.function(right, name, owner_ty, owner, outer, this_is_owner);
+                // Called on the object it is assigned to (`obj.run`, `X.prototype.m`): that is
+                // its `this`, unless it is an arrow (whose `this` is the enclosing one).
+                let method =
+                    right.kind() != "arrow_function" && (owner_ty.is_some() || name.contains('.'));
+                self.function(right, name, owner_ty, owner, outer, method);
             }
             Some(chain)
         } else if right.kind() == "object" {
@@ -595,6 +614,12 @@ impl<'s> Walker<'s> {
         if let Some(params) = f.field("parameters") {
             self.params(i, params);
         }
+        // A method's `this` is its receiver, a plain function's its own; an arrow's is the
+        // enclosing one.
+        let outer_this = self.this_known;
+        if f.kind() != "arrow_function" {
+            self.this_known = method;
+        }
         if let Some(b) = body {
             if b.kind() == "statement_block" {
                 self.children(b, Some(i), 0, false);
@@ -603,6 +628,7 @@ impl<'s> Walker<'s> {
                 self.visit(b, Some(i), 0, false);
             }
         }
+        self.this_known = outer_this;
         i
     }
 
@@ -656,6 +682,8 @@ impl<'s> Walker<'s> {
         let Some(body) = body else { return };
         let mut c = body.walk();
         let members: Vec<Node> = body.named_children(&mut c).collect();
+        // Field initializers see the instance as `this`.
+        let outer_this = std::mem::replace(&mut self.this_known, true);
         for m in members {
             match m.kind() {
                 "method_definition" | "method_signature" | "abstract_method_signature" => {
@@ -691,6 +719,7 @@ impl<'s> Walker<'s> {
                 _ => self.visit(m, Some(i), depth, false),
             }
         }
+        self.this_known = outer_this;
     }
 
     fn heritage(&mut self, h: Node, bases: &mut Vec<Expr>) {
@@ -856,6 +885,7 @@ impl<'s> Walker<'s> {
     fn chain(&self, n: Node) -> Option<String> {
         let n = unwrap_expr(n);
         match n.kind() {
+            "this" if !self.this_known => None,
             "identifier" | "this" | "super" | "property_identifier" | "type_identifier" => {
                 Some(self.text(n))
             }
