@@ -344,3 +344,172 @@ fn inherited_fields_and_external_types() {
     assert_has(&e, "repo.ts:Repo.run invoke db.ts:Db.query 0");
     assert_lacks(&e, "repo.ts:Repo.run invoke other.ts:Cache.query");
 }
+
+/// CommonJS: `require` gives what the module assigned to `module.exports` (a function, a
+/// class, an object its definitions are assigned to), with what it exports by name beside it.
+#[test]
+fn commonjs_module_exports_and_require() {
+    let e = crate::resolve::edges(&[
+        (
+            "a.js",
+            "module.exports = Layer;\nfunction Layer(p) { return p; }\n\
+             Layer.create = function create() { return new Layer(0); };\n",
+        ),
+        (
+            "app.js",
+            "var app = exports = module.exports = {};\napp.use = function use(fn) { return fn; };\n",
+        ),
+        (
+            "b.js",
+            "var Layer = require('./a');\nvar util = require('./c');\nvar proto = require('./app');\n\
+             var compile = require('./c').compile;\n\
+             function useIt() {\n  var l = new Layer(1);\n  Layer(2);\n  Layer.create();\n  \
+             util.helper();\n  proto.use(l);\n  compile();\n  return l;\n}\nmodule.exports = useIt;\n",
+        ),
+        (
+            "c.js",
+            "exports.helper = function helper() { return 1; };\nexports.compile = function compile() {};\n",
+        ),
+        ("e.js", "module.exports = function named() {};\n"),
+        ("esm.js", "export default function def() {}\nexport function other() {}\n"),
+        (
+            "f.js",
+            "var named = require('./e');\nvar useIt = require('./index');\nvar m = require('./esm');\n\
+             function g() { named(); useIt(); m(); m.other(); }\n",
+        ),
+        ("index.js", "module.exports = require('./b');\n"),
+        ("g.js", "function map() {}\nexports.Map = map;\nfunction mk() { return new Map(); }\n"),
+        (
+            "r.js",
+            "var proto = module.exports = function (opts) { return opts; };\n\
+             proto.handle = function handle() {};\n",
+        ),
+        ("u.js", "var Router = require('./r');\nfunction go() { Router(); Router.handle(); }\n"),
+        (
+            "esm_user.mjs",
+            "import Layer from './a';\nexport function h() { return new Layer(3); }\n",
+        ),
+    ]);
+    assert_has(&e, "b.js:useIt invoke a.js:Layer 0");
+    assert_has(&e, "b.js:useIt invoke a.js:Layer.create 0");
+    assert_has(&e, "b.js:useIt invoke c.js:helper 0");
+    assert_has(&e, "b.js:useIt invoke app.js:app.use 0");
+    // `require('./c').compile`: an import of the name.
+    assert_has(&e, "b.js import c.js:compile");
+    assert_has(&e, "b.js:useIt invoke c.js:compile 0");
+    assert_has(&e, "f.js:g invoke e.js:named 0");
+    // `module.exports = require('./b')` passes b's value on.
+    assert_has(&e, "index.js import b.js");
+    assert_has(&e, "f.js:g invoke b.js:useIt 0");
+    // An ES module's default export is no CommonJS module value: `m()` is not `def`.
+    assert_has(&e, "f.js:g invoke esm.js:other 0");
+    assert_lacks(&e, "f.js:g invoke esm.js:def");
+    // `exports.Map = map` names no `Map` in its file: that is still the global one.
+    assert_lacks(&e, "g.js:mk invoke g.js:map");
+    // A default import of a CommonJS module, as before.
+    assert_has(&e, "esm_user.mjs:h invoke a.js:Layer 0");
+    // A module value with definitions assigned to it: `Router.handle` is `proto.handle`.
+    assert_has(&e, "u.js:go invoke r.js:proto 0");
+    assert_has(&e, "u.js:go invoke r.js:proto.handle 0");
+}
+
+/// `this` in a function assigned to a member (`obj.run = function`, `X.prototype.m = function`
+/// of a constructor function, a method of an object literal) is that object, or an instance of
+/// X; in a plain function or callback it is unknown.
+#[test]
+fn this_in_functions_assigned_to_members() {
+    let e = crate::resolve::edges(&[(
+        "b.js",
+        "var obj = {};\n\
+         obj.helperOnly = function helperOnly() { return 1; };\n\
+         obj.run = function run() {\n  this.helperOnly();\n  var self = this;\n  \
+         [1].forEach(function () { this.fromCallback(); self.viaSelf(); });\n  \
+         [1].forEach(() => this.viaArrow());\n};\n\
+         obj.fromCallback = function fromCallback() {};\n\
+         obj.viaSelf = function viaSelf() {};\n\
+         obj.viaArrow = function viaArrow() {};\n\
+         obj.arrow = () => this.helperOnly();\n\
+         function Ctor() { this.a(); }\n\
+         Ctor.prototype.a = function a() { return 1; };\n\
+         Ctor.prototype.b = function b() { return this.a() + this.s(); };\n\
+         Ctor.s = function s() { return this.t() + this.a(); };\n\
+         Ctor.t = function t() {};\n\
+         function plain() { this.helperOnly(); }\n\
+         const helpers = { format() { return this.parse(); }, parse() {} };\n",
+    )]);
+    assert_has(&e, "b.js:obj.run invoke b.js:obj.helperOnly 0");
+    assert_has(&e, "b.js:obj.run invoke b.js:obj.viaSelf 0");
+    assert_has(&e, "b.js:obj.run invoke b.js:obj.viaArrow 0");
+    assert_has(&e, "b.js:Ctor.b invoke b.js:Ctor.a 0");
+    assert_has(&e, "b.js:Ctor.s invoke b.js:Ctor.t 0");
+    assert_has(&e, "b.js:helpers.format invoke b.js:helpers.parse 0");
+    // A plain callback's `this` is not the object; an arrow's at the top level neither.
+    assert_lacks(&e, "b.js:obj.run invoke b.js:obj.fromCallback");
+    assert_lacks(&e, "b.js:obj.arrow invoke b.js:obj.helperOnly");
+    // Statics are not an instance's members, nor prototype methods the constructor's.
+    assert_lacks(&e, "b.js:Ctor.b invoke b.js:Ctor.s");
+    assert_lacks(&e, "b.js:Ctor.s invoke b.js:Ctor.a");
+    // A plain function's `this`, the constructor's own included, is not proven.
+    assert_lacks(&e, "b.js:Ctor invoke b.js:Ctor.a");
+    assert_lacks(&e, "b.js:plain invoke b.js:obj.helperOnly");
+    // In a class method too: a callback's `this` is not the instance (a guess by name).
+    let e = crate::resolve::edges(&[(
+        "k.js",
+        "class K {\n  m() { [1].forEach(function () { this.n(); }); }\n  n() {}\n}\n",
+    )]);
+    assert_eq!(meta(&e, "k.js:K.m invoke k.js:K.n"), 1);
+}
+
+/// `a.x = b.y = function chained() {}`: one definition, named by the assignment whose value
+/// it is (`b.y`), that the other names reach too; `var proto = module.exports = function`
+/// is `proto`.
+#[test]
+fn chained_assignments_define_functions() {
+    let files = [
+        (
+            "c.js",
+            "a.x = b.y = function chained() { helper(); };\nfunction helper() {}\n\
+             function callA() { a.x(); }\n\
+             res.set = res.header = function header() { return 1; };\n\
+             res.send = function send() { return this.set(); };\n\
+             res.type = function type() {};\nres.contentType = res.type;\n\
+             function ct() { res.contentType(); }\n",
+        ),
+        (
+            "r.js",
+            "var proto = module.exports = function (opts) {\n  function router() {}\n  helper();\n  \
+             return router;\n};\nfunction helper() {}\nproto.handle = function handle() {};\n",
+        ),
+    ];
+    let (g, e) = crate::resolve::graph_of(&files);
+    let ids = entity_ids(&g);
+    for want in ["c.js:b.y", "c.js:res.header", "r.js:proto", "r.js:proto.router"] {
+        assert!(ids.iter().any(|i| i == want), "missing {want} in {ids:#?}");
+    }
+    for unwanted in ["c.js:a.x", "c.js:res.set", "c.js:chained", "r.js:router"] {
+        assert!(!ids.iter().any(|i| i == unwanted), "unexpected {unwanted} in {ids:#?}");
+    }
+    // The function's calls are its own, not the file's.
+    assert_has(&e, "c.js:b.y invoke c.js:helper 0");
+    assert_lacks(&e, "c.js invoke c.js:helper");
+    assert_has(&e, "r.js:proto invoke r.js:helper 0");
+    // The other names of the chain, and plain aliases, lead to it.
+    assert_has(&e, "c.js:callA invoke c.js:b.y 0");
+    assert_has(&e, "c.js:res.send invoke c.js:res.header 0");
+    assert_has(&e, "c.js:ct invoke c.js:res.type 0");
+}
+
+/// The real binaries find a function of a chained assignment by its own name and show it.
+#[test]
+fn chained_assignment_found_and_shown() {
+    use crate::util::Dir;
+    let d = Dir::new("lang-js-chained");
+    d.write("lib/c.js", "var a = {}, b = {};\na.x = b.y = function chained() {\n  return helper();\n};\nfunction helper() { return 1; }\n");
+    d.cmd("cds-build").stderr_of(0);
+    let ids = d.cmd("cds-search").args(["--ids", "chained"]).ok();
+    assert!(ids.lines().any(|l| l == "lib/c.js:b.y"), "{ids}");
+    let code = d.cmd("cds-get").arg("lib/c.js:b.y").ok();
+    assert!(code.contains("a.x = b.y = function chained() {"), "{code}");
+    let callees = d.cmd("cds-trav").args(["-r", "invoke", "lib/c.js:b.y"]).ok();
+    assert!(callees.contains("lib/c.js:helper"), "{callees}");
+}

@@ -6,7 +6,8 @@
 //! The rest is the same everywhere, as in Python's resolution (`graph::link`): names are looked
 //! up in the enclosing definitions, then the file, then the file's package, then its wildcard
 //! imports; a chain `a.b.c` resolves its head and then members; a method's receiver (`this`,
-//! `self`, a Go receiver's name) is an instance of its class; typed declarations, fields and
+//! `self`, a Go receiver's name) is an instance of its class (a JavaScript function assigned
+//! to a member has the object as `this`: [`Tables::owned`]); typed declarations, fields and
 //! return types give receivers their class; class members include those of resolved bases and
 //! methods written outside the class body (Go receivers, Rust `impl` blocks). What cannot be
 //! proven is not linked, except a method called on a receiver of unknown type, linked to the
@@ -134,6 +135,13 @@ pub trait Resolver {
         imp.module.rsplit(['/', '.']).find(|s| !s.is_empty())
     }
 
+    /// The top-level name a module binds the value it gives itself to (JavaScript's
+    /// `module.exports = X`): an import of the whole module (`require`) is that value, with
+    /// the module's own names beside it. None: a module is only its namespace.
+    fn module_value(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether a method sees its class's members without a receiver (Java, C++).
     fn implicit_members(&self) -> bool {
         false
@@ -218,6 +226,12 @@ enum Val {
     File(u32),
     /// A package: a directory node, whose same-family files share one namespace.
     Pkg(u32),
+    /// An object that a file assigns definitions to by name (`app.use = function`,
+    /// `const helpers = { format() {} }`): its number in [`Tables::objects`].
+    Obj(u32),
+    /// An instance of a constructor function whose prototype a file assigns definitions to
+    /// (`X.prototype.m = function`): the number of the object of X in [`Tables::objects`].
+    Proto(u32),
     /// Something outside the repository.
     External,
 }
@@ -238,8 +252,16 @@ type NameKey = (u32, Option<DefIdx>, u32);
 #[derive(Debug, Clone, Copy)]
 enum Binding {
     Node(u32),
-    Import { f: u32, i: u32 },
-    Bind { f: u32, i: u32 },
+    Import {
+        f: u32,
+        i: u32,
+    },
+    Bind {
+        f: u32,
+        i: u32,
+    },
+    /// The object of [`Tables::objects`] that the name groups definitions under.
+    Object(u32),
 }
 
 /// A trait implemented for a type: (file, scope of the `impl` block, the trait as written).
@@ -364,9 +386,12 @@ struct Tables<'a> {
     methods: HashMap<&'a str, Vec<u32>>,
     /// Definition node -> the class it is a method of (lexical or by owner).
     class_of: HashMap<u32, u32>,
-    /// (file, owner as written) -> member name -> definitions whose owner names no class
-    /// (`const helpers = { format() {} }`, `options.vnode = function`): `helpers.format`.
-    owned: HashMap<(u32, &'a str), HashMap<&'a str, Vec<u32>>>,
+    /// (file, owner as written) -> the object (in `objects`) grouping the definitions whose
+    /// owner names no class (`const helpers = { format() {} }`, `options.vnode = function`):
+    /// `helpers.format`.
+    owned: HashMap<(u32, &'a str), u32>,
+    /// Per object of `owned`: member name -> definitions.
+    objects: Vec<HashMap<&'a str, Vec<u32>>>,
     /// Class node -> the traits of its `impl Trait for Type` blocks.
     impl_traits: HashMap<u32, Vec<ImplTrait<'a>>>,
 }
@@ -430,6 +455,10 @@ impl<'t, 'a> Driver<'t, 'a> {
         // Methods written outside their type need the scopes to find the type.
         for &f in files {
             d.index_members(f);
+        }
+        // Other names of the definitions just grouped need the groups.
+        for &f in files {
+            d.index_aliases(f);
         }
         for &f in files {
             d.index_attrs(f);
@@ -535,7 +564,9 @@ impl<'t, 'a> Driver<'t, 'a> {
             }
         }
         for (bi, bind) in facts.binds.iter().enumerate() {
-            if bind.owner.is_none() && self.binds_name(f, bind) {
+            // `module.exports = X` is no attribute: importers look the module's value up by it.
+            let value = Some(bind.target.as_str()) == self.r.module_value();
+            if bind.owner.is_none() && (self.binds_name(f, bind) || value) {
                 push(
                     self.t.to_mut().top.entry(f).or_default(),
                     &bind.target,
@@ -637,7 +668,7 @@ impl<'t, 'a> Driver<'t, 'a> {
                     (None, None) => None,
                 };
                 if let Some((prefix, last)) = group {
-                    push_node(self.t.to_mut().owned.entry((f, prefix)).or_default(), last, node);
+                    self.own(f, prefix, last, node);
                 }
             }
             // A function of a namespace (a Rust inline `mod`) is its member, not a method
@@ -653,6 +684,60 @@ impl<'t, 'a> Driver<'t, 'a> {
                 }
             }
         }
+    }
+
+    /// Other names in the groups of [`Tables::owned`]: a top-level binding of a dotted target
+    /// to what names definitions (`res.set = res.header`, the outer targets of JavaScript's
+    /// `a.x = b.y = function`) puts them in the target's group too.
+    fn index_aliases(&mut self, f: u32) {
+        let facts = self.facts(f);
+        for bind in &facts.binds {
+            let BindValue::Alias(v) = &bind.value else { continue };
+            let Some((prefix, last)) = bind.target.rsplit_once('.') else { continue };
+            if bind.owner.is_some() || Some(bind.target.as_str()) == self.r.module_value() {
+                continue;
+            }
+            let nodes: Vec<u32> = self
+                .resolve_chain(f, None, v, 0)
+                .into_iter()
+                .filter_map(|x| match x {
+                    Val::Node(n) => Some(n),
+                    _ => None,
+                })
+                .collect();
+            for n in nodes {
+                self.own(f, prefix, last, n);
+            }
+        }
+    }
+
+    /// Puts definition `n` in the object that `owner` names in file `f`, as member `name`
+    /// (see [`Tables::owned`]).
+    fn own(&mut self, f: u32, owner: &'a str, name: &'a str, n: u32) {
+        let plain = !self.on_prototype(n);
+        let t = self.t.to_mut();
+        let o = *t.owned.entry((f, owner)).or_insert_with(|| {
+            t.objects.push(HashMap::default());
+            t.objects.len() as u32 - 1
+        });
+        // The name is the object, in the file and to its importers (`app.use` of
+        // `var app = module.exports = {}`), once it has a member of its own (not the methods of
+        // a type found nowhere, which name no object).
+        let top = t.top.entry(f).or_default();
+        if plain
+            && !owner.contains('.')
+            && !top
+                .get(owner)
+                .is_some_and(|bs| bs.iter().any(|b| matches!(b, Binding::Object(x) if *x == o)))
+        {
+            push(top, owner, Binding::Object(o));
+        }
+        push_node(&mut t.objects[o as usize], name, n);
+    }
+
+    /// The members of the object that `owner` names in file `f` (see [`Tables::owned`]).
+    fn owned(&self, f: u32, owner: &str) -> Option<&HashMap<&'a str, Vec<u32>>> {
+        self.t.owned.get(&(f, owner)).map(|&o| &self.t.objects[o as usize])
     }
 
     /// Fields: bindings owned by a class body (`int x;`, a struct field) and `this.x = ...`
@@ -694,6 +779,26 @@ impl<'t, 'a> Driver<'t, 'a> {
             }
             o = d.parent?;
         }
+    }
+
+    /// The object that definition `o` of file `f` is assigned to, and so called on, when it
+    /// is no class's method: `obj` for `obj.run = function`, an instance of X for
+    /// `X.prototype.m = function` (see [`Tables::owned`]).
+    fn receiver_object(&self, f: u32, o: DefIdx) -> Option<Val> {
+        let d = &self.facts(f).defs[o as usize];
+        let (owner, name, proto) = match &d.owner {
+            Some(ty) => (ty.as_str(), d.name.as_str(), true),
+            None => {
+                let (owner, name) = d.name.rsplit_once('.')?;
+                (owner, name, false)
+            }
+        };
+        let obj = *self.t.owned.get(&(f, owner))?;
+        let node = self.node_of(f, o);
+        if !self.t.objects[obj as usize].get(name)?.contains(&node) {
+            return None;
+        }
+        Some(if proto { Val::Proto(obj) } else { Val::Obj(obj) })
     }
 
     /// The class of the method enclosing `o`, whatever its receiver is called (for `Self`,
@@ -765,10 +870,13 @@ impl<'t, 'a> Driver<'t, 'a> {
                 return self.bindings(bs, depth);
             }
             if d.kind == DefKind::Function {
-                if d.first_param.as_deref() == Some(name)
-                    && let Some(c) = self.receiver_class(f, o, name)
-                {
-                    return vec![Val::Inst(c)];
+                if d.first_param.as_deref() == Some(name) {
+                    if let Some(c) = self.receiver_class(f, o, name) {
+                        return vec![Val::Inst(c)];
+                    }
+                    if let Some(v) = self.receiver_object(f, o) {
+                        return vec![v];
+                    }
                 }
                 if self.r.implicit_members()
                     && let Some(&c) = self.t.class_of.get(&self.node_of(f, o))
@@ -899,15 +1007,33 @@ impl<'t, 'a> Driver<'t, 'a> {
                             if files.is_empty() {
                                 out.push(Val::External);
                             }
+                            if imp.form != ImportForm::ModDecl {
+                                out.extend(self.module_values(&files, depth + 1));
+                            }
                             out.extend(files);
                         }
                     }
                 }
                 Binding::Bind { f, i } => out.extend(self.bind_vals(f, i, depth)),
+                Binding::Object(o) => out.push(Val::Obj(o)),
                 _ => {}
             }
         }
         cap(out)
+    }
+
+    /// The values that modules give themselves ([`Resolver::module_value`]).
+    fn module_values(&self, modules: &[Val], depth: u32) -> Vals {
+        let Some(name) = self.r.module_value() else { return Vec::new() };
+        let mut out = Vec::new();
+        for &m in modules {
+            if let Val::File(x) = m
+                && let Some(bs) = self.t.top.get(&x).and_then(|t| t.get(name))
+            {
+                out.extend(self.bindings(bs, depth));
+            }
+        }
+        out
     }
 
     /// The module values an import refers to: a file, or a package when it names a directory.
@@ -978,8 +1104,10 @@ impl<'t, 'a> Driver<'t, 'a> {
             }
             BindValue::Annotated(t) => {
                 // A declared type the repository does not define (`String`, a library's, a
-                // type parameter) is external: its methods are not guessed by name.
-                let types = self.resolve_chain(f, bind.owner, t, depth + 1);
+                // type parameter) is external: its methods are not guessed by name. An object
+                // named like it (TypeScript's `type X = ...; const X = {...}`) is no type.
+                let mut types = self.resolve_chain(f, bind.owner, t, depth + 1);
+                types.retain(|v| !matches!(v, Val::Obj(_) | Val::Proto(_)));
                 if types.is_empty() { vec![Val::External] } else { self.instances(&types) }
             }
         }
@@ -1029,7 +1157,7 @@ impl<'t, 'a> Driver<'t, 'a> {
         }
         // `helpers.format` where `helpers` groups top-level definitions of this file.
         if let Some((owner, last)) = chain.rsplit_once('.')
-            && let Some(ns) = self.t.owned.get(&(f, owner)).and_then(|m| m.get(last))
+            && let Some(ns) = self.owned(f, owner).and_then(|m| m.get(last))
         {
             return ns.iter().map(|&n| Val::Node(n)).collect();
         }
@@ -1095,9 +1223,26 @@ impl<'t, 'a> Driver<'t, 'a> {
                 }
                 out
             }
+            // Its own members: what `X.prototype.m =` gives X's instances is not X's, nor the
+            // other way round.
+            Val::Obj(o) | Val::Proto(o) => {
+                let proto = matches!(v, Val::Proto(_));
+                self.t.objects[o as usize].get(name).map_or_else(Vec::new, |ns| {
+                    ns.iter()
+                        .filter(|&&n| self.on_prototype(n) == proto)
+                        .map(|&n| Val::Node(n))
+                        .collect()
+                })
+            }
             Val::External => vec![Val::External],
             _ => Vec::new(),
         }
+    }
+
+    /// Whether definition node `n` is written apart from its type (`X.prototype.m =`).
+    fn on_prototype(&self, n: u32) -> bool {
+        let node = &self.g.nodes[n as usize];
+        self.facts(node.file).defs.get(node.def as usize).is_some_and(|d| d.owner.is_some())
     }
 
     /// A module's member: its top-level definitions and bindings, and what it re-exports.
@@ -1333,7 +1478,7 @@ impl<'t, 'a> Driver<'t, 'a> {
             }
             Callee::Chain(c) => {
                 let (head, attr) = c.rsplit_once('.').unwrap_or(("", c));
-                if let Some(ns) = self.t.owned.get(&(f, head)).and_then(|m| m.get(attr)) {
+                if let Some(ns) = self.owned(f, head).and_then(|m| m.get(attr)) {
                     let m = ambiguity(ns.len());
                     return (ns.clone(), m);
                 }
@@ -1352,7 +1497,11 @@ impl<'t, 'a> Driver<'t, 'a> {
         let mut found = Vec::new();
         let mut typed = false;
         for &r in &receiver {
-            if !matches!(r, Val::Node(n) if self.kind(n) == NodeKind::Function) {
+            // An object's members are open (assigned anywhere, mixed in): one it lacks here
+            // may still be some class's method.
+            if !matches!(r, Val::Node(n) if self.kind(n) == NodeKind::Function)
+                && !matches!(r, Val::Obj(_) | Val::Proto(_))
+            {
                 typed = true;
             }
             found.extend(self.member(r, attr, 0));

@@ -5,7 +5,10 @@
 //! Definitions are found by walking the tree rather than with a query: what makes a function
 //! an entity here depends on its context (`const f = () => {}`, `exports.f = function`,
 //! `Foo.prototype.m = function`, a method of an object literal bound to a name), which a walk
-//! that knows its parent reads directly. DESIGN.md §8 gives the naming rules.
+//! that knows its parent reads directly. DESIGN.md §8 gives the naming rules; a chain of
+//! assignments (`a.x = b.y = function`) is named by its innermost target. The walk also knows
+//! whose `this` it is in: a method's (or a function assigned to a member's), or, inside a plain
+//! function or callback, one of its own, through which no chain is written.
 
 use std::collections::HashMap;
 
@@ -41,6 +44,10 @@ impl Default for Extractor {
     }
 }
 
+/// What a CommonJS module assigns its value to; its binding of that name is what `require`
+/// of it gives (see [`scope::Resolver::module_value`]).
+const MODULE_EXPORTS: &str = "module.exports";
+
 /// Deepest nesting walked; deeper code (generated, minified) is not descended into.
 const MAX_NESTING: u32 = 200;
 
@@ -66,7 +73,7 @@ impl Extractor {
         let root = parsed.as_ref().map(|t| t.root_node());
         let facts = tree::base_facts(src, root);
         let Some(root) = root else { return facts };
-        let mut w = Walker { src, facts };
+        let mut w = Walker { src, facts, this_known: true };
         w.children(root, None, 0, true);
         w.facts
     }
@@ -75,6 +82,9 @@ impl Extractor {
 struct Walker<'s> {
     src: &'s [u8],
     facts: FileFacts,
+    /// Whether `this` here is the receiver of the enclosing definition (a method, a function
+    /// assigned to a member): not inside a plain function or callback, which has its own.
+    this_known: bool,
 }
 
 impl<'s> Walker<'s> {
@@ -182,7 +192,7 @@ impl<'s> Walker<'s> {
                 for d in decls {
                     if d.kind() == "variable_declarator" {
                         let outer = if single { outer_of(n) } else { d };
-                        self.declarator(d, owner, outer, depth);
+                        self.declarator(d, owner, outer, depth, top);
                     }
                 }
             }
@@ -221,6 +231,13 @@ impl<'s> Walker<'s> {
                     self.push_call(owner, callee, n);
                 }
                 self.children(n, owner, depth, false);
+            }
+            // A function that is no definition (a callback, a method of an anonymous object)
+            // is called with a `this` of its own, unknown; an arrow keeps the enclosing one.
+            "function_expression" | "function" | "generator_function" | "method_definition" => {
+                let outer_this = std::mem::replace(&mut self.this_known, false);
+                self.children(n, owner, depth, false);
+                self.this_known = outer_this;
             }
             "comment" | "string" | "regex" | "number" => {}
             _ => self.children(n, owner, depth, false),
@@ -304,7 +321,7 @@ impl<'s> Walker<'s> {
     }
 
     /// `const NAME = <function | arrow | class | object literal | require(...) | new X()>`.
-    fn declarator(&mut self, d: Node, owner: Option<DefIdx>, outer: Node, depth: u32) {
+    fn declarator(&mut self, d: Node, owner: Option<DefIdx>, outer: Node, depth: u32, top: bool) {
         let Some(name_node) = d.field("name") else { return };
         let value = d.field("value");
         if name_node.kind() == "object_pattern" {
@@ -344,15 +361,23 @@ impl<'s> Walker<'s> {
         }
         let Some(v) = value else { return };
         let v = unwrap_expr(v);
+        if v.kind() == "assignment_expression" {
+            // `var proto = module.exports = function`: the declared name is one more target,
+            // the outermost (the only one inside a function).
+            let mut targets = vec![Some(name)];
+            let right = self.chained(v, &mut targets, top);
+            return self.assign(&targets, right, outer, v, owner, depth);
+        }
         if is_function(v) {
             self.function(v, name, None, owner, outer, false);
         } else if v.kind() == "class" {
             self.class(v, name, owner, outer, depth);
         } else if v.kind() == "object" {
             self.object(v, &name, owner, depth);
-        } else if let Some(module) = require_arg(v, self.src) {
+        } else if let Some((module, imported)) = required(v, self.src) {
+            // `var x = require('./x')`, or `.y` of it: an import.
             let line = d.start_position().row as u32 + 1;
-            self.push_import(owner, &module, None, Some(name), ImportForm::Plain, line);
+            self.push_import(owner, &module, imported, Some(name), ImportForm::Plain, line);
         } else {
             match v.kind() {
                 "new_expression" => {
@@ -365,7 +390,8 @@ impl<'s> Walker<'s> {
                         self.bind(owner, &name, BindValue::CallOf(c));
                     }
                 }
-                "identifier" | "member_expression" => {
+                // `var self = this` too.
+                "identifier" | "member_expression" | "this" => {
                     if let Some(c) = self.chain(v) {
                         self.bind(owner, &name, BindValue::Alias(c));
                     }
@@ -383,10 +409,11 @@ impl<'s> Walker<'s> {
         let props: Vec<Node> = obj.named_children(&mut c).collect();
         for p in props {
             match p.kind() {
+                // The object's methods have it as `this`.
                 "method_definition" => {
                     if let Some(k) = p.field("name") {
                         let key = unquote(&self.text(k));
-                        self.function(p, format!("{name}.{key}"), None, owner, p, false);
+                        self.function(p, format!("{name}.{key}"), None, owner, p, true);
                     }
                 }
                 "pair" => {
@@ -396,7 +423,8 @@ impl<'s> Walker<'s> {
                     let v = unwrap_expr(v);
                     if is_function(v) {
                         let key = unquote(&self.text(k));
-                        self.function(v, format!("{name}.{key}"), None, owner, p, false);
+                        let method = v.kind() != "arrow_function";
+                        self.function(v, format!("{name}.{key}"), None, owner, p, method);
                     } else {
                         self.visit(v, owner, depth, false);
                     }
@@ -407,52 +435,134 @@ impl<'s> Walker<'s> {
     }
 
     /// A top-level assignment: `exports.f = function`, `Foo.prototype.m = function`,
-    /// `a.b = () => {}`, `module.exports = function f`.
+    /// `a.b = () => {}`, `module.exports = function f`, or a chain of them.
     fn assignment(&mut self, a: Node, stmt: Node, owner: Option<DefIdx>, depth: u32) {
-        let (Some(left), Some(right)) = (a.field("left"), a.field("right")) else {
-            return;
-        };
-        let right = unwrap_expr(right);
-        let target = self.chain(left);
-        if (is_function(right) || right.kind() == "class")
-            && let Some(t) = target.as_deref()
-        {
-            let parts: Vec<&str> = t.split('.').collect();
-            let (owner_ty, name): (Option<String>, String) = match parts.as_slice() {
-                ["module", "exports"] => match right.field("name") {
-                    Some(n) => (None, self.text(n)),
+        let mut targets = Vec::new();
+        let right = self.chained(a, &mut targets, true);
+        self.assign(&targets, right, stmt, a, owner, depth);
+    }
+
+    /// The targets of an assignment and of those it assigns (`a.x = b.y = v`: `a.x`, `b.y`),
+    /// outermost first, pushed onto `targets` (None: not a chain, or `top` is false and only
+    /// a declared name counts), and the value they are all given.
+    fn chained<'t>(
+        &self,
+        mut a: Node<'t>,
+        targets: &mut Vec<Option<String>>,
+        top: bool,
+    ) -> Node<'t> {
+        loop {
+            let target = a.field("left").and_then(|l| self.chain(l));
+            targets.push(target.filter(|_| top));
+            let Some(right) = a.field("right").map(unwrap_expr) else { return a };
+            if right.kind() != "assignment_expression" {
+                return right;
+            }
+            a = right;
+        }
+    }
+
+    /// `right` assigned to `targets` (outermost first) at `outer`, which a definition spans;
+    /// the assignment `rest` is walked for calls when nothing is defined. As `a.x = b.y = v`
+    /// is `b.y = v; a.x = b.y`, the innermost target that names a function or class defines
+    /// it (DESIGN §8), and the other targets are bound to it, as to any other chain.
+    fn assign(
+        &mut self,
+        targets: &[Option<String>],
+        right: Node,
+        outer: Node,
+        rest: Node,
+        owner: Option<DefIdx>,
+        depth: u32,
+    ) {
+        // The target that defines the value (skipped below), and whether one did.
+        let mut definer = None;
+        let mut made = true;
+        let value = if is_function(right) || right.kind() == "class" {
+            let own = right.field("name").map(|n| self.text(n));
+            let named = targets
+                .iter()
+                .enumerate()
+                .rev()
+                .find_map(|(i, t)| Some((i, target_def(t.as_deref()?, own.as_deref())?)));
+            let (owner_ty, name) = match named {
+                Some((i, d)) => {
+                    definer = Some(i);
+                    d
+                }
+                // `exports = function f`: named by nothing but itself.
+                None => match own {
+                    Some(n) => (None, n),
                     None => return self.children(right, owner, depth, false),
                 },
-                ["exports", f] | ["module", "exports", f] => (None, f.to_string()),
-                // A method of the constructor `Foo`: a member of its type.
-                [ty, "prototype", m] => (Some(ty.to_string()), m.to_string()),
-                // `options.vnode = ...`: one definition whose name is the whole target
-                // (DESIGN §8: its module-level entity is itself, not `options`).
-                _ => (None, t.to_string()),
             };
+            let chain = owner_ty.as_ref().map_or(name.clone(), |o| format!("{o}.{name}"));
             if right.kind() == "class" {
-                self.class(right, name, owner, stmt, depth);
+                self.class(right, name, owner, outer, depth);
             } else {
-                let this_is_owner = owner_ty.is_some();
-                self.function(right, name, owner_ty, owner, stmt, this_is_owner);
+                // Called on the object it is assigned to (`obj.run`, `X.prototype.m`): that is
+                // its `this`, unless it is an arrow (whose `this` is the enclosing one).
+                let method =
+                    right.kind() != "arrow_function" && (owner_ty.is_some() || name.contains('.'));
+                self.function(right, name, owner_ty, owner, outer, method);
             }
-            return;
+            Some(chain)
+        } else if right.kind() == "object" {
+            // `var app = exports = module.exports = {}`: the object is the innermost plain
+            // name's, its methods `app.m`.
+            let named = targets.iter().enumerate().rev().find_map(|(i, t)| {
+                let t = t.as_deref().filter(|t| !t.contains('.'))?;
+                Some((i, target_key(t)?))
+            });
+            let Some((i, name)) = named else { return self.visit(rest, owner, depth, false) };
+            definer = Some(i);
+            self.object(right, &name, owner, depth);
+            Some(name)
+        } else {
+            made = false;
+            self.chain(right)
+        };
+        for (i, t) in targets.iter().enumerate() {
+            let Some(t) = t.as_deref() else { continue };
+            if t == MODULE_EXPORTS
+                && let Some(v) = &value
+            {
+                // The module's value: what `require` of it binds, and a default import.
+                self.bind(owner, "default", BindValue::Alias(v.clone()));
+                self.bind(owner, MODULE_EXPORTS, BindValue::Alias(v.clone()));
+                continue;
+            }
+            if definer == Some(i) {
+                continue;
+            }
+            // `exports.Map = map` exports `map`, but binds no name `Map` in the file (where
+            // `Map` is still the global one): only definitions are named so.
+            let exported = t.starts_with("exports.") || t.starts_with("module.exports.");
+            if let Some(v) = &value {
+                if let Some(key) = target_key(t).filter(|k| k != v && !exported) {
+                    self.bind(owner, &key, BindValue::Alias(v.clone()));
+                }
+            } else if let Some((module, name)) = required(right, self.src)
+                && let Some(key) = target_key(t)
+            {
+                // `x = require('./x')`, `module.exports = require('./x').y`: an import.
+                let line = right.start_position().row as u32 + 1;
+                let (name, key) = if exported { (None, None) } else { (name, Some(key)) };
+                self.push_import(owner, &module, name, key, ImportForm::Plain, line);
+            } else if !t.contains('.')
+                && let Some(c) = match right.kind() {
+                    "new_expression" => right.field("constructor"),
+                    "call_expression" => right.field("function"),
+                    _ => None,
+                }
+                .and_then(|c| self.chain(c))
+            {
+                self.bind(owner, t, BindValue::CallOf(c));
+            }
         }
-        if let Some(t) = target.as_deref()
-            && (t == "module.exports")
-            && let Some(c) = self.chain(right)
-        {
-            self.bind(owner, "default", BindValue::Alias(c));
+        if !made {
+            self.visit(rest, owner, depth, false);
         }
-        if let Some(module) = require_arg(right, self.src)
-            && let Some(t) = target
-            && !t.contains('.')
-        {
-            let line = a.start_position().row as u32 + 1;
-            self.push_import(owner, &module, None, Some(t), ImportForm::Plain, line);
-            return;
-        }
-        self.children(stmt, owner, depth, false);
     }
 
     /// `this.x = new Foo()` inside a method: a typed attribute.
@@ -504,6 +614,12 @@ impl<'s> Walker<'s> {
         if let Some(params) = f.field("parameters") {
             self.params(i, params);
         }
+        // A method's `this` is its receiver, a plain function's its own; an arrow's is the
+        // enclosing one.
+        let outer_this = self.this_known;
+        if f.kind() != "arrow_function" {
+            self.this_known = method;
+        }
         if let Some(b) = body {
             if b.kind() == "statement_block" {
                 self.children(b, Some(i), 0, false);
@@ -512,6 +628,7 @@ impl<'s> Walker<'s> {
                 self.visit(b, Some(i), 0, false);
             }
         }
+        self.this_known = outer_this;
         i
     }
 
@@ -565,6 +682,8 @@ impl<'s> Walker<'s> {
         let Some(body) = body else { return };
         let mut c = body.walk();
         let members: Vec<Node> = body.named_children(&mut c).collect();
+        // Field initializers see the instance as `this`.
+        let outer_this = std::mem::replace(&mut self.this_known, true);
         for m in members {
             match m.kind() {
                 "method_definition" | "method_signature" | "abstract_method_signature" => {
@@ -600,6 +719,7 @@ impl<'s> Walker<'s> {
                 _ => self.visit(m, Some(i), depth, false),
             }
         }
+        self.this_known = outer_this;
     }
 
     fn heritage(&mut self, h: Node, bases: &mut Vec<Expr>) {
@@ -765,6 +885,7 @@ impl<'s> Walker<'s> {
     fn chain(&self, n: Node) -> Option<String> {
         let n = unwrap_expr(n);
         match n.kind() {
+            "this" if !self.this_known => None,
             "identifier" | "this" | "super" | "property_identifier" | "type_identifier" => {
                 Some(self.text(n))
             }
@@ -805,6 +926,34 @@ fn outer_of(n: Node) -> Node {
     }
 }
 
+/// What an assignment's target names a function or class assigned to it (DESIGN §8), as
+/// (its type, its name): `exports.f` is `f`, `Foo.prototype.m` is `m` of `Foo`, `a.b` is
+/// `a.b`, `x` is `x`; `module.exports` names it by its own name `own`, `exports` not at all.
+fn target_def(t: &str, own: Option<&str>) -> Option<(Option<String>, String)> {
+    let parts: Vec<&str> = t.split('.').collect();
+    match parts.as_slice() {
+        ["module", "exports"] => own.map(|n| (None, n.to_string())),
+        ["exports"] => None,
+        ["exports", f] | ["module", "exports", f] => Some((None, f.to_string())),
+        // A method of the constructor `Foo`: a member of its type.
+        [ty, "prototype", m] => Some((Some(ty.to_string()), m.to_string())),
+        // `options.vnode = ...`: one definition whose name is the whole target
+        // (DESIGN §8: its module-level entity is itself, not `options`).
+        _ => Some((None, t.to_string())),
+    }
+}
+
+/// The name a value bound to target `t` is looked up by, as [`target_def`] names
+/// definitions: `exports.f` is `f`, `Foo.prototype.m` is `Foo.m`; `exports` itself is none.
+fn target_key(t: &str) -> Option<String> {
+    match target_def(t, None) {
+        Some((Some(ty), m)) => Some(format!("{ty}.{m}")),
+        Some((None, n)) => Some(n),
+        None if t == MODULE_EXPORTS => Some(t.to_string()),
+        None => None,
+    }
+}
+
 fn is_function(n: Node) -> bool {
     matches!(n.kind(), "function_expression" | "function" | "arrow_function" | "generator_function")
 }
@@ -823,6 +972,18 @@ fn unwrap_expr(mut n: Node) -> Node {
             _ => return n,
         }
     }
+}
+
+/// What `require('x')` (module `x`) or `require('x').y` (its name `y`) imports.
+fn required(n: Node, src: &[u8]) -> Option<(String, Option<String>)> {
+    let n = unwrap_expr(n);
+    if n.kind() == "member_expression"
+        && let (Some(o), Some(p)) = (n.field("object"), n.field("property"))
+        && p.kind() == "property_identifier"
+    {
+        return Some((require_arg(o, src)?, Some(tree::text(p, src))));
+    }
+    Some((require_arg(n, src)?, None))
 }
 
 /// The module of `require('x')`.
@@ -1039,6 +1200,10 @@ impl scope::Resolver for Resolver {
                 self.via_config(repo, from, spec).or_else(|| self.via_workspace(repo, spec))
             };
         found.into_iter().filter(|&f| f != file || base_name(from).is_empty()).collect()
+    }
+
+    fn module_value(&self) -> Option<&'static str> {
+        Some(MODULE_EXPORTS)
     }
 
     fn bound_name<'s>(&'s self, imp: &'s Import) -> Option<&'s str> {
