@@ -1,7 +1,9 @@
 //! Fingerprints the sources that decide what a file's extracted facts are (the language
 //! frontends, the shared extraction code, the queries and the term tokenizer), so that an
-//! index's cached facts are reused only by a cds-build that would extract the same facts; and
-//! those that decide what a walk finds, for the same reason with a walk's record.
+//! index's cached facts are reused only by a cds-build that would extract the same facts;
+//! those that decide what a walk finds, for the same reason with a walk's record; and those
+//! that make the graph from the facts (nodes, resolution, linking), so that a cds-build of
+//! other linking code links every file again rather than keep the edges an older one made.
 
 use std::hash::Hasher;
 use std::path::Path;
@@ -9,10 +11,12 @@ use std::path::Path;
 const FACTS: &[&str] =
     &["lib/lang", "lib/extract", "queries", "lib/search/tokenize.rs", "lib/search/bm25.rs"];
 const WALK: &[&str] = &["lib/walk", "lib/lang"];
+const LINK: &[&str] = &["lib/graph", "lib/lang", "lib/build/relink.rs"];
 
 fn main() {
     println!("cargo:rustc-env=CDS_FACTS_FINGERPRINT={:016x}", fingerprint(FACTS));
     println!("cargo:rustc-env=CDS_WALK_FINGERPRINT={:016x}", fingerprint(WALK));
+    println!("cargo:rustc-env=CDS_LINK_FINGERPRINT={:016x}", fingerprint(LINK));
 }
 
 fn fingerprint(inputs: &[&str]) -> u64 {

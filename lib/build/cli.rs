@@ -158,7 +158,8 @@ TypeScript, C with C++, each other language alone; all of them when a project fi
 the other families keep the previous index's edges (outside Python and Rust, a file whose \
 edit changed only calls is linked again alone), and a change that only moves code or edits \
 comments, docstrings, messages, numbers or layout (every changed file's facts the same but for \
-positions) keeps them all. A new index is written beside the old one and swapped in \
+positions) keeps them all. A cds-build of another version parses every file again when its \
+extractors differ, and links every file again when its linking code does. A new index is written beside the old one and swapped in \
 atomically, so readers never see half an index and a build killed halfway leaves the old one \
 usable; concurrent builds of one index wait for each other. A build that fails (a full disk, \
 a file-size limit) says so, exits with status 2 and takes back what it wrote, so the old index \

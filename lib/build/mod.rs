@@ -203,7 +203,9 @@ fn facts_fingerprint() -> &'static str {
 
 /// Options that shape the file set, a hash of the project files (`go.mod`, `Cargo.toml`, ...:
 /// resolution reads them, so a change to one is a change of the build's input even when no
-/// source changed), and the extractors' fingerprint, as canonical text (stored in the index).
+/// source changed), the linking code's fingerprint (a cds-build that links otherwise links
+/// every file again, keeping the cached facts), and the extractors' fingerprint last (cached
+/// facts are reused when the text ends with it), as canonical text (stored in the index).
 fn options_text(opts: &BuildOptions, projects: &[crate::lang::ProjectFile]) -> Vec<u8> {
     use std::hash::{Hash, Hasher};
     let w = &opts.walk;
@@ -213,7 +215,7 @@ fn options_text(opts: &BuildOptions, projects: &[crate::lang::ProjectFile]) -> V
     }
     format!(
         "mode={} history={} hidden={} no_ignore={} follow={} max_filesize={} exclude={:?} \
-         projects={:016x} {}",
+         projects={:016x} link={} {}",
         opts.mode.name(),
         opts.history,
         w.hidden,
@@ -222,6 +224,7 @@ fn options_text(opts: &BuildOptions, projects: &[crate::lang::ProjectFile]) -> V
         w.max_filesize,
         w.excludes,
         h.finish(),
+        env!("CDS_LINK_FINGERPRINT"),
         facts_fingerprint()
     )
     .into_bytes()
@@ -2700,6 +2703,17 @@ fn extraction_order(files: &[crate::walk::Found], jobs: usize, edited: &[bool]) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Cached facts are reused when the stored options end with the extractors' fingerprint,
+    /// and the link is kept only when they are equal: so the linking code's fingerprint must
+    /// be in them, before the extractors'.
+    #[test]
+    fn options_name_the_linking_code_before_the_extractors() {
+        let text = String::from_utf8(options_text(&BuildOptions::default(), &[])).unwrap();
+        let link = format!(" link={} ", env!("CDS_LINK_FINGERPRINT"));
+        assert!(text.contains(&link) && text.ends_with(facts_fingerprint()), "{text}");
+        assert!(text.find(&link) < text.find(facts_fingerprint()), "{text}");
+    }
 
     /// A fresh repository of two Python files (a.py calls b.py's `b`) in the temporary
     /// directory, and the options to build it into its `idx`.
