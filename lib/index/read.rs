@@ -358,11 +358,17 @@ pub struct Index {
     /// `facts.rkyv` and `facts.bin`, opened when a merged node's other definitions are asked
     /// for ([`Index::definitions`]).
     facts: OnceCell<(Mapped, Mapped)>,
+    /// The last file whose definitions were read from the facts: each one's qualified name
+    /// and span (a line reference or a skeleton asks for every merged node of one file).
+    file_defs: RefCell<Option<(u32, FileDefs)>>,
     /// Line-start offsets of the files shown so far (see [`Index::line_starts`]).
     line_starts: RefCell<fxhash::FxHashMap<u32, Rc<[u32]>>>,
     /// The files whose content was checked against the file table's CRC (one bit each).
     content_checked: RefCell<Vec<u64>>,
 }
+
+/// Each definition of a file: its qualified name and where it lies.
+type FileDefs = Rc<[(String, DefSpan)]>;
 
 /// Where one definition lies in its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -421,6 +427,7 @@ impl Index {
             history: OnceCell::new(),
             messages: OnceCell::new(),
             facts: OnceCell::new(),
+            file_defs: RefCell::default(),
             line_starts: RefCell::default(),
             content_checked: RefCell::default(),
         };
@@ -628,26 +635,41 @@ impl Index {
         let (Some(f), Some(file)) = (self.file_index(n), self.file_node(n)) else {
             return smallvec::smallvec![own];
         };
-        let facts = self.file_facts(f, self.id(file)).unwrap_or_else(|e| Damaged::raise(e));
+        let defs = self.file_defs(f, self.id(file));
         let qual = self.id(n).get(self.id(file).len() + 1..).unwrap_or(b"");
-        let mut all: smallvec::SmallVec<[DefSpan; 1]> = (0..facts.defs.len() as u32)
-            .filter(|&i| facts.qual_name(i).as_bytes() == qual)
-            .map(|i| {
-                let d = &facts.defs[i as usize];
-                DefSpan {
-                    lines: (d.line_start, d.line_end),
-                    head_line: d.line_head,
-                    bytes: (d.byte_start, d.byte_end),
-                    sig: (d.byte_head, d.byte_sig_end),
-                    doc: d.doc.filter(|(a, b)| b > a),
-                }
-            })
-            .collect();
+        let mut all: smallvec::SmallVec<[DefSpan; 1]> =
+            defs.iter().filter(|(q, _)| q.as_bytes() == qual).map(|(_, d)| *d).collect();
         if !all.contains(&own) {
             all.push(own);
         }
         all.sort_by_key(|s| s.bytes);
         all
+    }
+
+    /// The qualified name and span of every definition of file-table entry `f` (path `rel`),
+    /// from the generation's cached facts; damaged facts unwind with [`Damaged`].
+    fn file_defs(&self, f: u32, rel: &[u8]) -> FileDefs {
+        if let Some((g, defs)) = &*self.file_defs.borrow()
+            && *g == f
+        {
+            return Rc::clone(defs);
+        }
+        let facts = self.file_facts(f, rel).unwrap_or_else(|e| Damaged::raise(e));
+        let defs: FileDefs = (0..facts.defs.len() as u32)
+            .map(|i| {
+                let d = &facts.defs[i as usize];
+                let span = DefSpan {
+                    lines: (d.line_start, d.line_end),
+                    head_line: d.line_head,
+                    bytes: (d.byte_start, d.byte_end),
+                    sig: (d.byte_head, d.byte_sig_end),
+                    doc: d.doc.filter(|(a, b)| b > a),
+                };
+                (facts.qual_name(i), span)
+            })
+            .collect();
+        *self.file_defs.borrow_mut() = Some((f, Rc::clone(&defs)));
+        defs
     }
 
     /// The facts of file-table entry `f` (path `rel`) in outline, from the generation's cache.
